@@ -1,0 +1,917 @@
+"""Card behaviours: one class per card, holding every effect of that card and the decisions it asks.
+
+The engine dispatches to these hooks (on summon, activation, leaving play, end of round, season change,
+end of game). Passive effects that change a rule the engine applies everywhere (Hand of Fortune, Purse of
+Io, Staff of Spring, Yjang's Vase, Arcano Leech, Thieving Fairies, Bespelled Grimoire's limit) are read by
+the engine at that rule; their cards are named in ``game.py`` beside the rule.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import actions as A
+from . import steps
+from .data import AIR, CARD_OF, EARTH, FIRE, IS_ITEM, PRESTIGE, WATER
+
+if TYPE_CHECKING:
+    from .game import Game
+
+Task = tuple
+
+
+class Behaviour:
+    """Default: a card with no effect (Runic Cube of Eolis, and the passive cards the engine reads)."""
+
+    card = 0
+    stores_tokens = False
+
+    def on_summon(self, game: Game, player: int, instance: int, effects: int) -> None:
+        """Resolve the on-summon effect; ``effects`` is Elemental Amulet's set of paid types (a bit mask)."""
+
+    def can_activate(self, game: Game, player: int, instance: int) -> bool:
+        return False
+
+    def activate(self, game: Game, player: int, instance: int) -> None:
+        raise AssertionError(f"card {self.card} has no activation")
+
+    def on_leave(self, game: Game, player: int, instance: int, sacrificed: bool) -> None:
+        pass
+
+    def end_of_round(self, game: Game, player: int, copies: int, reserve: tuple) -> None:
+        pass
+
+    def season_change(self, game: Game, player: int, copies: int, by_boots: bool) -> None:
+        pass
+
+    def end_of_game(self, game: Game, player: int, copies: int) -> int:
+        """Crystals the card gives at the end of the game."""
+        return 0
+
+
+BEHAVIOUR: dict[int, Behaviour] = {}
+
+
+def card(card_id: int):
+    def register(cls: type[Behaviour]) -> type[Behaviour]:
+        instance = cls()
+        instance.card = card_id
+        BEHAVIOUR[card_id] = instance
+        return cls
+
+    return register
+
+
+def _g():
+    """The engine module (imported late: it imports this module)."""
+    from . import game
+
+    return game
+
+
+def _choose_card_options(cards) -> list[int]:
+    return [A.CHOOSE_CARD0 + c - 1 for c in sorted(set(cards))]
+
+
+def _card_of_action(action: int) -> int:
+    return action - A.CHOOSE_CARD0 + 1
+
+
+def in_play_options(game: Game, player: int, accept=None) -> list[int]:
+    """CHOOSE_IN_PLAY options over the player's cards, one per distinguishable card (same card, same
+    tapped state and stored tokens count once)."""
+    seen = set()
+    options = []
+    for inst in sorted(game.in_play[player]):
+        if accept is not None and not accept(inst):
+            continue
+        key = (CARD_OF[inst], game.tapped >> inst & 1, game.stored.get(inst))
+        if key not in seen:
+            seen.add(key)
+            options.append(A.CHOOSE_IN_PLAY0 + inst)
+    return options
+
+
+def _sacrifice_self(game: Game, player: int, instance: int) -> None:
+    game.sacrifice(player, instance)
+
+
+# ---------------------------------------------------------------------------- cards 1-30
+
+
+@card(1)
+class AmuletOfAir(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.add_gauge(player, 2)
+
+
+@card(2)
+class AmuletOfFire(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        drawn = game.draw_into_limbo(4)
+        if drawn:
+            game.push((_g().KEEP_ONE, player, drawn))
+
+
+@card(3)
+class AmuletOfEarth(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.gain_crystals(player, 9)
+
+
+@card(4)
+class AmuletOfWater(Behaviour):
+    stores_tokens = True
+
+    def on_summon(self, game, player, instance, effects):
+        game.gain_tokens_of_choice(player, 4, onto=instance)
+
+
+def _opt_balance(game: Game, task: Task) -> list[int]:
+    available = game.spendable(task[1])
+    return [A.CHOOSE_ENERGY0 + t for t in range(4) if available[t] >= 3]
+
+
+def _res_balance(game: Game, task: Task, action: int) -> None:
+    p, t = task[1], action - A.CHOOSE_ENERGY0
+    game.gain_crystals(p, 9 + 3 * game.transmute_bonus(p))
+    game.push((_g().PAYMENT, p, tuple(3 * (i == t) for i in range(4)), 0))
+
+
+BALANCE_TYPE = steps.decision("balance_of_ishtar", _opt_balance, _res_balance, doc="type of the 3 identical tokens")
+
+
+@card(5)
+class BalanceOfIshtar(Behaviour):
+    def can_activate(self, game, player, instance):
+        return max(game.spendable(player)) >= 3
+
+    def activate(self, game, player, instance):
+        game.push((BALANCE_TYPE, player))
+
+
+@card(6)
+class StaffOfSpring(Behaviour):
+    """Read by the engine after a summon from hand (``_run_after_summon``)."""
+
+
+def _opt_boots(game: Game, task: Task) -> list[int]:
+    absolute = (game.year - 1) * 12 + game.position - 1
+    return [A.MOVE_SEASON0 + k for k, s in enumerate(A.SEASON_MOVES) if absolute + s >= 0]
+
+
+def _res_boots(game: Game, task: Task, action: int) -> None:
+    game.move_marker(A.SEASON_MOVES[action - A.MOVE_SEASON0], by_boots=True)
+
+
+BOOTS_MOVE = steps.decision("temporal_boots", _opt_boots, _res_boots, doc="move the season marker 1-3 spaces")
+
+
+@card(7)
+class TemporalBoots(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.push((BOOTS_MOVE, player))
+
+
+@card(8)
+class PurseOfIo(Behaviour):
+    """Read by the engine at every transmutation (``Game.transmute_bonus``)."""
+
+
+def _res_chalice(game: Game, task: Task, action: int) -> None:
+    p, cards, chosen = task[1], list(task[2]), _card_of_action(action)
+    cards.remove(chosen)
+    for c in cards:
+        game.discard(game.from_limbo(c))
+    game.put_into_play_free(p, chosen)
+
+
+CHALICE_PICK = steps.decision(
+    "divine_chalice",
+    lambda game, task: _choose_card_options(task[2]),
+    _res_chalice,
+    ("cards",),
+    doc="the drawn card to put into play for free",
+)
+
+
+@card(9)
+class DivineChalice(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        drawn = game.draw_into_limbo(4)
+        if drawn:
+            game.push((CHALICE_PICK, player, drawn))
+
+
+def _res_sacrifice_choice(game: Game, task: Task, action: int) -> None:
+    game.sacrifice(task[1], action - A.CHOOSE_IN_PLAY0)
+
+
+SYLLAS_SACRIFICE = steps.decision(
+    "syllas_sacrifice",
+    lambda game, task: in_play_options(game, task[1]),
+    _res_sacrifice_choice,
+    doc="Syllas the Faithful: sacrifice one of your cards in play",
+)
+
+
+@card(10)
+class SyllasTheFaithful(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.push(*((SYLLAS_SACRIFICE, q) for q in game.opponents(player)))
+
+
+@card(11)
+class FigrimTheAvaricious(Behaviour):
+    def season_change(self, game, player, copies, by_boots):
+        for _ in range(copies):
+            for q in game.opponents(player):
+                game.transfer_crystals(q, player, 1)
+
+
+def _res_naria_keep(game: Game, task: Task, action: int) -> None:
+    p, cards, keep = task[1], list(task[2]), _card_of_action(action)
+    cards.remove(keep)
+    game.hand_add(p, game.from_limbo(keep))
+    if cards:
+        game.push((NARIA_GIVE, p, tuple(cards), tuple(game.opponents(p))))
+
+
+def _res_naria_give(game: Game, task: Task, action: int) -> None:
+    _, p, cards, recipients = task
+    cards = list(cards)
+    given = _card_of_action(action)
+    cards.remove(given)
+    game.hand_add(recipients[0], game.from_limbo(given))
+    if cards and len(recipients) > 1:
+        game.push((NARIA_GIVE, p, tuple(cards), recipients[1:]))
+    else:
+        for c in cards:  # cannot happen: Naria draws one card per player
+            game.discard(game.from_limbo(c))
+
+
+NARIA_KEEP = steps.decision(
+    "naria_keep",
+    lambda game, task: _choose_card_options(task[2]),
+    _res_naria_keep,
+    ("cards",),
+    doc="Naria the Prophetess: the drawn card you keep",
+)
+NARIA_GIVE = steps.decision(
+    "naria_give",
+    lambda game, task: _choose_card_options(task[2]),
+    _res_naria_give,
+    ("cards", "recipients"),
+    doc="Naria the Prophetess: the card given to the first listed opponent",
+)
+
+
+@card(12)
+class NariaTheProphetess(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        drawn = game.draw_into_limbo(game.num_players)
+        if drawn:
+            game.push((NARIA_KEEP, player, drawn))
+
+
+@card(13)
+class WondrousChest(Behaviour):
+    def end_of_round(self, game, player, copies, reserve):
+        if sum(reserve) >= 4:
+            game.gain_crystals(player, 3 * copies)
+
+
+@card(14)
+class BeggarsHorn(Behaviour):
+    def end_of_round(self, game, player, copies, reserve):
+        if sum(reserve) <= 1:
+            game.gain_tokens_of_choice(player, copies)
+
+
+@card(15)
+class DieOfMalice(Behaviour):
+    """Activated only in the window before the die actions (``die_of_malice_window``)."""
+
+    def activate(self, game, player, instance):
+        from .data import FACES_PER_DIE
+
+        game.gain_crystals(player, 2)
+        face = int(game._rng().integers(FACES_PER_DIE))
+        game.rolled = tuple((d, face if o == player else f, o) for d, f, o in game.rolled)
+
+
+def _run_kairn(game: Game, task: Task) -> None:
+    for q in game.opponents(task[1]):
+        game.lose_crystals(q, 4)
+
+
+KAIRN_EFFECT = steps.automatic("kairn_effect", _run_kairn, doc="Kairn the Destroyer: every opponent loses 4 crystals")
+
+
+@card(16)
+class KairnTheDestroyer(Behaviour):
+    def can_activate(self, game, player, instance):
+        return sum(game.spendable(player)) >= 1
+
+    def activate(self, game, player, instance):
+        game.push((_g().DISCARD_TOKENS, player, 1), (KAIRN_EFFECT, player))
+
+
+def _res_return_item(game: Game, task: Task, action: int) -> None:
+    game.leave_play(task[1], action - A.CHOOSE_IN_PLAY0, to_hand=True)
+
+
+AMSUG_RETURN = steps.decision(
+    "amsug_return",
+    lambda game, task: in_play_options(game, task[1], lambda inst: IS_ITEM[CARD_OF[inst]]),
+    _res_return_item,
+    doc="Amsug Longneck: return one of your magic items to hand",
+)
+
+
+@card(17)
+class AmsugLongneck(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.push((AMSUG_RETURN, player), *((AMSUG_RETURN, q) for q in game.opponents(player)))
+
+
+@card(18)
+class BespelledGrimoire(Behaviour):
+    """Reserve limit 10 while in play (``Game.reserve_limit``)."""
+
+    def on_summon(self, game, player, instance, effects):
+        game.gain_tokens_of_choice(player, 2)
+
+    def on_leave(self, game, player, instance, sacrificed):
+        game._overflow_check = True  # the limit may drop back to 7
+
+
+@card(19)
+class RagfieldsHelm(Behaviour):
+    def end_of_game(self, game, player, copies):
+        mine = len(game.in_play[player])
+        if all(mine > len(game.in_play[q]) for q in game.opponents(player)):
+            return 20 * copies
+        return 0
+
+
+@card(20)
+class HandOfFortune(Behaviour):
+    """Read by the engine when a summoning cost is paid (``begin_summon_from_hand``)."""
+
+
+def _res_lewis(game: Game, task: Task, action: int) -> None:
+    p = task[1]
+    target = (p + action - A.CHOOSE_OPPONENT0 + 1) % game.num_players
+    game.add_tokens(p, game.reserve[target])
+
+
+LEWIS_TARGET = steps.decision(
+    "lewis_greyface",
+    lambda game, task: [A.CHOOSE_OPPONENT0 + k for k in range(game.num_players - 1)],
+    _res_lewis,
+    doc="Lewis Greyface: the opponent whose reserve you copy",
+)
+
+
+@card(21)
+class LewisGreyface(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.push((LEWIS_TARGET, player))
+
+
+@card(22)
+class RunicCubeOfEolis(Behaviour):
+    pass
+
+
+@card(23)
+class PotionOfPower(Behaviour):
+    def can_activate(self, game, player, instance):
+        return True
+
+    def activate(self, game, player, instance):
+        _sacrifice_self(game, player, instance)
+        drawn = game.draw()
+        if drawn is not None:
+            game.hand_add(player, drawn)
+        game.add_gauge(player, 2)
+
+
+def _res_dreams(game: Game, task: Task, action: int) -> None:
+    p, chosen = task[1], _card_of_action(action)
+    game.hand_remove(p, chosen)
+    game.limbo.append(chosen)
+    game.put_into_play_free(p, chosen)
+
+
+DREAMS_PICK = steps.decision(
+    "potion_of_dreams",
+    lambda game, task: _choose_card_options(game.hand[task[1]]),
+    _res_dreams,
+    doc="Potion of Dreams: the card from hand to put into play for free",
+)
+
+
+@card(24)
+class PotionOfDreams(Behaviour):
+    def can_activate(self, game, player, instance):
+        # Offered only with a card in hand and room, counting the slot the potion frees.
+        return bool(game.hand[player]) and game.gauge[player] >= len(game.in_play[player])
+
+    def activate(self, game, player, instance):
+        _sacrifice_self(game, player, instance)
+        game.reserve[player] = (0, 0, 0, 0)
+        game.push((DREAMS_PICK, player))
+
+
+@card(25)
+class PotionOfKnowledge(Behaviour):
+    def can_activate(self, game, player, instance):
+        return True
+
+    def activate(self, game, player, instance):
+        _sacrifice_self(game, player, instance)
+        game.gain_tokens_of_choice(player, 5)
+
+
+@card(26)
+class PotionOfLife(Behaviour):
+    def can_activate(self, game, player, instance):
+        return True
+
+    def activate(self, game, player, instance):
+        _sacrifice_self(game, player, instance)
+        tokens = sum(game.reserve[player])
+        game.reserve[player] = (0, 0, 0, 0)
+        # Purse of Io counts; the transmute bonus does not (RULES.md 8.26).
+        game.gain_crystals(player, tokens * (4 + game.count_in_play(player, 8)))
+
+
+@card(27)
+class HourglassOfTime(Behaviour):
+    def season_change(self, game, player, copies, by_boots):
+        if by_boots:  # Ruling (RULES.md 8.7): tokens from a Boots season change arrive at the end of the turn
+            game.deferred_tokens = (*game.deferred_tokens, (player, copies))
+        else:
+            game.gain_tokens_of_choice(player, copies)
+
+
+def _other_items(game: Game, player: int, instance: int) -> int:
+    return sum(1 for i in game.in_play[player] if i != instance and IS_ITEM[CARD_OF[i]])
+
+
+@card(28)
+class ScepterOfGreatness(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.gain_crystals(player, 3 * _other_items(game, player, instance))
+
+
+@card(29)
+class OlafsBlessedStatue(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.gain_crystals(player, 20)
+
+
+@card(30)
+class YjangsForgottenVase(Behaviour):
+    """Read by the engine after a summon from hand (``_run_after_summon``)."""
+
+
+# ---------------------------------------------------------------------------- cards 31-50
+
+
+@card(31)
+class ElementalAmulet(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        if effects >> EARTH & 1:
+            game.gain_crystals(player, 5)
+        if effects >> FIRE & 1:
+            drawn = game.draw()
+            if drawn is not None:
+                game.hand_add(player, drawn)
+        if effects >> AIR & 1:
+            game.add_gauge(player, 1)
+        if effects >> WATER & 1:
+            game.gain_tokens_of_choice(player, 2)
+
+
+def _opt_tree(game: Game, task: Task) -> list[int]:
+    p = task[1]
+    options = []
+    if game.crystals[p] >= 3:
+        options.append(A.TREE_BUY_ENERGY)
+    if sum(game.spendable(p)):
+        options.append(A.TREE_TRANSMUTE)
+    return options
+
+
+def _res_tree(game: Game, task: Task, action: int) -> None:
+    p = task[1]
+    if action == A.TREE_BUY_ENERGY:
+        game.crystals[p] -= 3
+        game.gain_tokens_of_choice(p, 1)
+    else:
+        game.turn_flags |= _g().TRANSMUTE_ABILITY
+        game.push((_g().DISCARD_TOKENS, p, 1))
+
+
+TREE_CHOICE = steps.decision("tree_of_light", _opt_tree, _res_tree, doc="Tree of Light: its option")
+
+
+@card(32)
+class TreeOfLight(Behaviour):
+    def can_activate(self, game, player, instance):
+        return game.crystals[player] >= 3 or sum(game.spendable(player)) > 0
+
+    def activate(self, game, player, instance):
+        game.push((TREE_CHOICE, player))
+
+
+@card(33)
+class ArcanoLeech(Behaviour):
+    """Read by the engine before a summon from hand (``Game.leech_toll``)."""
+
+
+def _top_card_available(game: Game) -> bool:
+    return bool(game.draw_pile or game.discard_pile)
+
+
+def _opt_orb(game: Game, task: Task) -> list[int]:
+    options = []
+    if _top_card_available(game):
+        options.append(A.ORB_LOOK)
+        if game.crystals[task[1]] >= 3:
+            options.append(A.ORB_MILL)
+    return options
+
+
+def _peek(game: Game) -> int:
+    """The top card of the draw pile, reshuffling the discard pile into it first if it is empty."""
+    top = game.draw()
+    game.draw_pile.append(top)
+    return top
+
+
+def _res_orb(game: Game, task: Task, action: int) -> None:
+    p = task[1]
+    if action == A.ORB_MILL:
+        game.crystals[p] -= 3
+        game.discard(game.draw())
+        return
+    top = _peek(game)
+    game.orb_seen = (p, top)
+    game.push((ORB_DECIDE, p, top))
+
+
+def _opt_orb_decide(game: Game, task: Task) -> list[int]:
+    p = task[1]
+    options = [A.ORB_LEAVE]
+    if game.has_room(p) and sum(game.spendable(p)) >= 4:
+        options.append(A.ORB_PLAY)
+    return options
+
+
+def _res_orb_decide(game: Game, task: Task, action: int) -> None:
+    p = task[1]
+    if action == A.ORB_PLAY:
+        card_ = game.draw()
+        game.limbo.append(card_)
+        game.push((_g().DISCARD_TOKENS, p, 4), (_g().ENTER_PLAY, p, card_, 0, 0b1111))
+
+
+ORB_CHOICE = steps.decision("crystal_orb", _opt_orb, _res_orb, doc="Crystal Orb: look, or pay 3 to discard the top")
+ORB_DECIDE = steps.decision(
+    "crystal_orb_seen", _opt_orb_decide, _res_orb_decide, ("card",), doc="Crystal Orb: leave or play the top card"
+)
+
+
+@card(34)
+class CrystalOrb(Behaviour):
+    def can_activate(self, game, player, instance):
+        return _top_card_available(game)
+
+    def activate(self, game, player, instance):
+        game.push((ORB_CHOICE, player))
+
+
+def _res_cauldron(game: Game, task: Task, action: int) -> None:
+    _, p, instance = task
+    t = action - A.CHOOSE_ENERGY0
+    game.remove_token(p, t)
+    game.store_token(instance, t)
+    stored = game.stored[instance]
+    if sum(stored) >= 7:
+        game.sacrifice(p, instance)
+        game.add_tokens(p, stored)
+        game.gain_crystals(p, 15)
+
+
+CAULDRON_FEED = steps.decision(
+    "glutton_cauldron",
+    lambda game, task: [A.CHOOSE_ENERGY0 + t for t in range(4) if game.reserve[task[1]][t]],
+    _res_cauldron,
+    ("instance",),
+    doc="Glutton Cauldron: the reserve token moved onto it",
+)
+
+
+@card(35)
+class GluttonCauldron(Behaviour):
+    stores_tokens = True
+
+    def can_activate(self, game, player, instance):
+        return sum(game.reserve[player]) > 0
+
+    def activate(self, game, player, instance):
+        game.push((CAULDRON_FEED, player, instance))
+
+
+def _crown_gain(game: Game, player: int, card_: int) -> None:
+    game.gain_tokens_of_choice(player, max(0, PRESTIGE[card_]))
+
+
+def _opt_crown(game: Game, task: Task) -> list[int]:
+    p = task[1]
+    options = []
+    if _top_card_available(game):
+        options.append(A.CROWN_DRAW)
+    if game.hand[p]:
+        options.append(A.CROWN_DISCARD)
+    return options
+
+
+def _res_crown(game: Game, task: Task, action: int) -> None:
+    p = task[1]
+    if action == A.CROWN_DRAW:
+        drawn = game.draw()
+        game.hand_add(p, drawn)
+        _crown_gain(game, p, drawn)
+    else:
+        game.push((CROWN_DISCARD_PICK, p))
+
+
+def _res_crown_discard(game: Game, task: Task, action: int) -> None:
+    p, chosen = task[1], _card_of_action(action)
+    game.hand_remove(p, chosen)
+    game.discard(chosen)
+    _crown_gain(game, p, chosen)
+
+
+CROWN_CHOICE = steps.decision("vampiric_crown", _opt_crown, _res_crown, doc="Vampiric Crown: draw or discard")
+CROWN_DISCARD_PICK = steps.decision(
+    "vampiric_crown_discard",
+    lambda game, task: _choose_card_options(game.hand[task[1]]),
+    _res_crown_discard,
+    doc="Vampiric Crown: the card discarded from hand",
+)
+
+
+@card(36)
+class VampiricCrown(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.push((CROWN_CHOICE, player))
+
+
+def _res_skull(game: Game, task: Task, action: int) -> None:
+    _, p, remaining = task
+    game.sacrifice(p, action - A.CHOOSE_IN_PLAY0)
+    if remaining > 1:
+        game.push((SKULL_SACRIFICE, p, remaining - 1))
+    else:
+        game.gain_crystals(p, 15)
+
+
+SKULL_SACRIFICE = steps.decision(
+    "dragon_skull",
+    lambda game, task: in_play_options(game, task[1]),
+    _res_skull,
+    ("remaining",),
+    doc="Dragon Skull: a card of yours to sacrifice",
+)
+
+
+@card(37)
+class DragonSkull(Behaviour):
+    def can_activate(self, game, player, instance):
+        return len(game.in_play[player]) >= 3
+
+    def activate(self, game, player, instance):
+        game.push((SKULL_SACRIFICE, player, 3))
+
+
+@card(38)
+class DemonOfArgos(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        for q in game.opponents(player):
+            game.add_gauge(q, -1)
+            drawn = game.draw()
+            if drawn is not None:
+                game.hand_add(q, drawn)
+
+
+@card(39)
+class TitusDeepgaze(Behaviour):
+    def end_of_round(self, game, player, copies, reserve):
+        titus = [i for i in game.in_play[player] if CARD_OF[i] == self.card]
+        for instance in titus:
+            unpaid = False
+            for q in game.opponents(player):
+                if game.transfer_crystals(q, player, 1) == 0:
+                    unpaid = True
+            if unpaid:
+                game.sacrifice(player, instance)
+
+
+@card(40)
+class AirElemental(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        for q in game.opponents(player):
+            game.reserve[q] = (0, 0, 0, sum(game.reserve[q]))
+
+
+@card(41)
+class ThievingFairies(Behaviour):
+    """Read by the engine at every activation (``activate``)."""
+
+
+@card(42)
+class CursedTreatiseOfArus(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.add_gauge(player, 1)
+        game.gain_crystals(player, 10)
+        game.gain_tokens_of_choice(player, 2)
+
+    def on_leave(self, game, player, instance, sacrificed):
+        if sacrificed:
+            game.reserve[player] = (0, 0, 0, 0)
+
+
+@card(43)
+class IdolOfTheFamiliar(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.gain_crystals(player, 10)
+
+    def can_activate(self, game, player, instance):
+        return True
+
+    def activate(self, game, player, instance):
+        game.gain_crystals(player, sum(1 for i in game.in_play[player] if not IS_ITEM[CARD_OF[i]]))
+
+
+def _opt_kriss(game: Game, task: Task) -> list[int]:
+    p = task[1]
+    from_hand = _choose_card_options(c for c in game.hand[p] if not IS_ITEM[c])
+    in_play = in_play_options(game, p, lambda inst: not IS_ITEM[CARD_OF[inst]])
+    return from_hand + in_play
+
+
+def _res_kriss(game: Game, task: Task, action: int) -> None:
+    p = task[1]
+    if action >= A.CHOOSE_IN_PLAY0:
+        game.sacrifice(p, action - A.CHOOSE_IN_PLAY0)
+    else:
+        chosen = _card_of_action(action)
+        game.hand_remove(p, chosen)
+        game.discard(chosen)
+    game.gain_tokens_of_choice(p, 4)
+
+
+KRISS_TARGET = steps.decision(
+    "necrotic_kriss", _opt_kriss, _res_kriss, doc="Necrotic Kriss: a familiar to discard from hand or sacrifice"
+)
+
+
+@card(44)
+class NecroticKriss(Behaviour):
+    def can_activate(self, game, player, instance):
+        return any(not IS_ITEM[c] for c in game.hand[player]) or any(
+            not IS_ITEM[CARD_OF[i]] for i in game.in_play[player]
+        )
+
+    def activate(self, game, player, instance):
+        game.push((KRISS_TARGET, player))
+
+
+@card(45)
+class LanternOfXidit(Behaviour):
+    def end_of_game(self, game, player, copies):
+        return 3 * sum(game.reserve[player]) * copies
+
+
+@card(46)
+class SealedChestOfUrm(Behaviour):
+    def end_of_game(self, game, player, copies):
+        if all(IS_ITEM[CARD_OF[i]] for i in game.in_play[player]):
+            return 20 * copies
+        return 0
+
+
+def _opt_mirror_from(game: Game, task: Task) -> list[int]:
+    return [A.CHOOSE_ENERGY0 + t for t in range(4) if game.reserve[task[1]][t]]
+
+
+def _res_mirror_from(game: Game, task: Task, action: int) -> None:
+    game.push((MIRROR_COUNT, task[1], action - A.CHOOSE_ENERGY0))
+
+
+def _opt_mirror_count(game: Game, task: Task) -> list[int]:
+    _, p, t = task
+    most = min(game.reserve[p][t], game.crystals[p], A.MAX_NUMBER)
+    return [A.CHOOSE_NUMBER0 + x - 1 for x in range(1, most + 1)]
+
+
+def _res_mirror_count(game: Game, task: Task, action: int) -> None:
+    _, p, t = task
+    game.push((MIRROR_TO, p, t, action - A.CHOOSE_NUMBER0 + 1))
+
+
+def _res_mirror_to(game: Game, task: Task, action: int) -> None:
+    _, p, source, count = task
+    target = action - A.CHOOSE_ENERGY0
+    game.crystals[p] -= count
+    game.remove_token(p, source, count)
+    game.add_token(p, target, count)
+
+
+MIRROR_FROM = steps.decision("mirror_from", _opt_mirror_from, _res_mirror_from, doc="Mirror: the type given up")
+MIRROR_COUNT = steps.decision(
+    "mirror_count", _opt_mirror_count, _res_mirror_count, ("energy",), doc="Mirror of the Seasons: X"
+)
+MIRROR_TO = steps.decision(
+    "mirror_to",
+    lambda game, task: [A.CHOOSE_ENERGY0 + t for t in range(4) if t != task[2]],
+    _res_mirror_to,
+    ("energy", "count"),
+    doc="Mirror of the Seasons: the type received",
+)
+
+
+@card(47)
+class MirrorOfTheSeasons(Behaviour):
+    def can_activate(self, game, player, instance):
+        return game.crystals[player] >= 1 and sum(game.reserve[player]) > 0
+
+    def activate(self, game, player, instance):
+        game.push((MIRROR_FROM, player))
+
+
+@card(48)
+class PendantOfRagnor(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.gain_tokens_of_choice(player, _other_items(game, player, instance))
+
+
+@card(49)
+class SidNightshade(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        mine = game.crystals[player]
+        if all(mine > game.crystals[q] for q in game.opponents(player)):
+            for q in game.opponents(player):
+                game.transfer_crystals(q, player, 5)
+
+
+def _opt_soul_water(game: Game, task: Task) -> list[int]:
+    p = task[1]
+    return [A.PAY0 + 4 * s + WATER for s in (0, *game.amulet_sources(p)) if game.tokens_at(p, s)[WATER]]
+
+
+def _res_soul_water(game: Game, task: Task, action: int) -> None:
+    _, p, instance = task
+    game.spend_token(p, (action - A.PAY0) // 4, WATER)
+    left = (p + 1) % game.num_players
+    game.in_play[p] = tuple(i for i in game.in_play[p] if i != instance)
+    game.in_play[left] = (*game.in_play[left], instance)
+    game.tapped &= ~(1 << instance)
+
+
+SOUL_PASS = steps.decision(
+    "damned_soul_water",
+    _opt_soul_water,
+    _res_soul_water,
+    ("instance",),
+    doc="Damned Soul of Onys: the water token paid to pass it on",
+)
+
+
+@card(50)
+class DamnedSoulOfOnys(Behaviour):
+    def on_summon(self, game, player, instance, effects):
+        game.gain_crystals(player, 10)
+        game.add_token(player, WATER)
+
+    def can_activate(self, game, player, instance):
+        return game.spendable(player)[WATER] > 0
+
+    def activate(self, game, player, instance):
+        game.push((SOUL_PASS, player, instance))
+
+    def end_of_round(self, game, player, copies, reserve):
+        game.lose_crystals(player, 3 * copies)
+
+
+for _card_id in range(1, 51):
+    if _card_id not in BEHAVIOUR:  # pragma: no cover - guarded by tests/test_cards_complete.py
+        raise AssertionError(f"card {_card_id} has no behaviour")
+
+BEHAVIOUR_STORES = frozenset(c for c, b in BEHAVIOUR.items() if b.stores_tokens)
