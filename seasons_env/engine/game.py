@@ -286,11 +286,10 @@ class Game:
         """Resolve the pending decision with ``action``; raises ``IllegalActionError`` if it is not legal."""
         if self.final_scores is not None:
             raise IllegalActionError(f"the game is over; no action is legal (got {action!r})")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action must be an int id, got {action!r}") from None
-        if a != action or a not in self._legal:
+        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+            raise IllegalActionError(f"action must be an int id from the action table, got {action!r}")
+        a = int(action)
+        if a not in self._legal:
             task = self.stack[-1]
             legal = ", ".join(f"{x} ({A.describe_action(x)})" for x in self._legal)
             label = A.describe_action(a) if 0 <= a < A.NUM_ACTIONS else "not in the action table"
