@@ -12,9 +12,16 @@ MAX_DECISIONS = 20_000  # far above any real game; reaching it means the game do
 
 
 def random_game(
-    num_players: int, level: str, seed: int, on_step: Callable[[Game], None] | None = None
+    num_players: int,
+    level: str,
+    seed: int,
+    on_step: Callable[[Game], None] | None = None,
+    on_action: Callable[[Game, int], None] | None = None,
 ) -> tuple[Game, int]:
-    """Play one game with uniformly random legal actions; returns the final game and the decision count."""
+    """Play one game with uniformly random legal actions; returns the final game and the decision count.
+
+    ``on_step(game)`` sees every position (the final one too); ``on_action(game, action)`` each chosen action
+    before it is applied."""
     game = Game.new(num_players, level, seed=seed)
     rng = np.random.default_rng(seed + 10_000)
     decisions = 0
@@ -22,7 +29,10 @@ def random_game(
         if on_step is not None:
             on_step(game)
         legal = game.legal_action_list()
-        game.apply(legal[int(rng.integers(len(legal)))])
+        action = legal[int(rng.integers(len(legal)))]
+        if on_action is not None:
+            on_action(game, action)
+        game.apply(action)
         decisions += 1
         if decisions > MAX_DECISIONS:
             raise AssertionError(f"game {num_players}p {level} seed {seed} did not end in {MAX_DECISIONS} decisions")
