@@ -83,6 +83,7 @@ class Game:
         "dice_season",
         "discard_pile",
         "draft_pack",
+        "draft_seen",
         "draw_pile",
         "final_scores",
         "first_player",
@@ -167,6 +168,7 @@ class Game:
         game.library = [((), ())] * n
         game.in_play = [()] * n
         game.draft_pack = [()] * n
+        game.draft_seen = [0] * n
         game.tapped = 0
         game.stored = {}
         game.draw_pile = []
@@ -209,6 +211,7 @@ class Game:
         other.library = self.library[:]
         other.in_play = self.in_play[:]
         other.draft_pack = self.draft_pack[:]
+        other.draft_seen = self.draft_seen[:]
         other.tapped = self.tapped
         other.stored = self.stored.copy()
         other.draw_pile = self.draw_pile[:]
@@ -602,6 +605,7 @@ class Game:
                         for i in self.in_play[p]
                     ],
                     "draft_pack": list(self.draft_pack[p]),
+                    "draft_seen": [c for c in range(1, len(CARDS) + 1) if self.draft_seen[p] >> c & 1],
                 }
             )
         box_state = self._rng_box[0].bit_generator.state
@@ -704,6 +708,8 @@ class Game:
                 tuple(sorted(_cards(library.get("year3", []), f"players[{p}].library.year3"))),
             )
             game.draft_pack[p] = tuple(sorted(_cards(pd.get("draft_pack", []), f"players[{p}].draft_pack")))
+            for c in _cards(pd.get("draft_seen", []), f"players[{p}].draft_seen"):
+                game.draft_seen[p] |= 1 << c
             instances = []
             for k, entry in enumerate(pd.get("in_play", [])):
                 if isinstance(entry, int):
@@ -838,6 +844,9 @@ def _res_draft_pick(game: Game, task: tuple, action: int) -> None:
 def _run_draft_pass(game: Game, task: tuple) -> None:
     packs = game.draft_pack
     n = game.num_players
+    for p in range(n):  # what each player saw and passed on (bit c for card c)
+        for c in packs[p]:
+            game.draft_seen[p] |= 1 << c
     game.draft_pack = [packs[(p - 1) % n] for p in range(n)]
 
 

@@ -1,0 +1,128 @@
+"""The ``seasons`` command line."""
+
+from __future__ import annotations
+
+import functools
+import json
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from . import __version__
+from .engine.game import LEVELS
+from .simulate import play_random_game, summarize
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="seasons")
+def main() -> None:
+    """seasons-env: the rules engine for the board game Seasons."""
+
+
+@main.command()
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
+@click.option("--games", type=click.IntRange(min=1), default=200, show_default=True, help="Number of games to play.")
+@click.option(
+    "--level", type=click.Choice(LEVELS), default="magician", show_default=True, help="Game level (card set and draft)."
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Game i (from 0) uses seed SEED+i, for both the game and the random player.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worker processes; the results do not depend on it.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Also write the summary to this JSON file.",
+)
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
+def simulate(
+    players: int, games: int, level: str, seed: int, workers: int, json_path: Path | None, progress: bool
+) -> None:
+    """Play random games (a uniformly random legal action at every decision) and print their statistics."""
+    if json_path is not None and not json_path.resolve().parent.is_dir():
+        raise click.BadParameter(f"directory {str(json_path.parent)!r} does not exist", param_hint="'--json'")
+    play = functools.partial(play_random_game, players, level)
+    seeds = range(seed, seed + games)
+    workers = min(workers, games)
+    bar = tqdm(total=games, desc="games", unit="game", file=sys.stderr, disable=not progress, leave=False)
+    start = time.perf_counter()
+    results = []
+    try:
+        if workers == 1:
+            for s in seeds:
+                results.append(play(s))
+                bar.update()
+        else:
+            chunksize = max(1, min(32, games // (workers * 8)))
+            with multiprocessing.Pool(workers) as pool:
+                for result in pool.imap(play, seeds, chunksize=chunksize):
+                    results.append(result)
+                    bar.update()
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - start
+
+    summary = summarize(results, players, level, seed)
+    summary["workers"] = workers
+    summary["wall_seconds"] = seconds
+    summary["games_per_second"] = games / seconds if seconds > 0 else float("inf")
+    summary["decisions_per_second"] = summary["decisions_total"] / seconds if seconds > 0 else float("inf")
+    click.echo(format_summary(summary))
+    if json_path is not None:
+        try:
+            json_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise click.FileError(str(json_path), hint=exc.strerror or str(exc)) from exc
+        click.echo(f"summary written to {json_path}")
+
+
+def _stat_row(label: str, stats: dict, digits: int = 1) -> str:
+    return (
+        f"  {label:<20} mean {stats['mean']:>8.{digits}f}   std {stats['std']:>7.{digits}f}"
+        f"   min {stats['min']:>6.0f}   max {stats['max']:>6.0f}"
+    )
+
+
+def format_summary(summary: dict) -> str:
+    """The readable report of a ``simulate`` summary."""
+    games = summary["games"]
+    first, last = summary["seeds"]
+    lines = [
+        f"{games} random games, {summary['players']} players, level {summary['level']}, seeds {first}..{last}",
+        _stat_row("decisions per game", summary["decisions_per_game"]),
+        _stat_row("winner score", summary["winner_score"]),
+        _stat_row("all scores", summary["all_scores"]),
+    ]
+    for p, stats in enumerate(summary["score_by_seat"]):
+        lines.append(_stat_row(f"score of seat {p}", stats))
+    lines.append("  win rate by seat (shared wins count for every winner):")
+    for p, (wins, rate) in enumerate(zip(summary["wins_by_seat"], summary["win_rate_by_seat"], strict=True)):
+        lines.append(f"    seat {p}: {rate:6.1%}  ({wins}/{games})")
+    lines.append(f"  shared wins: {summary['shared_win_rate']:.1%}  ({summary['shared_wins']}/{games})")
+    if "wall_seconds" in summary:
+        workers = summary["workers"]
+        lines.append(
+            f"  wall time {summary['wall_seconds']:.2f} s with {workers} worker{'s' if workers > 1 else ''}: "
+            f"{summary['games_per_second']:,.1f} games/s, {summary['decisions_per_second']:,.0f} decisions/s"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

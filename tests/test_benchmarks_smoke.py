@@ -1,0 +1,49 @@
+"""The benchmark scripts run (``--quick``) and print their figures. No timing is asserted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("script", "figures"),
+    [
+        (
+            "engine_speed.py",
+            [
+                "reference: copy.deepcopy(to_dict())",
+                "(legal_actions)",
+                "(legal_action_list)",
+                "decisions/s",
+                "games/s",
+                "clones/s",
+                "per ref",
+                "goals (2 players)",
+                "apprentice",
+                "magician",
+                "archmage",
+            ],
+        ),
+        ("memory.py", ["serialized state size", "bytes", "RSS growth", "peak RSS growth", "goal < 10 MB"]),
+    ],
+)
+def test_benchmark_quick(script: str, figures: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    for figure in figures:
+        assert figure in result.stdout, f"{figure!r} missing from the output of {script}:\n{result.stdout}"
+    for players in ("2", "3", "4"):
+        if script == "engine_speed.py":
+            assert any(line.split()[:1] == [players] for line in result.stdout.splitlines())
