@@ -63,10 +63,14 @@ def splice(text: str, generated: str) -> str:
 
 
 def expected_files(docs: Path) -> dict[Path, str]:
+    from .encoding import observation_markdown
+
     state_format = docs / "state_format.md"
+    observation = docs / "observation.md"
     return {
         docs / "actions.md": actions_markdown(),
         state_format: splice(state_format.read_text(encoding="utf-8"), steps_markdown()),
+        observation: splice(observation.read_text(encoding="utf-8"), observation_markdown()),
     }
 
 

@@ -1,0 +1,274 @@
+"""Observation tensor and action mask: what one seat may know, as one flat float32 vector of named slices.
+
+The layout is fixed (it does not depend on the number of players: opponents have three slots, the absent
+ones zeroed), so one network serves 2-, 3- and 4-player games. Seats are relative to the observer: "seat 1"
+is the observer's left neighbour. ``docs/observation.md`` is generated from ``LAYOUT``.
+
+Only public facts and the observer's own private facts are read (RULES.md section 9): opponents' hands,
+libraries and draft packs, the draw pile's order and the discard pile never enter another seat's vector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .engine import actions as A
+from .engine import steps
+from .engine.data import CARD_OF, DICE, DICE_PER_SEASON, NUM_CARDS
+from .engine.game import AMULET_INSTANCES, TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED, Game
+
+MAX_SEATS = 4
+CAULDRON_INSTANCES = (2 * (35 - 1), 2 * (35 - 1) + 1)
+DECISION_KINDS = steps.decision_kinds()
+DECISION_INDEX = {spec.kind: k for k, spec in enumerate(DECISION_KINDS)}
+
+# Scales keep values near [0, 1] for typical positions; counts of cards and tokens stay raw.
+CRYSTAL_SCALE = 100.0
+GAUGE_SCALE = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    name: str
+    start: int
+    size: int
+    doc: str
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+
+class Layout:
+    """Named slices of the flat observation vector, in order."""
+
+    def __init__(self) -> None:
+        self.slices: list[Slice] = []
+        self.size = 0
+
+    def add(self, name: str, size: int, doc: str) -> int:
+        self.slices.append(Slice(name, self.size, size, doc))
+        self.size += size
+        return self.size - size
+
+    def __getitem__(self, name: str) -> Slice:
+        for s in self.slices:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+LAYOUT = Layout()
+_L = LAYOUT.add
+DECISION = _L("decision_kind", len(DECISION_KINDS), "one-hot: the decision being asked (docs/state_format.md)")
+DECIDER = _L("decider", MAX_SEATS, "one-hot: seat that must decide, relative to the observer (0 = self)")
+CTX_CARDS = _L("context_cards", NUM_CARDS, "counts: cards offered by the decision (shown to the decider only)")
+CTX_CARD = _L("context_card", NUM_CARDS, "one-hot: the single card the decision is about (decider only)")
+CTX_ENERGY = _L("context_energy", 4, "energy left to pay, or the type the decision is about (decider only)")
+CTX_COUNT = _L("context_count", 1, "tokens/cards still to choose in this decision (decider only)")
+CTX_SEAT = _L("context_seat", MAX_SEATS, "one-hot: the opponent a Naria gift goes to (decider only)")
+YEAR = _L("year", 4, "one-hot: year 1, 2, 3, or past the end (Temporal Boots crossed 12 in year 3)")
+POSITION = _L("season_position", 12, "one-hot: space 1..12 of the season wheel")
+SEASON = _L("season", 4, "one-hot: winter, spring, summer, autumn")
+DICE_SEASON = _L("dice_season", 4, "one-hot: the season the rolled dice belong to")
+FIRST = _L("first_player", MAX_SEATS, "one-hot: first player of the round, relative seat")
+TURN = _L("turn_player", MAX_SEATS, "one-hot: whose turn it is, relative seat (all zero between turns)")
+DIE_FEATURES = 1 + 3 + 4 + 1 + 3 + 1 + MAX_SEATS
+DICE_SLICE = _L(
+    "dice",
+    DICE_PER_SEASON * DIE_FEATURES,
+    f"per die of the season (5 x {DIE_FEATURES}): rolled, pips one-hot (1-3), energy (4), crystals/10, "
+    "transmute, gauge, draw, untaken, taken by relative seat one-hot (4)",
+)
+SELF_SCALARS = _L(
+    "self_scalars",
+    9,
+    "crystals/100, gauge/15, cards in play, reserve limit/10, hand size, library sizes (2), "
+    "transmute ability, transmute bonus used",
+)
+SELF_BONUSES = _L("self_bonuses", 4, "one-hot: bonuses used 0..3")
+SELF_RESERVE = _L("self_reserve", 4, "reserve tokens by type")
+SELF_STORED = _L("self_stored", 16, "tokens on Amulet of Water copies 1, 2 and Glutton Cauldron copies 1, 2")
+SELF_HAND = _L("self_hand", NUM_CARDS, "counts per card: hand")
+SELF_LIBRARY2 = _L("self_library_year2", NUM_CARDS, "counts per card: library set of year 2")
+SELF_LIBRARY3 = _L("self_library_year3", NUM_CARDS, "counts per card: library set of year 3")
+SELF_IN_PLAY = _L("self_in_play", NUM_CARDS, "counts per card: cards in play")
+SELF_TAPPED = _L("self_tapped", NUM_CARDS, "counts per card: tapped cards in play")
+SELF_PACK = _L("self_draft_pack", NUM_CARDS, "counts per card: the draft pack held")
+SELF_SEEN = _L("self_draft_seen", NUM_CARDS, "flags per card: seen in a pack and passed on during the draft")
+SELF_ORB = _L("self_orb_seen", NUM_CARDS, "one-hot: the draw pile's top card as the observer's Crystal Orb showed it")
+OPP_FEATURES = 1 + 7 + 4 + 4 + 16 + NUM_CARDS + NUM_CARDS
+OPPONENTS = _L(
+    "opponents",
+    (MAX_SEATS - 1) * OPP_FEATURES,
+    f"per opponent seat 1..3 to the left ({OPP_FEATURES} each): present; crystals/100, gauge/15, cards in play, "
+    "reserve limit/10, hand size, library sizes (2); bonuses one-hot (4); reserve (4); stored tokens (16); "
+    "cards in play per card (50); tapped per card (50)",
+)
+OBSERVATION_SIZE = LAYOUT.size
+
+_RESERVE_LIMIT_SCALE = 10.0
+
+
+def _rel(seat: int, observer: int, n: int) -> int:
+    return (seat - observer) % n
+
+
+def _player_stored(game: Game, player: int, out: np.ndarray, at: int) -> None:
+    held = game.in_play[player]
+    for k, inst in enumerate(AMULET_INSTANCES + CAULDRON_INSTANCES):
+        if inst in held:
+            out[at + 4 * k : at + 4 * k + 4] = game.stored.get(inst, (0, 0, 0, 0))
+
+
+def encode_observation(game: Game, observer: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation vector of seat ``observer`` (float32, ``OBSERVATION_SIZE``)."""
+    if out is None:
+        out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    n = game.num_players
+    task = game.stack[-1] if game.stack else None
+    if task is not None:
+        out[DECISION + DECISION_INDEX[task[0]]] = 1.0
+        decider = task[1]
+        out[DECIDER + _rel(decider, observer, n)] = 1.0
+        if decider == observer:
+            _encode_context(game, task, observer, out)
+    out[YEAR + min(game.year, 4) - 1] = 1.0
+    out[POSITION + game.position - 1] = 1.0
+    out[SEASON + game.season] = 1.0
+    out[DICE_SEASON + game.dice_season] = 1.0
+    out[FIRST + _rel(game.first_player, observer, n)] = 1.0
+    if game.turn_player >= 0:
+        out[TURN + _rel(game.turn_player, observer, n)] = 1.0
+    season_dice = DICE[game.dice_season]
+    for die, face_index, owner in game.rolled:
+        face = season_dice[die][face_index]
+        at = DICE_SLICE + die * DIE_FEATURES
+        out[at] = 1.0
+        out[at + face.pips] = 1.0
+        out[at + 4 : at + 8] = face.energy
+        out[at + 8] = face.crystals / 10.0
+        out[at + 9] = face.transmute
+        out[at + 10] = face.gauge
+        out[at + 11] = face.draw
+        if owner < 0:
+            out[at + 12] = 1.0
+        else:
+            out[at + 13 + _rel(owner, observer, n)] = 1.0
+    # the observer's own facts
+    p = observer
+    library = game.library[p]
+    out[SELF_SCALARS : SELF_SCALARS + 9] = (
+        game.crystals[p] / CRYSTAL_SCALE,
+        game.gauge[p] / GAUGE_SCALE,
+        len(game.in_play[p]),
+        game.reserve_limit(p) / _RESERVE_LIMIT_SCALE,
+        len(game.hand[p]),
+        len(library[0]),
+        len(library[1]),
+        bool(game.turn_player == p and game.turn_flags & TRANSMUTE_ABILITY),
+        bool(game.turn_player == p and game.turn_flags & TRANSMUTE_BONUS_USED),
+    )
+    out[SELF_BONUSES + game.bonuses_used[p]] = 1.0
+    out[SELF_RESERVE : SELF_RESERVE + 4] = game.reserve[p]
+    _player_stored(game, p, out, SELF_STORED)
+    for c in game.hand[p]:
+        out[SELF_HAND + c - 1] += 1.0
+    for c in library[0]:
+        out[SELF_LIBRARY2 + c - 1] += 1.0
+    for c in library[1]:
+        out[SELF_LIBRARY3 + c - 1] += 1.0
+    tapped = game.tapped
+    for inst in game.in_play[p]:
+        c = CARD_OF[inst]
+        out[SELF_IN_PLAY + c - 1] += 1.0
+        if tapped >> inst & 1:
+            out[SELF_TAPPED + c - 1] += 1.0
+    for c in game.draft_pack[p]:
+        out[SELF_PACK + c - 1] += 1.0
+    seen = game.draft_seen[p]
+    if seen:
+        for c in range(1, NUM_CARDS + 1):
+            if seen >> c & 1:
+                out[SELF_SEEN + c - 1] = 1.0
+    if game.orb_seen and game.orb_seen[0] == p:
+        out[SELF_ORB + game.orb_seen[1] - 1] = 1.0
+    # opponents: public facts only
+    for k in range(1, n):
+        q = (p + k) % n
+        at = OPPONENTS + (k - 1) * OPP_FEATURES
+        library = game.library[q]
+        out[at : at + 8] = (
+            1.0,
+            game.crystals[q] / CRYSTAL_SCALE,
+            game.gauge[q] / GAUGE_SCALE,
+            len(game.in_play[q]),
+            game.reserve_limit(q) / _RESERVE_LIMIT_SCALE,
+            len(game.hand[q]),
+            len(library[0]),
+            len(library[1]),
+        )
+        out[at + 8 + game.bonuses_used[q]] = 1.0
+        out[at + 12 : at + 16] = game.reserve[q]
+        _player_stored(game, q, out, at + 16)
+        cards_at = at + 32
+        for inst in game.in_play[q]:
+            c = CARD_OF[inst]
+            out[cards_at + c - 1] += 1.0
+            if tapped >> inst & 1:
+                out[cards_at + NUM_CARDS + c - 1] += 1.0
+    return out
+
+
+def _encode_context(game: Game, task: tuple, observer: int, out: np.ndarray) -> None:
+    spec = steps.STEP_KINDS[task[0]]
+    n = game.num_players
+    for name, value in zip(spec.args, task[2:], strict=True):
+        if name == "cards":
+            for c in value:
+                out[CTX_CARDS + c - 1] += 1.0
+        elif name == "card":
+            out[CTX_CARD + value - 1] = 1.0
+        elif name == "instance":
+            out[CTX_CARD + CARD_OF[value] - 1] = 1.0
+        elif name == "need":
+            out[CTX_ENERGY : CTX_ENERGY + 4] = value
+        elif name == "energy":
+            out[CTX_ENERGY + value] = 1.0
+        elif name in ("count", "remaining", "waivers"):
+            out[CTX_COUNT] = value
+        elif name == "recipients":
+            out[CTX_SEAT + _rel(value[0], observer, n)] = 1.0
+        elif name == "year":
+            out[CTX_COUNT] = value
+    if spec.name == "keep_or_discard":
+        out[CTX_COUNT] = 1.0
+
+
+def action_mask(game: Game, player: int, out: np.ndarray | None = None) -> np.ndarray:
+    """int8 mask over the action table: the legal actions if ``player`` must decide now, else all zero."""
+    if out is None:
+        out = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+    else:
+        out.fill(0)
+    if game.stack and game.stack[-1][1] == player:
+        out[game.legal_action_list()] = 1
+    return out
+
+
+def observation_markdown() -> str:
+    """The observation layout as a Markdown table (``docs/observation.md``)."""
+    lines = [
+        "| slice | start | size | contents |",
+        "|---|---|---|---|",
+        *(f"| `{s.name}` | {s.start} | {s.size} | {s.doc} |" for s in LAYOUT.slices),
+        "",
+        f"Total: {OBSERVATION_SIZE} float32 values. Decision kinds, in one-hot order: "
+        + ", ".join(f"`{spec.name}`" for spec in DECISION_KINDS)
+        + ".",
+    ]
+    return "\n".join(lines) + "\n"

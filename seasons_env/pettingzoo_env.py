@@ -1,0 +1,234 @@
+"""PettingZoo AEC environment for Seasons.
+
+| | |
+|---|---|
+| Import | `from seasons_env import env, raw_env` |
+| Agents | `player_0` … `player_{n-1}` (seat order, clockwise) |
+| Action space | `Discrete(314)`: the engine's fixed action table (`docs/actions.md`) |
+| Observation space | `Dict(observation=Box(float32, (OBSERVATION_SIZE,)), action_mask=Box(int8, (314,)))` |
+| Observation | named slices of one flat vector (`docs/observation.md`): what the agent may know |
+| Rewards | `"win"`: +1 winner(s), −1 others; `"score"`: (own − best opponent score)/100; `"rank"`: +1 first … −1 last |
+| Turn order | the agent that must decide: the same agent for every step of a multi-step turn; an out-of-turn decision (Syllas, Amsug, Naria, overflow, …) selects the deciding agent |
+
+Rewards arrive at the end of the game (nothing before it). ``reset(options={"state": game.to_dict()})``
+starts from a given position. An illegal action raises
+`IllegalActionError` and changes nothing (`illegal="raise"`), or ends the game with −1 for the offender
+and 0 for the others (`illegal="penalize"`, as PettingZoo's classic environments do).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
+from .engine.actions import NUM_ACTIONS
+from .engine.game import LEVELS, Game, IllegalActionError, _check_num_players
+from .rendering import render_text
+
+REWARDS = ("win", "score", "rank")
+ILLEGAL = ("raise", "penalize")
+
+
+def env(**kwargs) -> AECEnv:
+    """The AEC environment with PettingZoo's order-enforcing and bounds-checking wrappers."""
+    wrapped = raw_env(**kwargs)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+def final_rewards(game: Game, reward: str) -> list[float]:
+    """End-of-game reward of every seat under a reward scheme."""
+    scores = game.scores()
+    n = game.num_players
+    if reward == "win":
+        winners = set(game.winners())
+        return [1.0 if p in winners else -1.0 for p in range(n)]
+    if reward == "score":
+        return [(scores[p] - max(scores[q] for q in range(n) if q != p)) / 100.0 for p in range(n)]
+    # rank: +1 for first, -1 for last, linear between; tied seats share the mean of their places
+    order = sorted(range(n), key=lambda p: (-scores[p], -len(game.in_play[p])))
+    values = [1.0 - 2.0 * k / (n - 1) for k in range(n)]
+    out = [0.0] * n
+    k = 0
+    while k < n:
+        j = k
+        key = (scores[order[k]], len(game.in_play[order[k]]))
+        while j + 1 < n and (scores[order[j + 1]], len(game.in_play[order[j + 1]])) == key:
+            j += 1
+        mean = sum(values[k : j + 1]) / (j + 1 - k)
+        for i in range(k, j + 1):
+            out[order[i]] = mean
+        k = j + 1
+    return out
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
+    metadata = {"render_modes": ["ansi", "human"], "name": "seasons_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        level: str = "archmage",
+        render_mode: str | None = None,
+        reward: str = "win",
+        seed: int | None = None,
+        illegal: str = "raise",
+    ) -> None:
+        EzPickle.__init__(self, num_players, level, render_mode, reward, seed, illegal)
+        super().__init__()
+        self.num_players = _check_num_players(num_players)
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {reward!r}")
+        if illegal not in ILLEGAL:
+            raise ValueError(f"illegal must be one of {', '.join(ILLEGAL)}; got {illegal!r}")
+        self.level = level
+        self.render_mode = render_mode
+        self.reward = reward
+        self.illegal = illegal
+        self._seed = seed
+        self.possible_agents = [f"player_{p}" for p in range(self.num_players)]
+        self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: observation_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.game: Game | None = None
+        self._np_random = np.random.default_rng(seed)
+
+    # -- spaces
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- lifecycle
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._np_random = np.random.default_rng(seed)
+            game_seed = seed
+        elif self._seed is not None and self.game is None:
+            game_seed = self._seed
+        else:
+            game_seed = int(self._np_random.integers(2**63 - 1))
+        state = (options or {}).get("state")
+        if state is not None:  # start from a given position (Game.to_dict format)
+            game = Game.from_dict(state)
+            if game.num_players != self.num_players or game.level != self.level:
+                raise ValueError(
+                    f"options['state'] is a {game.num_players}-player {game.level} position; this environment plays "
+                    f"{self.num_players}-player {self.level}"
+                )
+            self.game = game
+        else:
+            self.game = Game.new(self.num_players, self.level, seed=game_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        if self.game.is_over:
+            raise ValueError("options['state'] is a finished game")
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        return {
+            "observation": encode_observation(self.game, seat),
+            "action_mask": action_mask(self.game, seat),
+        }
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        game = self.game
+        try:
+            game.apply(action)
+        except IllegalActionError:
+            if self.illegal == "raise":
+                raise
+            for a in self.agents:
+                self.rewards[a] = -1.0 if a == agent else 0.0
+                self.infos[a] = {"illegal_action": a == agent}
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
+            return
+        if game.is_over:
+            for a, value in zip(self.possible_agents, final_rewards(game, self.reward), strict=True):
+                self.rewards[a] = value
+                self.infos[a] = {"scores": game.scores(), "winners": game.winners()}
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            return None
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # -- copies and state
+
+    def state(self) -> dict:
+        """The whole position, hidden information included (``Game.to_dict``)."""
+        return self.game.to_dict()
+
+    def clone(self) -> raw_env:
+        """An independent copy of the environment mid-game."""
+        return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict) -> raw_env:
+        other = self.__class__.__new__(self.__class__)
+        for key, value in self.__dict__.items():
+            if key == "game":
+                other.game = value.clone() if value is not None else None
+            elif key == "_np_random":
+                other._np_random = copy.deepcopy(value, memo)
+            else:
+                object.__setattr__(other, key, copy.deepcopy(value, memo))
+        return other
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["game"] = self.game.to_dict() if self.game is not None else None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        game = state.pop("game")
+        self.__dict__.update(state)
+        self.game = Game.from_dict(game) if game is not None else None

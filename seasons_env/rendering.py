@@ -1,0 +1,82 @@
+"""A readable text board (the ``ansi`` render mode and the terminal game)."""
+
+from __future__ import annotations
+
+from .engine.actions import describe_action
+from .engine.data import CARD_NAMES, CARD_OF, DICE, ENERGIES, SEASONS
+from .engine.game import Game
+
+_ENERGY_SHORT = {"water": "W", "earth": "E", "fire": "F", "air": "A"}
+
+
+def _tokens(tokens) -> str:
+    parts = [f"{n}{_ENERGY_SHORT[e]}" for e, n in zip(ENERGIES, tokens, strict=True) if n]
+    return " ".join(parts) if parts else "-"
+
+
+def _face(season: int, die: int, face_index: int) -> str:
+    face = DICE[season][die][face_index]
+    parts = []
+    if any(face.energy):
+        parts.append(_tokens(face.energy))
+    if face.crystals:
+        parts.append(f"+{face.crystals}c")
+    if face.transmute:
+        parts.append("transmute")
+    if face.gauge:
+        parts.append("gauge+1")
+    if face.draw:
+        parts.append("draw")
+    return f"[{face.pips}] " + ", ".join(parts)
+
+
+def render_text(game: Game, viewer: int | None = None) -> str:
+    """The board as text. With ``viewer`` set, only what that seat may know is shown of other seats."""
+    lines = [
+        f"Seasons - {game.num_players} players, {game.level} - year {min(game.year, 3)}"
+        f"{' (past the end)' if game.year > 3 else ''}, {SEASONS[game.season]} (space {game.position}/12),"
+        f" first player {game.first_player}",
+    ]
+    if game.rolled:
+        dice = []
+        for die, face_index, owner in game.rolled:
+            taker = f" -> player {owner}" if owner >= 0 else ""
+            dice.append(f"die {die + 1} {_face(game.dice_season, die, face_index)}{taker}")
+        lines.append("Dice: " + " | ".join(dice))
+    for p in range(game.num_players):
+        marker = ">" if game.current_player == p else " "
+        in_play = []
+        for inst in game.in_play[p]:
+            name = CARD_NAMES[CARD_OF[inst]]
+            if game.tapped >> inst & 1:
+                name += " (tapped)"
+            if inst in game.stored:
+                name += f" [{_tokens(game.stored[inst])}]"
+            in_play.append(name)
+        lines.append(
+            f"{marker} player {p}: {game.crystals[p]} crystals, reserve {_tokens(game.reserve[p])}, "
+            f"gauge {game.gauge[p]}/{len(game.in_play[p])} in play, bonuses {game.bonuses_used[p]}"
+        )
+        lines.append(f"    in play: {', '.join(in_play) if in_play else '-'}")
+        if viewer is None or viewer == p:
+            hand = ", ".join(CARD_NAMES[c] for c in game.hand[p]) or "-"
+            lines.append(f"    hand: {hand}")
+            year2, year3 = game.library[p]
+            if year2 or year3:
+                lines.append(
+                    "    library: year 2: "
+                    + (", ".join(CARD_NAMES[c] for c in year2) or "-")
+                    + "; year 3: "
+                    + (", ".join(CARD_NAMES[c] for c in year3) or "-")
+                )
+        else:
+            lines.append(f"    hand: {len(game.hand[p])} cards, library {sum(len(s) for s in game.library[p])} cards")
+    lines.append(f"Draw pile {len(game.draw_pile)}, discard pile {len(game.discard_pile)}")
+    if game.is_over:
+        lines.append(f"Game over. Scores {game.scores()}, winners {game.winners()}")
+    else:
+        legal = game.legal_action_list()
+        shown = ", ".join(describe_action(a) for a in legal[:8])
+        more = f" (+{len(legal) - 8} more)" if len(legal) > 8 else ""
+        lines.append(f"Player {game.current_player} decides: {game.pending_decision}: {shown}{more}")
+    return "\n".join(lines)

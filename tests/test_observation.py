@@ -1,0 +1,126 @@
+"""Observation tensor and action mask: hidden information never leaks; masks are the engine's legal actions."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from random_play import random_positions
+
+from seasons_env import NUM_ACTIONS, Game
+from seasons_env.encoding import LAYOUT, OBSERVATION_SIZE, action_mask, encode_observation
+
+LEVEL_CARDS = {"apprentice": 30, "magician": 30, "archmage": 50}
+
+
+def _hide_differently(state: dict, observer: int, rng: np.random.Generator) -> dict:
+    """The same position with everything ``observer`` cannot see replaced at random."""
+    d = copy.deepcopy(state)
+    top = LEVEL_CARDS[d["level"]]
+
+    def cards(k: int) -> list[int]:
+        return [int(c) for c in rng.integers(1, top + 1, size=k)]
+
+    for q, player in enumerate(d["players"]):
+        if q == observer:
+            continue
+        player["hand"] = cards(len(player["hand"]))
+        player["library"] = {key: cards(len(v)) for key, v in player["library"].items()}
+        player["draft_pack"] = cards(len(player["draft_pack"]))
+        player["draft_seen"] = sorted(set(cards(int(rng.integers(0, 20)))))
+    d["draw_pile"] = cards(len(d["draw_pile"]))
+    d["discard_pile"] = cards(len(d["discard_pile"]))
+    d["limbo"] = cards(len(d["limbo"]))
+    d["rng"] = Game.new(d["num_players"], d["level"], seed=int(rng.integers(1 << 30))).to_dict()["rng"]
+    if d["orb_seen"] is not None and d["orb_seen"]["player"] != observer:
+        d["orb_seen"]["card"] = cards(1)[0]
+    top_step = d["pending"][0]
+    if top_step["player"] != observer:  # a decision's private context belongs to its decider
+        if "cards" in top_step:
+            top_step["cards"] = cards(len(top_step["cards"]))
+        if "card" in top_step:
+            top_step["card"] = cards(1)[0]
+    return d
+
+
+@pytest.mark.parametrize("level", ["magician", "archmage"])
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_hidden_information_never_reaches_another_seat(num_players: int, level: str) -> None:
+    rng = np.random.default_rng(num_players)
+    compared = 0
+    for seed in range(8):
+        for game in random_positions(num_players, level, seed, every=5):
+            state = game.to_dict()
+            for observer in range(num_players):
+                try:
+                    other = Game.from_dict(_hide_differently(state, observer, rng))
+                except (RuntimeError, ValueError):  # the random swap made an inconsistent position
+                    continue
+                if [(t[0], t[1]) for t in other.stack] != [(t[0], t[1]) for t in game.stack]:
+                    continue  # the changed hidden facts changed an opponent's forced moves: not comparable
+                before = encode_observation(game, observer)
+                after = encode_observation(other, observer)
+                assert before.tobytes() == after.tobytes(), _first_difference(before, after, game, observer)
+                assert action_mask(game, observer).tobytes() == action_mask(other, observer).tobytes()
+                compared += 1
+    assert compared > 300
+
+
+def _first_difference(a: np.ndarray, b: np.ndarray, game: Game, observer: int) -> str:
+    index = int(np.flatnonzero(a != b)[0])
+    name = next(s.name for s in LAYOUT.slices if s.start <= index < s.stop)
+    return f"{game!r}: observer {observer}'s slice {name!r} (index {index}) changed with hidden information"
+
+
+def test_what_the_observer_may_know_does_change_its_vector() -> None:
+    """The leak test can fail: a change the observer can see changes the vector."""
+    game = next(iter(random_positions(2, "magician", 1, every=40)))
+    state = game.to_dict()
+    state["players"][0]["hand"] = [*state["players"][0]["hand"], 1]
+    state["players"][1]["crystals"] += 7
+    other = Game.from_dict(state)
+    assert encode_observation(game, 0).tobytes() != encode_observation(other, 0).tobytes()
+    assert encode_observation(game, 1).tobytes() != encode_observation(other, 1).tobytes()
+
+
+@pytest.mark.parametrize("level", ["apprentice", "archmage"])
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_masks_are_the_engine_legal_actions_and_never_empty(num_players: int, level: str) -> None:
+    for seed in range(3):
+        for game in random_positions(num_players, level, seed, every=3):
+            acting = game.current_player
+            for seat in range(num_players):
+                mask = action_mask(game, seat)
+                assert mask.dtype == np.int8 and mask.shape == (NUM_ACTIONS,)
+                if seat == acting:
+                    assert mask.any()
+                    assert np.flatnonzero(mask).tolist() == game.legal_action_list()
+                else:
+                    assert not mask.any()
+            obs = encode_observation(game, acting)
+            assert obs.dtype == np.float32 and obs.shape == (OBSERVATION_SIZE,) and np.isfinite(obs).all()
+
+
+def test_layout_slices_tile_the_vector() -> None:
+    position = 0
+    for s in LAYOUT.slices:
+        assert s.start == position and s.size > 0
+        position = s.stop
+    assert position == OBSERVATION_SIZE
+
+
+def test_opponent_slots_are_relative_and_absent_ones_zero() -> None:
+    state = Game.new(3, "magician", seed=0).to_dict()
+    state["players"][1]["crystals"] = 30
+    state["players"][2]["crystals"] = 50
+    game = Game.from_dict(state)
+    opponents = LAYOUT["opponents"]
+    width = opponents.size // 3
+    for observer, left, right in ((0, 30, 50), (1, 50, 0), (2, 0, 30)):
+        obs = encode_observation(game, observer)
+        slot1 = obs[opponents.start : opponents.start + width]
+        slot2 = obs[opponents.start + width : opponents.start + 2 * width]
+        assert slot1[0] == slot2[0] == 1.0  # present
+        assert slot1[1] == pytest.approx(left / 100) and slot2[1] == pytest.approx(right / 100)
+        assert not obs[opponents.start + 2 * width : opponents.stop].any()  # no third opponent

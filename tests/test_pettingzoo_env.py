@@ -1,0 +1,179 @@
+"""The PettingZoo AEC environment: conformance suites, turn selection, rewards, copies."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+from scenario import rest_of_round
+
+import seasons_env
+from seasons_env import Game, IllegalActionError
+from seasons_env.engine import actions as A
+from seasons_env.pettingzoo_env import final_rewards
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_pettingzoo_api_test(num_players: int) -> None:
+    api_test(seasons_env.env(num_players=num_players), num_cycles=1000)
+
+
+def test_pettingzoo_seed_test() -> None:
+    seed_test(lambda **kwargs: seasons_env.env(num_players=3, **kwargs), num_cycles=500)
+
+
+def test_pettingzoo_render_test() -> None:
+    render_test(lambda render_mode=None: seasons_env.env(render_mode=render_mode))
+
+
+def _random_step(env, rng: np.random.Generator) -> None:
+    obs, _, termination, truncation, _ = env.last()
+    if termination or truncation:
+        env.step(None)
+    else:
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_agent_selection_follows_the_deciding_seat() -> None:
+    env = seasons_env.raw_env(num_players=3, level="archmage")
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    while env.agents:
+        if not env.terminations[env.agent_selection]:
+            assert env.agent_selection == f"player_{env.game.current_player}"
+            assert env.observe(env.agent_selection)["action_mask"].any()
+        _random_step(env, rng)
+
+
+def test_out_of_turn_decision_selects_the_opponent() -> None:
+    state = {
+        "num_players": 3,
+        "level": "magician",
+        "players": [{"hand": [10], "reserve": {"fire": 3}, "summoning_gauge": 1}, {"in_play": [3, 22]}, {}],
+        "turn_player": 0,
+        "pending": [{"step": "turn", "player": 0}, *rest_of_round(3)],
+    }
+    env = seasons_env.env(num_players=3, level="magician")
+    env.reset(options={"state": state})
+    assert env.agent_selection == "player_0"
+    env.step(A.summon(10))  # Syllas: player 1 chooses what to sacrifice
+    assert env.agent_selection == "player_1"
+    mask = env.observe("player_1")["action_mask"]
+    assert sorted(np.flatnonzero(mask)) == [A.choose_in_play(4), A.choose_in_play(42)]
+    assert not env.observe("player_0")["action_mask"].any()
+    env.step(A.choose_in_play(42))
+    assert env.agent_selection == "player_0" and env.unwrapped.game.in_play[1] == (4,)
+
+
+def test_illegal_action_raises_and_changes_nothing() -> None:
+    env = seasons_env.raw_env()
+    env.reset(seed=0)
+    before = env.state()
+    with pytest.raises(IllegalActionError, match="draft_pick"):
+        env.step(A.END_TURN)
+    assert env.state() == before and env.agent_selection == "player_0"
+
+
+def test_illegal_action_penalized_ends_the_game() -> None:
+    env = seasons_env.raw_env(num_players=3, illegal="penalize")
+    env.reset(seed=0)
+    env.step(A.END_TURN)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+    assert env.infos["player_0"]["illegal_action"] is True
+
+
+@pytest.mark.parametrize("reward", ["win", "score", "rank"])
+def test_rewards_only_at_the_end(reward: str) -> None:
+    env = seasons_env.raw_env(num_players=3, reward=reward)
+    env.reset(seed=5)
+    rng = np.random.default_rng(1)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    while env.agents:
+        agent = env.agent_selection
+        _, r, termination, _, _ = env.last()
+        totals[agent] += r
+        if not termination:
+            assert r == 0.0
+        _random_step(env, rng)
+    game = env.game
+    expected = final_rewards(game, reward)
+    assert [totals[a] for a in env.possible_agents] == pytest.approx(expected)
+    if reward == "win":
+        assert sorted(set(expected)) in ([-1.0, 1.0], [1.0])
+    if reward == "rank":
+        assert sum(expected) == pytest.approx(0.0)
+
+
+def test_final_rewards_schemes_on_a_finished_game() -> None:
+    game = Game.new(3, "magician", seed=0)
+    game.final_scores = (50, 80, 50)  # seats 0 and 2 tie on score; seat 2 has more cards in play
+    game.in_play = [(), (), (0,)]
+    assert final_rewards(game, "win") == [-1.0, 1.0, -1.0]
+    assert final_rewards(game, "score") == pytest.approx([-0.3, 0.3, -0.3])
+    assert final_rewards(game, "rank") == pytest.approx([-1.0, 1.0, 0.0])
+
+
+def _advance(env, rng: np.random.Generator, steps: int) -> None:
+    for _ in range(steps):
+        if not env.agents:
+            return
+        _random_step(env, rng)
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle", "clone"])
+def test_mid_game_copies_continue_identically(how: str) -> None:
+    rng = np.random.default_rng(2)
+    for cut in (0, 37, 150, 400):
+        env = seasons_env.raw_env(num_players=2, level="archmage")
+        env.reset(seed=cut)
+        _advance(env, rng, cut)
+        other = {
+            "deepcopy": copy.deepcopy,
+            "pickle": lambda e: pickle.loads(pickle.dumps(e)),
+            "clone": type(env).clone,
+        }[how](env)
+        assert other.state() == env.state() and other.agent_selection == env.agent_selection
+        follow = np.random.default_rng(cut)
+        while env.agents:
+            obs = env.last()[0]
+            assert other.last()[0]["observation"].tobytes() == obs["observation"].tobytes()
+            action = (
+                None
+                if env.terminations[env.agent_selection]
+                else int(follow.choice(np.flatnonzero(obs["action_mask"])))
+            )
+            env.step(action)
+            other.step(action)
+        assert other.state() == env.state() and other._cumulative_rewards == env._cumulative_rewards
+
+
+def test_ansi_render_is_a_readable_board() -> None:
+    env = seasons_env.env(render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "Seasons - 2 players, archmage" in text and "player 0" in text and "draft_pick" in text
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"num_players": 5}, "num_players"),
+        ({"level": "wizard"}, "level"),
+        ({"reward": "money"}, "reward"),
+        ({"illegal": "ignore"}, "illegal"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+    ],
+)
+def test_bad_configuration_names_the_field(kwargs: dict, field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        seasons_env.raw_env(**kwargs)
+
+
+def test_reset_with_a_state_of_the_wrong_shape_is_refused() -> None:
+    env = seasons_env.raw_env(num_players=2, level="archmage")
+    with pytest.raises(ValueError, match="3-player"):
+        env.reset(options={"state": Game.new(3, "archmage", seed=0).to_dict()})
