@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -31,7 +32,7 @@ Policy = Callable[[dict], int]
 
 
 class SeasonsGymEnv(gym.Env):
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(
         self,

@@ -8,17 +8,19 @@
 | Observation space | `Dict(observation=Box(float32, (OBSERVATION_SIZE,)), action_mask=Box(int8, (314,)))` |
 | Observation | named slices of one flat vector (`docs/observation.md`): what the agent may know |
 | Rewards | `"win"`: +1 winner(s), −1 others; `"score"`: (own − best opponent score)/100; `"rank"`: +1 first … −1 last |
-| Turn order | the agent that must decide: the same agent for every step of a multi-step turn; an out-of-turn decision (Syllas, Amsug, Naria, overflow, …) selects the deciding agent |
+| Turn order | the agent that must decide (see below) |
 
-Rewards arrive at the end of the game (nothing before it). ``reset(options={"state": game.to_dict()})``
-starts from a given position. An illegal action raises
-`IllegalActionError` and changes nothing (`illegal="raise"`), or ends the game with −1 for the offender
-and 0 for the others (`illegal="penalize"`, as PettingZoo's classic environments do).
+The same agent stays selected for every step of a multi-step turn; an out-of-turn decision (Syllas,
+Amsug, Naria, overflow, …) selects the deciding agent. Rewards arrive at the end of the game (nothing
+before it). ``reset(options={"state": game.to_dict()})`` starts from a given position. An illegal action
+raises `IllegalActionError` and changes nothing (`illegal="raise"`), or ends the game with −1 for the
+offender and 0 for the others (`illegal="penalize"`, as PettingZoo's classic environments do).
 """
 
 from __future__ import annotations
 
 import copy
+from typing import ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -68,8 +70,13 @@ def final_rewards(game: Game, reward: str) -> list[float]:
     return out
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
-    metadata = {"render_modes": ["ansi", "human"], "name": "seasons_v0", "is_parallelizable": False, "render_fps": 1}
+class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
+    metadata: ClassVar[dict] = {
+        "render_modes": ["ansi", "human"],
+        "name": "seasons_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     def __init__(
         self,
