@@ -11,7 +11,6 @@ generator copy-on-write, so ``clone()`` is cheap and still never lets a clone di
 
 from __future__ import annotations
 
-import copy
 import numbers
 from collections.abc import Iterable, Sequence
 
@@ -248,8 +247,11 @@ class Game:
 
     def _rng(self) -> np.random.Generator:
         box = self._rng_box
-        if box[1]:
-            box[0] = copy.deepcopy(box[0])
+        if box[1]:  # shared with a clone: take a private copy before drawing
+            shared = box[0].bit_generator
+            private = type(shared)(0)  # a fixed seed avoids asking the OS for entropy; the state is replaced
+            private.state = shared.state
+            box[0] = np.random.Generator(private)
             box[1] = False
         return box[0]
 
