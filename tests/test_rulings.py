@@ -57,19 +57,32 @@ def test_ruling_D3_overflow_is_asked_between_token_choices() -> None:
     game = scenario(players=[{"hand": [25], "reserve": {"water": 2, "fire": 5}, "summoning_gauge": 1}])
     act(game, "summon Potion of Knowledge")  # pays 2 water: 5 fire left
     act(game, "activate Potion of Knowledge (copy 1)")
-    act(game, "choose energy: air", "choose energy: air")  # 7 tokens: at the limit
-    act(game, "choose energy: earth")  # 8: overflow now, before the next choice
-    assert game.pending_decision == "overflow" and set(labels(game)) == {
-        "choose energy: earth",
-        "choose energy: fire",
-        "choose energy: air",
-    }
+    act(game, "choose energy: earth", "choose energy: fire")  # 7 tokens: at the limit
+    act(game, "choose energy: fire")  # 8: overflow now, before the next choice
+    assert game.pending_decision == "overflow"
+    assert labels(game) == ["choose energy: earth", "choose energy: fire"]
     act(game, "choose energy: fire")
     assert game.pending_decision == "gain_energy" and sum(game.reserve[0]) == 7
-    act(game, "choose energy: water")  # the fourth token: over the limit again
-    assert game.pending_decision == "overflow"
-    act(game, "choose energy: water", "choose energy: water", "choose energy: fire")
-    assert game.reserve[0] == (1, 1, 3, 2) and game.pending_decision == "turn"
+    act(game, "choose energy: air")  # the fourth token: over the limit again
+    act(game, "choose energy: air")  # discard it
+    # the fifth token can only be air (types are chosen in order): the engine gains it, overflow follows
+    assert game.pending_decision == "overflow" and game.reserve[0] == (0, 1, 6, 1)
+    act(game, "choose energy: earth")
+    assert game.reserve[0] == (0, 0, 6, 1) and game.pending_decision == "turn"
+
+
+def test_ruling_D3_order_free_choices_are_asked_in_one_order() -> None:
+    game = scenario(players=[{"in_play": [25]}])
+    act(game, "activate Potion of Knowledge (copy 1)", "choose energy: earth", "choose energy: fire")
+    assert labels(game) == ["choose energy: fire", "choose energy: air"]  # no water or earth after fire
+    act(game, "choose energy: fire", "choose energy: fire")
+    assert labels(game) == ["choose energy: fire", "choose energy: air"]
+    # Dragon Skull's three sacrifices come in increasing instance order
+    game = scenario(players=[{"in_play": [37, 3, 22, 29]}])
+    act(game, "activate Dragon Skull (copy 1)")
+    assert labels(game) == ["choose in play: Amulet of Earth (copy 1)", "choose in play: Runic Cube of Eolis (copy 1)"]
+    act(game, "choose in play: Runic Cube of Eolis (copy 1)")  # then only Olaf's Statue and the Skull are later
+    assert game.in_play[0] == (4,) and game.crystals[0] == 15 and sorted(game.discard_pile) == [22, 29, 37]
 
 
 def test_ruling_D4_library_split_is_three_then_three() -> None:
@@ -108,9 +121,9 @@ def test_ruling_B2_exchange_needs_two_reserve_tokens_and_gives_back_first() -> N
     game = scenario(players=[{"reserve": {"water": 1}, "in_play": [{"card": 4, "tokens": {"fire": 3}}]}])
     assert "bonus: exchange 2 reserve tokens" not in labels(game)
     game = scenario(players=[{"reserve": {"water": 1, "fire": 1}}])
-    act(
-        game, "bonus: exchange 2 reserve tokens", "choose energy: water", "choose energy: earth", "choose energy: earth"
-    )
+    act(game, "bonus: exchange 2 reserve tokens")  # the two tokens given back are forced here
+    assert game.pending_decision == "gain_energy" and game.reserve[0] == (0, 0, 0, 0)
+    act(game, "choose energy: earth", "choose energy: earth")
     assert game.reserve[0] == (0, 2, 0, 0) and game.bonuses_used[0] == 1
 
 
@@ -236,7 +249,7 @@ def test_ruling_C6_scepter_and_pendant_count_other_items() -> None:
     game = scenario(players=[{"hand": [28, 48], "reserve": cost, "in_play": [22, 10], "summoning_gauge": 5}])
     act(game, "summon Scepter of Greatness")
     assert game.crystals[0] == 3  # the Runic Cube only: not Syllas (a familiar), not itself
-    act(game, "summon Pendant of Ragnor", "choose energy: air", "choose energy: air")
+    act(game, "summon Pendant of Ragnor", "choose energy: air")  # the second token can only be air too
     assert game.reserve[0] == (0, 0, 0, 2)  # Runic Cube and Scepter
 
 

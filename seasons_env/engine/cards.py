@@ -135,7 +135,7 @@ def _opt_balance(game: Game, task: Task) -> list[int]:
 def _res_balance(game: Game, task: Task, action: int) -> None:
     p, t = task[1], action - A.CHOOSE_ENERGY0
     game.gain_crystals(p, 9 + 3 * game.transmute_bonus(p))
-    game.push((_g().PAYMENT, p, tuple(3 * (i == t) for i in range(4)), 0))
+    game.push((_g().PAYMENT, p, tuple(3 * (i == t) for i in range(4)), 0, 0))
 
 
 BALANCE_TYPE = steps.decision("balance_of_ishtar", _opt_balance, _res_balance, doc="type of the 3 identical tokens")
@@ -314,7 +314,7 @@ class KairnTheDestroyer(Behaviour):
         return sum(game.spendable(player)) >= 1
 
     def activate(self, game, player, instance):
-        game.push((_g().DISCARD_TOKENS, player, 1), (KAIRN_EFFECT, player))
+        game.push((_g().DISCARD_TOKENS, player, 1, 0), (KAIRN_EFFECT, player))
 
 
 def _res_return_item(game: Game, task: Task, action: int) -> None:
@@ -513,7 +513,7 @@ def _res_tree(game: Game, task: Task, action: int) -> None:
         game.gain_tokens_of_choice(p, 1)
     else:
         game.turn_flags |= _g().TRANSMUTE_ABILITY
-        game.push((_g().DISCARD_TOKENS, p, 1))
+        game.push((_g().DISCARD_TOKENS, p, 1, 0))
 
 
 TREE_CHOICE = steps.decision("tree_of_light", _opt_tree, _res_tree, doc="Tree of Light: its option")
@@ -577,7 +577,7 @@ def _res_orb_decide(game: Game, task: Task, action: int) -> None:
     if action == A.ORB_PLAY:
         card_ = game.draw()
         game.limbo.append(card_)
-        game.push((_g().DISCARD_TOKENS, p, 4), (_g().ENTER_PLAY, p, card_, 0, 0b1111))
+        game.push((_g().DISCARD_TOKENS, p, 4, 0), (_g().ENTER_PLAY, p, card_, 0, 0b1111))
 
 
 ORB_CHOICE = steps.decision("crystal_orb", _opt_orb, _res_orb, doc="Crystal Orb: look, or pay 3 to discard the top")
@@ -673,21 +673,31 @@ class VampiricCrown(Behaviour):
         game.push((CROWN_CHOICE, player))
 
 
+def _opt_skull(game: Game, task: Task) -> list[int]:
+    # The three are chosen in increasing instance order (the order cannot matter): each option must leave
+    # enough later cards to complete the three.
+    _, p, remaining, after = task
+    later = sorted(i for i in game.in_play[p] if i > after)
+    allowed = set(later[: len(later) - remaining + 1])
+    return in_play_options(game, p, allowed.__contains__)
+
+
 def _res_skull(game: Game, task: Task, action: int) -> None:
-    _, p, remaining = task
-    game.sacrifice(p, action - A.CHOOSE_IN_PLAY0)
+    _, p, remaining, _ = task
+    instance = action - A.CHOOSE_IN_PLAY0
+    game.sacrifice(p, instance)
     if remaining > 1:
-        game.push((SKULL_SACRIFICE, p, remaining - 1))
+        game.push((SKULL_SACRIFICE, p, remaining - 1, instance))
     else:
         game.gain_crystals(p, 15)
 
 
 SKULL_SACRIFICE = steps.decision(
     "dragon_skull",
-    lambda game, task: in_play_options(game, task[1]),
+    _opt_skull,
     _res_skull,
-    ("remaining",),
-    doc="Dragon Skull: a card of yours to sacrifice",
+    ("remaining", "after"),
+    doc="Dragon Skull: a card of yours to sacrifice (in increasing instance order)",
 )
 
 
@@ -697,7 +707,7 @@ class DragonSkull(Behaviour):
         return len(game.in_play[player]) >= 3
 
     def activate(self, game, player, instance):
-        game.push((SKULL_SACRIFICE, player, 3))
+        game.push((SKULL_SACRIFICE, player, 3, -1))
 
 
 @card(38)

@@ -358,8 +358,10 @@ class Game:
 
     def _push_overflows(self) -> None:
         for p in range(self.num_players):
-            if sum(self.reserve[p]) > self.reserve_limit(p) and (OVERFLOW, p) not in self.stack:
-                self.stack.append((OVERFLOW, p))
+            if sum(self.reserve[p]) > self.reserve_limit(p) and not any(
+                t[0] == OVERFLOW and t[1] == p for t in self.stack
+            ):
+                self.stack.append((OVERFLOW, p, 0))
 
     # ------------------------------------------------------------------ helpers for card behaviours
 
@@ -425,7 +427,7 @@ class Game:
     def gain_tokens_of_choice(self, player: int, count: int, onto: int = -1) -> None:
         """Schedule ``count`` decisions 'gain 1 token of your choice' (onto the reserve, or a card instance)."""
         if count > 0:
-            self.push((GAIN_ENERGY, player, count, onto))
+            self.push((GAIN_ENERGY, player, count, onto, 0))
 
     def amulet_sources(self, player: int) -> list[int]:
         """Action source indices (1, 2) of the player's Amulets of Water in play."""
@@ -535,20 +537,26 @@ class Game:
         return extra
 
     def move_marker(self, steps_: int, by_boots: bool) -> None:
-        """Move the season marker (negative = backward) and schedule what the move triggers."""
+        """Move the season marker (negative = backward) and schedule what the move triggers.
+
+        Temporal Boots change the year at once (RULES.md 8.7); at the end of a round the year advances only
+        after the season-change effects (RULES.md 4.5), in the ``join_library`` step.
+        """
         old_year, old_season = self.year, self.season
         absolute = (self.year - 1) * 12 + (self.position - 1) + steps_
         if absolute < 0:
             raise AssertionError("the marker cannot go back before year 1 space 1")
-        self.year, self.position = absolute // 12 + 1, absolute % 12 + 1
-        changed = (old_year, old_season) != (self.year, self.season)
+        new_year, self.position = absolute // 12 + 1, absolute % 12 + 1
+        changed = (old_year, old_season) != (new_year, self.season)
+        if by_boots or new_year > NUM_YEARS:
+            self.year = new_year
         tasks: list[tuple] = []
-        if changed and old_year <= NUM_YEARS and self.year <= NUM_YEARS:
+        if changed and old_year <= NUM_YEARS and new_year <= NUM_YEARS:
             tasks.extend((SEASON_CHANGE, p, int(by_boots)) for p in self.turn_order())
-        if old_year < self.year <= NUM_YEARS:
-            tasks.append((JOIN_LIBRARY, 0, self.year))
+        if old_year < new_year <= NUM_YEARS:
+            tasks.append((JOIN_LIBRARY, 0, new_year))
         if not by_boots:
-            tasks.append((GAME_END, 0) if self.year > NUM_YEARS else (NEXT_ROUND, 0))
+            tasks.append((GAME_END, 0) if new_year > NUM_YEARS else (NEXT_ROUND, 0))
         self.push(*tasks)
 
     # ------------------------------------------------------------------ rules reads
@@ -991,49 +999,63 @@ def _res_keep_one(game: Game, task: tuple, action: int) -> None:
         game.discard(game.from_limbo(c))
 
 
-ALL_ENERGY_OPTIONS = [A.CHOOSE_ENERGY0 + t for t in range(4)]
+# Choices whose order cannot change the outcome (several tokens gained, discarded or paid, several cards
+# sacrificed) are asked in a fixed order: each step records the smallest option the next choice may take,
+# so every outcome is reached by exactly one sequence of decisions (docs/rulings.md, D3).
+ENERGY_OPTIONS_FROM = [[A.CHOOSE_ENERGY0 + t for t in range(first, 4)] for first in range(4)]
 
 
 def _opt_gain_energy(game: Game, task: tuple) -> list[int]:
-    return ALL_ENERGY_OPTIONS
+    return ENERGY_OPTIONS_FROM[task[4]]
 
 
 def _res_gain_energy(game: Game, task: tuple, action: int) -> None:
-    _, p, count, onto = task
+    _, p, count, onto, _ = task
     energy = action - A.CHOOSE_ENERGY0
     if onto < 0:
         game.add_token(p, energy)
     elif onto in game.stored:
         game.store_token(onto, energy)
     if count > 1:
-        game.push((GAIN_ENERGY, p, count - 1, onto))
+        game.push((GAIN_ENERGY, p, count - 1, onto, energy))
 
 
-def _reserve_energy_options(game: Game, player: int) -> list[int]:
+def _reserve_energy_options(game: Game, player: int, first: int = 0, count: int = 1) -> list[int]:
+    """Reserve types from ``first`` on that can start discarding ``count`` tokens in non-decreasing type order."""
     r = game.reserve[player]
-    return [A.CHOOSE_ENERGY0 + t for t in range(4) if r[t]]
+    options = []
+    for t in range(first, 4):
+        if r[t] and sum(r[t:]) >= count:
+            options.append(A.CHOOSE_ENERGY0 + t)
+    return options
 
 
 def _opt_overflow(game: Game, task: tuple) -> list[int]:
     p = task[1]
-    if sum(game.reserve[p]) <= game.reserve_limit(p):
+    excess = sum(game.reserve[p]) - game.reserve_limit(p)
+    if excess <= 0:
         return []
-    return _reserve_energy_options(game, p)
+    return _reserve_energy_options(game, p, task[2], excess)
 
 
 def _res_overflow(game: Game, task: tuple, action: int) -> None:
     p = task[1]
-    game.remove_token(p, action - A.CHOOSE_ENERGY0)
+    energy = action - A.CHOOSE_ENERGY0
+    game.remove_token(p, energy)
     if sum(game.reserve[p]) > game.reserve_limit(p):
-        game.push(task)
+        game.push((OVERFLOW, p, energy))
 
 
 def _opt_exchange_discard(game: Game, task: tuple) -> list[int]:
-    return _reserve_energy_options(game, task[1])
+    return _reserve_energy_options(game, task[1], task[3], task[2])
 
 
 def _res_exchange_discard(game: Game, task: tuple, action: int) -> None:
-    game.remove_token(task[1], action - A.CHOOSE_ENERGY0)
+    _, p, count, _ = task
+    energy = action - A.CHOOSE_ENERGY0
+    game.remove_token(p, energy)
+    if count > 1:
+        game.push((EXCHANGE_DISCARD, p, count - 1, energy))
 
 
 # --- the turn menu
@@ -1089,7 +1111,7 @@ def _res_turn(game: Game, task: tuple, action: int) -> None:
         activate(game, p, A.ACTIVATABLE_INSTANCES[action - A.ACTIVATE0])
     elif action == A.BONUS_EXCHANGE:
         game.bonuses_used[p] += 1
-        game.push((EXCHANGE_DISCARD, p), (EXCHANGE_DISCARD, p), (GAIN_ENERGY, p, 2, -1))
+        game.push((EXCHANGE_DISCARD, p, 2, 0), (GAIN_ENERGY, p, 2, -1, 0))
     elif action == A.BONUS_TRANSMUTE:
         game.bonuses_used[p] += 1
         game.turn_flags |= TRANSMUTE_ABILITY | TRANSMUTE_BONUS_USED
@@ -1103,7 +1125,7 @@ def _res_turn(game: Game, task: tuple, action: int) -> None:
 def _end_turn(game: Game, player: int) -> None:
     game.turn_flags = 0
     deferred, game.deferred_tokens = game.deferred_tokens, ()
-    game.push(*((GAIN_ENERGY, q, count, -1) for q, count in deferred))
+    game.push(*((GAIN_ENERGY, q, count, -1, 0) for q, count in deferred))
 
 
 def activate(game: Game, player: int, instance: int) -> None:
@@ -1136,7 +1158,7 @@ def begin_summon_from_hand(game: Game, player: int, card: int) -> None:
     total = sum(need)
     hands = game.count_in_play(player, HAND_OF_FORTUNE)
     waivers = min(hands, total - 1) if total > 1 else 0
-    game.push((PAYMENT, player, need, waivers), (ENTER_PLAY, player, card, 1, 0))
+    game.push((PAYMENT, player, need, waivers, 0), (ENTER_PLAY, player, card, 1, 0))
 
 
 def _opt_elemental(game: Game, task: tuple) -> list[int]:
@@ -1157,7 +1179,7 @@ def _res_elemental(game: Game, task: tuple, action: int) -> None:
     need = tuple(mask >> t & 1 for t in range(4))
     size = sum(need)
     waivers = min(game.count_in_play(p, HAND_OF_FORTUNE), size - 1)
-    game.push((PAYMENT, p, need, waivers), (ENTER_PLAY, p, ELEMENTAL_AMULET, 1, mask))
+    game.push((PAYMENT, p, need, waivers, 0), (ENTER_PLAY, p, ELEMENTAL_AMULET, 1, mask))
 
 
 def _deficit(need: Sequence[int], available: Sequence[int]) -> int:
@@ -1165,86 +1187,101 @@ def _deficit(need: Sequence[int], available: Sequence[int]) -> int:
 
 
 def _run_payment(game: Game, task: tuple) -> None:
-    _, p, need, waivers = task
+    """Pay an energy cost: Hand of Fortune's savings first, then the tokens, asking only real choices."""
+    _, p, need, waivers, first = task
     if waivers and sum(need) > 1:
-        options = _waiver_options(game, p, need, waivers)
+        options = _waiver_options(game, p, need, waivers, first)
         if len(options) == 1:
             t = options[0] - A.CHOOSE_ENERGY0
-            need = tuple(n - (i == t) for i, n in enumerate(need))
-            game.push((PAYMENT, p, need, waivers - 1))
+            game.push((PAYMENT, p, tuple(n - (i == t) for i, n in enumerate(need)), waivers - 1, t))
         else:
-            game.push((WAIVE_COST, p, need, waivers))
+            game.push((WAIVE_COST, p, need, waivers, first))
         return
-    sources = [0, *game.amulet_sources(p)]
     remaining = list(need)
     for t in range(4):
-        if not remaining[t]:
-            continue
-        holding = [s for s in sources if game.tokens_at(p, s)[t]]
-        if len(holding) == 1 or sum(game.tokens_at(p, s)[t] for s in holding) == remaining[t]:
-            for s in holding:
-                while remaining[t] and game.tokens_at(p, s)[t]:
-                    game.spend_token(p, s, t)
-                    remaining[t] -= 1
-            if remaining[t]:
-                raise AssertionError(f"player {p} cannot pay {need}")
+        if remaining[t]:
+            _pay_forced(game, p, remaining, t, 0)
     if any(remaining):
-        game.push((PAY_SOURCE, p, tuple(remaining)))
+        game.push((PAY_SOURCE, p, tuple(remaining), 0))
 
 
-def _waiver_options(game: Game, player: int, need: Sequence[int], waivers: int) -> list[int]:
+def _pay_forced(game: Game, player: int, remaining: list[int], energy: int, first_source: int) -> None:
+    """Pay tokens of one type from sources ``first_source`` on when there is no choice left."""
+    sources = [s for s in (0, *game.amulet_sources(player)) if s >= first_source]
+    holding = [s for s in sources if game.tokens_at(player, s)[energy]]
+    if len(holding) == 1 or sum(game.tokens_at(player, s)[energy] for s in holding) == remaining[energy]:
+        for s in holding:
+            while remaining[energy] and game.tokens_at(player, s)[energy]:
+                game.spend_token(player, s, energy)
+                remaining[energy] -= 1
+        if remaining[energy]:
+            raise AssertionError(f"player {player} cannot pay {remaining}")
+
+
+def _waiver_options(game: Game, player: int, need: Sequence[int], waivers: int, first: int) -> list[int]:
+    """Types Hand of Fortune may save next, in non-decreasing type order, keeping the cost payable."""
     available = game.spendable(player)
     options = []
-    for t in range(4):
-        if need[t]:
-            after = tuple(n - (i == t) for i, n in enumerate(need))
-            if _deficit(after, available) <= waivers - 1:
-                options.append(A.CHOOSE_ENERGY0 + t)
+    for t in range(first, 4):
+        if not need[t]:
+            continue
+        after = [n - (i == t) for i, n in enumerate(need)]
+        short = [u for u in range(4) if after[u] > available[u]]
+        if any(u < t for u in short):  # a type that must still be saved could no longer be
+            continue
+        if sum(after[u] - available[u] for u in short) > waivers - 1 or sum(after[t:]) < waivers - 1:
+            continue
+        options.append(A.CHOOSE_ENERGY0 + t)
     return options
 
 
 def _opt_waive(game: Game, task: tuple) -> list[int]:
-    return _waiver_options(game, task[1], task[2], task[3])
+    return _waiver_options(game, task[1], task[2], task[3], task[4])
 
 
 def _res_waive(game: Game, task: tuple, action: int) -> None:
-    _, p, need, waivers = task
+    _, p, need, waivers, _ = task
     t = action - A.CHOOSE_ENERGY0
-    game.push((PAYMENT, p, tuple(n - (i == t) for i, n in enumerate(need)), waivers - 1))
+    game.push((PAYMENT, p, tuple(n - (i == t) for i, n in enumerate(need)), waivers - 1, t))
 
 
 def _opt_pay_source(game: Game, task: tuple) -> list[int]:
-    p, need = task[1], task[2]
-    options = []
-    for s in (0, *game.amulet_sources(p)):
-        held = game.tokens_at(p, s)
-        options.extend(A.PAY0 + 4 * s + t for t in range(4) if need[t] and held[t])
-    return sorted(options)
+    """The lowest type still owed, from sources at or after the last one used for it."""
+    _, p, need, first_source = task
+    t = next(i for i in range(4) if need[i])
+    held = [(s, game.tokens_at(p, s)[t]) for s in (0, *game.amulet_sources(p)) if s >= first_source]
+    return [A.PAY0 + 4 * s + t for k, (s, n) in enumerate(held) if n and sum(m for _, m in held[k:]) >= need[t]]
 
 
 def _res_pay_source(game: Game, task: tuple, action: int) -> None:
     p, need = task[1], task[2]
     source, t = divmod(action - A.PAY0, 4)
     game.spend_token(p, source, t)
-    game.push((PAYMENT, p, tuple(n - (i == t) for i, n in enumerate(need)), 0))
+    remaining = list(need)
+    remaining[t] -= 1
+    if remaining[t]:
+        _pay_forced(game, p, remaining, t, source)
+    if any(remaining):
+        game.push((PAY_SOURCE, p, tuple(remaining), source if remaining[t] else 0))
 
 
 def _opt_discard_tokens(game: Game, task: tuple) -> list[int]:
-    """Spend ``count`` tokens of any types (Kairn, Tree of Light, Crystal Orb): one decision per token."""
-    p = task[1]
+    """Discard ``count`` tokens of any types (Kairn, Tree of Light, Crystal Orb), in (source, type) order."""
+    _, p, count, first = task
+    held = [(A.PAY0 + 4 * s + t, n) for s in (0, *game.amulet_sources(p)) for t, n in enumerate(game.tokens_at(p, s))]
     options = []
-    for s in (0, *game.amulet_sources(p)):
-        held = game.tokens_at(p, s)
-        options.extend(A.PAY0 + 4 * s + t for t in range(4) if held[t])
+    for k, (action, n) in enumerate(held):
+        if n and action >= first and sum(m for _, m in held[k:]) >= count:
+            options.append(action)
     return options
 
 
 def _res_discard_tokens(game: Game, task: tuple, action: int) -> None:
-    _, p, count = task
+    _, p, count, _ = task
     source, t = divmod(action - A.PAY0, 4)
     game.spend_token(p, source, t)
     if count > 1:
-        game.push((DISCARD_TOKENS, p, count - 1))
+        game.push((DISCARD_TOKENS, p, count - 1, action))
 
 
 def _run_enter_play(game: Game, task: tuple) -> None:
@@ -1303,6 +1340,7 @@ def _run_season_change(game: Game, task: tuple) -> None:
 
 
 def _run_join_library(game: Game, task: tuple) -> None:
+    game.year = task[2]
     index = task[2] - 2
     for p in game.turn_order():
         sets = list(game.library[p])
@@ -1355,24 +1393,46 @@ KEEP_ONE = steps.decision(
 )
 TURN = steps.decision("turn", _opt_turn, _res_turn, doc="the free actions of a turn, until it ends")
 GAIN_ENERGY = steps.decision(
-    "gain_energy", _opt_gain_energy, _res_gain_energy, ("count", "onto"), doc="choose the type of a token gained"
+    "gain_energy",
+    _opt_gain_energy,
+    _res_gain_energy,
+    ("count", "onto", "from_type"),
+    doc="choose the type of a token gained",
 )
-OVERFLOW = steps.decision("overflow", _opt_overflow, _res_overflow, doc="discard a token down to the reserve limit")
+OVERFLOW = steps.decision(
+    "overflow", _opt_overflow, _res_overflow, ("from_type",), doc="discard a token down to the reserve limit"
+)
 EXCHANGE_DISCARD = steps.decision(
-    "exchange_discard", _opt_exchange_discard, _res_exchange_discard, doc="exchange bonus: give back a reserve token"
+    "exchange_discard",
+    _opt_exchange_discard,
+    _res_exchange_discard,
+    ("count", "from_type"),
+    doc="exchange bonus: give back a reserve token",
 )
 ELEMENTAL_CHOICE = steps.decision(
     "elemental_amulet_set", _opt_elemental, _res_elemental, doc="choose the energy types paid for Elemental Amulet"
 )
-PAYMENT = steps.automatic("payment", _run_payment, ("need", "waivers"), doc="pay an energy cost")
+PAYMENT = steps.automatic("payment", _run_payment, ("need", "waivers", "from_type"), doc="pay an energy cost")
 WAIVE_COST = steps.decision(
-    "hand_of_fortune", _opt_waive, _res_waive, ("need", "waivers"), doc="choose the token Hand of Fortune saves"
+    "hand_of_fortune",
+    _opt_waive,
+    _res_waive,
+    ("need", "waivers", "from_type"),
+    doc="choose the token Hand of Fortune saves",
 )
 PAY_SOURCE = steps.decision(
-    "pay_source", _opt_pay_source, _res_pay_source, ("need",), doc="pay a token from the reserve or Amulet of Water"
+    "pay_source",
+    _opt_pay_source,
+    _res_pay_source,
+    ("need", "from_source"),
+    doc="pay a token from the reserve or Amulet of Water",
 )
 DISCARD_TOKENS = steps.decision(
-    "discard_tokens", _opt_discard_tokens, _res_discard_tokens, ("count",), doc="discard tokens to pay a card's cost"
+    "discard_tokens",
+    _opt_discard_tokens,
+    _res_discard_tokens,
+    ("count", "from_action"),
+    doc="discard tokens to pay a card's cost",
 )
 ENTER_PLAY = steps.automatic(
     "enter_play", _run_enter_play, ("card", "from_hand", "effects"), doc="a card enters play; its effect resolves"
@@ -1383,7 +1443,9 @@ MOVE_MARKER = steps.automatic("move_marker", _run_move_marker, doc="the leftover
 SEASON_CHANGE = steps.automatic(
     "season_change", _run_season_change, ("by_boots",), doc="a player's season-change cards"
 )
-JOIN_LIBRARY = steps.automatic("join_library", _run_join_library, ("year",), doc="library sets join the hands")
+JOIN_LIBRARY = steps.automatic(
+    "join_library", _run_join_library, ("year",), doc="the year advances; its library sets join the hands"
+)
 NEXT_ROUND = steps.automatic("next_round", _run_next_round, doc="the first player passes to the left")
 GAME_END = steps.automatic("game_end", _run_game_end, doc="end-of-game cards, then scoring")
 
