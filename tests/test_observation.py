@@ -124,3 +124,47 @@ def test_opponent_slots_are_relative_and_absent_ones_zero() -> None:
         assert slot1[0] == slot2[0] == 1.0  # present
         assert slot1[1] == pytest.approx(left / 100) and slot2[1] == pytest.approx(right / 100)
         assert not obs[opponents.start + 2 * width : opponents.stop].any()  # no third opponent
+
+
+def test_slices_hold_the_position_facts() -> None:
+    from scenario import scenario
+
+    game = scenario(
+        num_players=3,
+        players=[
+            {
+                "crystals": 25,
+                "summoning_gauge": 6,
+                "reserve": {"water": 2, "air": 1},
+                "hand": [3, 3, 10],
+                "library": {"year2": [22], "year3": []},
+                "in_play": [{"card": 4, "tokens": {"fire": 2}}, {"card": 5, "tapped": True}],
+                "bonuses_used": 2,
+            },
+            {"crystals": 40, "hand": [1, 2], "in_play": [{"card": 35, "copy": 1, "tokens": {"earth": 3}}]},
+            {},
+        ],
+        rolled=[{"die": 3, "face": 4, "taken_by": 1}, {"die": 0, "face": 0}],
+        position=5,
+        year=2,
+    )
+    obs = encode_observation(game, 0)
+
+    def part(name: str) -> np.ndarray:
+        s = LAYOUT[name]
+        return obs[s.start : s.stop]
+
+    assert part("self_scalars")[:7].tolist() == pytest.approx([0.25, 0.4, 2, 0.7, 3, 1, 0])
+    assert part("self_reserve").tolist() == [2, 0, 0, 1]
+    assert part("self_stored")[:4].tolist() == [0, 0, 2, 0] and not part("self_stored")[4:].any()
+    assert part("self_hand")[2] == 2 and part("self_hand")[9] == 1 and part("self_hand").sum() == 3
+    assert part("self_library_year2")[21] == 1 and part("self_bonuses").tolist() == [0, 0, 1, 0]
+    assert part("self_in_play")[[3, 4]].tolist() == [1, 1] and part("self_tapped").tolist().count(1) == 1
+    assert part("year").tolist() == [0, 1, 0, 0] and part("season").tolist() == [0, 1, 0, 0]
+    assert part("decision_kind").sum() == 1 and part("decider").tolist() == [1, 0, 0, 0]
+    opponent = part("opponents")[:132]
+    assert opponent[:8].tolist() == pytest.approx([1, 0.4, 0, 1, 0.7, 2, 0, 0])
+    assert opponent[16 + 12 : 16 + 16].tolist() == [0, 3, 0, 0]  # Cauldron copy 2's tokens
+    dice = part("dice").reshape(5, -1)
+    assert dice[3, 0] == 1 and dice[3, 8] == pytest.approx(0.6) and dice[3, 13 + 1] == 1  # 6 crystals, seat 1
+    assert dice[0, 12] == 1 and not dice[1].any()  # untaken die 1; die 2 not rolled

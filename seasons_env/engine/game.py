@@ -569,19 +569,32 @@ class Game:
         return sum(self.count_in_play(q, ARCANO_LEECH) for q in self.opponents(player))
 
     def can_summon_from_hand(self, player: int, card: int) -> bool:
+        """Room, the Arcano Leech tolls, the crystal cost and the energy cost (after Hand of Fortune)."""
+        return card in self.summonable_from_hand(player, (card,))
+
+    def summonable_from_hand(self, player: int, cards: Sequence[int]) -> list[int]:
+        """The cards of ``cards`` the player can summon from hand now (the reads shared by all of them once)."""
         if not self.has_room(player):
-            return False
-        cost = CARDS[card].cost[self.num_players]
-        if self.crystals[player] < cost[4] + self.leech_toll(player):
-            return False
+            return []
+        budget = self.crystals[player] - self.leech_toll(player)
         available = self.spendable(player)
         hands = self.count_in_play(player, HAND_OF_FORTUNE)
-        if card == ELEMENTAL_AMULET:
-            return sum(1 for t in range(4) if available[t]) >= 1
-        total = cost[0] + cost[1] + cost[2] + cost[3]
-        deficit = sum(max(0, cost[t] - available[t]) for t in range(4))
-        waivers = min(hands, total - 1) if total > 1 else 0
-        return deficit <= waivers
+        held_types = sum(1 for t in range(4) if available[t])
+        n = self.num_players
+        out = []
+        for card in cards:
+            cost = CARDS[card].cost[n]
+            if budget < cost[4]:
+                continue
+            if card == ELEMENTAL_AMULET:
+                if held_types:
+                    out.append(card)
+                continue
+            total = cost[0] + cost[1] + cost[2] + cost[3]
+            deficit = sum(cost[t] - available[t] for t in range(4) if cost[t] > available[t])
+            if deficit == 0 or deficit <= (min(hands, total - 1) if total > 1 else 0):
+                out.append(card)
+        return out
 
     def _score(self, player: int) -> int:
         return (
@@ -1072,14 +1085,9 @@ def _opt_turn(game: Game, task: tuple) -> list[int]:
             options.append(A.BONUS_TRANSMUTE)
         if game.gauge[p] < GAUGE_MAX:
             options.append(A.BONUS_GAUGE)
-    if game.has_room(p):
+    if game.hand[p]:
         summon0 = A.SUMMON0 - 1
-        last = 0
-        for c in game.hand[p]:
-            if c != last:
-                last = c
-                if game.can_summon_from_hand(p, c):
-                    options.append(summon0 + c)
+        options.extend(summon0 + c for c in game.summonable_from_hand(p, sorted(set(game.hand[p]))))
     tapped = game.tapped
     for inst in sorted(game.in_play[p]):
         if not tapped >> inst & 1:

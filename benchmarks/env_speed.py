@@ -1,0 +1,215 @@
+"""Environment speed: agent-turns per second of the PettingZoo AEC loop, Seasons beside PettingZoo's classic games.
+
+    python benchmarks/env_speed.py                 # 2 s per figure, about 20 s in all
+    python benchmarks/env_speed.py --seconds 5     # steadier figures
+    python benchmarks/env_speed.py --quick         # a few seconds; the figures are then very rough
+
+Every environment runs the same standard AEC loop, with the observation and the action mask computed at every step:
+
+    obs, reward, termination, truncation, info = env.last()
+    if termination or truncation: env.step(None)   # dead steps at the end of a game; env.reset() once all are done
+    else: env.step(random legal action of obs["action_mask"])
+
+A "turn" is one live step (an agent acting); the dead steps and the resets are run and timed but not counted, so
+turns/s is the rate at which an agent can be fed decisions, game ends and new games included. The random player
+picks ``legal[int(random() * len(legal))]`` over ``np.flatnonzero(mask)`` with a seeded ``random.Random``.
+
+Measured: ``seasons_env.env()`` (PettingZoo's order-enforcing and bounds-checking wrappers) and
+``seasons_env.raw_env()`` for 2, 3 and 4 players, and PettingZoo's ``texas_holdem_v4`` and ``connect_four_v3``
+(they need ``rlcard`` and ``pygame``). Each figure's time budget is split into rounds that alternate between the
+environments, so a slow drift of the machine's speed affects them all alike. Absolute figures are noisy on a
+shared machine; the ratios between environments of one run are the figures to compare between machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # pygame (imported by connect_four) greets on import
+
+import numpy as np
+
+from seasons_env import LEVELS
+
+PLAYER_COUNTS = (2, 3, 4)
+ROUNDS = 4  # each figure's budget is split into this many interleaved rounds
+GOAL_TURNS = 15_000  # turns/s of seasons_env.env(), 2 players
+GOAL_VS_TEXAS = 1.0  # seasons env() turns/s / texas_holdem_v4 turns/s: more than this
+GOAL_OVERHEAD = 1.3  # env() time per turn / raw_env() time per turn: at most this
+
+
+@dataclass
+class Runner:
+    """One environment kept running across rounds (a game in progress carries over to the next round)."""
+
+    label: str
+    players: int
+    env: object
+    seed: int
+    turns: int = 0
+    games: int = 0
+    elapsed: float = 0.0
+    game_turns: int = 0  # turns of the game in progress
+    completed_turns: int = 0  # turns of the games completed
+
+    def clear(self) -> None:
+        """Forget the figures (after the warm-up); the game in progress goes on."""
+        self.turns = self.games = self.completed_turns = 0
+        self.elapsed = 0.0
+
+    def __post_init__(self) -> None:
+        self.env.reset(seed=self.seed)
+        self.rand = random.Random(self.seed).random
+
+    def run(self, seconds: float, batch: int = 100) -> None:
+        """The AEC loop, in batches of ``batch`` steps, until ``seconds`` have passed (at least one batch)."""
+        env = self.env
+        last, step, rand, flatnonzero = env.last, env.step, self.rand, np.flatnonzero
+        turns = games = completed = 0
+        game_turns = self.game_turns
+        start = time.perf_counter()
+        while True:
+            for _ in range(batch):
+                obs, _reward, termination, truncation, _info = last()
+                if termination or truncation:
+                    step(None)
+                    if not env.agents:
+                        env.reset()
+                        games += 1
+                        completed += game_turns
+                        game_turns = 0
+                    continue
+                legal = flatnonzero(obs["action_mask"])
+                step(int(legal[int(rand() * len(legal))]))
+                turns += 1
+                game_turns += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                break
+        self.turns += turns
+        self.games += games
+        self.completed_turns += completed
+        self.game_turns = game_turns
+        self.elapsed += elapsed
+
+    @property
+    def turns_per_s(self) -> float:
+        return self.turns / self.elapsed
+
+    @property
+    def us_per_turn(self) -> float:
+        return 1e6 * self.elapsed / self.turns
+
+
+def make_factories(level: str, players: list[int]) -> list[tuple[str, int, Callable[[], object]]]:
+    """(label, players, constructor) of every environment measured."""
+    import seasons_env
+
+    try:
+        from pettingzoo.classic import connect_four_v3, texas_holdem_v4
+    except ImportError as exc:  # DependencyNotInstalled or ModuleNotFoundError
+        raise SystemExit(
+            f"env_speed.py compares against PettingZoo's texas_holdem_v4 and connect_four_v3, which need rlcard and "
+            f"pygame: pip install rlcard pygame ({exc})"
+        ) from exc
+
+    factories: list[tuple[str, int, Callable[[], object]]] = []
+    for n in players:
+        factories.append((f"seasons env() {level}", n, lambda n=n: seasons_env.env(num_players=n, level=level)))
+        factories.append((f"seasons raw_env() {level}", n, lambda n=n: seasons_env.raw_env(num_players=n, level=level)))
+    factories.append(("texas_holdem_v4", 2, texas_holdem_v4.env))
+    factories.append(("connect_four_v3", 2, connect_four_v3.env))
+    return factories
+
+
+def fmt(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+def verdict(ok: bool) -> str:
+    return "MET" if ok else "MISSED"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time budget of each figure (default 2.0)")
+    parser.add_argument("--level", choices=LEVELS, default="archmage", help="Seasons level (default archmage)")
+    parser.add_argument("--quick", action="store_true", help="tiny time budgets: finishes in a few seconds")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0:
+        parser.error("--seconds must be positive")
+    seconds = 0.02 if args.quick else args.seconds
+
+    import pettingzoo
+
+    factories = make_factories(args.level, list(PLAYER_COUNTS))
+    quick = " (--quick: rough figures)" if args.quick else ""
+    print(f"env speed: {seconds:g} s per figure in {ROUNDS} interleaved rounds{quick}")
+    versions = f"numpy {np.__version__}, pettingzoo {pettingzoo.__version__}"
+    print(f"python {sys.version.split()[0]} on {sys.platform}, {versions}")
+
+    runners = [Runner(label, n, make(), seed=k) for k, (label, n, make) in enumerate(factories)]
+    for runner in runners:  # warm-up: first-call costs, caches; not counted
+        runner.run(min(seconds, 0.2) / 4)
+        runner.clear()
+    for _ in range(ROUNDS):
+        for runner in runners:
+            runner.run(seconds / ROUNDS)
+
+    print()
+    header = f"{'environment':<28}  {'players':>7}  {'turns/s':>9}  {'us/turn':>8}  {'games/s':>8}  {'turns/game':>10}"
+    print(header)
+    print("-" * len(header))
+    for r in runners:
+        games_per_s = r.games / r.elapsed
+        per_game = f"{r.completed_turns / r.games:,.1f}" if r.games else "-"
+        print(
+            f"{r.label:<28}  {r.players:>7}  {fmt(r.turns_per_s):>9}  {r.us_per_turn:>8.1f}"
+            f"  {games_per_s:>8.2f}  {per_game:>10}"
+        )
+    print()
+    print("turns/s: live agent steps (env.last() + env.step(action)) per second, dead steps and resets included in")
+    print("the time; games/s and turns/game count the games completed during the measurement.")
+
+    by_key = {(r.label.split()[1] if r.label.startswith("seasons") else r.label, r.players): r for r in runners}
+    wrapped, raw = by_key[("env()", 2)], by_key[("raw_env()", 2)]
+    texas, connect4 = by_key[("texas_holdem_v4", 2)], by_key[("connect_four_v3", 2)]
+    vs_texas = wrapped.turns_per_s / texas.turns_per_s
+    overhead = wrapped.us_per_turn / raw.us_per_turn
+    vs_connect4 = wrapped.turns_per_s / connect4.turns_per_s
+
+    print()
+    print(f"ratios (seasons {args.level}, 2 players)")
+    rows = [
+        ("seasons env() / texas_holdem_v4, turns/s", vs_texas, f"goal > {GOAL_VS_TEXAS:g}", vs_texas > GOAL_VS_TEXAS),
+        (
+            "wrapper overhead: env() / raw_env(), time per turn",
+            overhead,
+            f"goal <= {GOAL_OVERHEAD:g}",
+            overhead <= GOAL_OVERHEAD,
+        ),
+        ("seasons env() / connect_four_v3, turns/s", vs_connect4, "", None),
+    ]
+    for name, value, goal, ok in rows:
+        print(f"  {name:<52}  {value:>6.2f}  {goal:<11}  {'' if ok is None else verdict(ok)}".rstrip())
+    for n in PLAYER_COUNTS[1:]:
+        ratio = by_key[("env()", n)].us_per_turn / by_key[("raw_env()", n)].us_per_turn
+        print(f"  {f'({n} players) wrapper overhead: env() / raw_env()':<52}  {ratio:>6.2f}")
+    print()
+    print(
+        f"goal: seasons env() >= {GOAL_TURNS:,} turns/s (2 players, {args.level}): {fmt(wrapped.turns_per_s)}"
+        f"  {verdict(wrapped.turns_per_s >= GOAL_TURNS)}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

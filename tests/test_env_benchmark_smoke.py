@@ -1,0 +1,41 @@
+"""benchmarks/env_speed.py runs (``--quick``) and prints its figures. No timing is asserted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FIGURES = [
+    "turns/s",
+    "us/turn",
+    "games/s",
+    "turns/game",
+    "seasons env() archmage",
+    "seasons raw_env() archmage",
+    "texas_holdem_v4",
+    "connect_four_v3",
+    "seasons env() / texas_holdem_v4",
+    "wrapper overhead: env() / raw_env(), time per turn",
+    "seasons env() / connect_four_v3",
+    "goal: seasons env() >= 15,000 turns/s",
+]
+
+
+def test_env_speed_quick() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "env_speed.py"), "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    for figure in FIGURES:
+        assert figure in result.stdout, f"{figure!r} missing from the output of env_speed.py:\n{result.stdout}"
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("seasons ")]
+    for label in ("env()", "raw_env()"):
+        players = {row[3] for row in rows if row[1] == label}
+        assert players == {"2", "3", "4"}, f"seasons {label} rows for 2, 3 and 4 players:\n{result.stdout}"
