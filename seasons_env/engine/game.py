@@ -767,6 +767,89 @@ class Game:
         game._run()
         return game
 
+    # ------------------------------------------------------------------ information sets
+
+    def determinize(self, player: int, rng: np.random.Generator) -> Game:
+        """A copy in which everything ``player`` cannot see is redrawn at random, consistently with what it saw.
+
+        Opponents' hands, library sets and draft packs, the draw pile's order, the discard pile and the
+        cards other players are privately choosing among are pooled and dealt back into the same places
+        (same sizes); the top card a Crystal Orb showed ``player`` stays on top. The copy also gets a new
+        random generator from ``rng``, so that future dice and shuffles are not the real ones. Everything
+        ``player`` may know — its observation — is unchanged (``tests/test_determinize.py``).
+        """
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"player must be a seat 0..{self.num_players - 1}; got {player!r}")
+        game = self.clone()
+        game._rng_box = [np.random.Generator(np.random.PCG64(int(rng.integers(2**63)))), False]
+        # Slots to refill, each a (getter, setter) over a sequence of cards.
+        pool: list[int] = []
+        slots: list[tuple[str, int, int]] = []  # (zone, index, size)
+        for q in range(self.num_players):
+            if q == player:
+                continue
+            for zone, cards in (
+                ("hand", game.hand[q]),
+                ("library2", game.library[q][0]),
+                ("library3", game.library[q][1]),
+                ("pack", game.draft_pack[q]),
+            ):
+                if cards:
+                    pool.extend(cards)
+                    slots.append((zone, q, len(cards)))
+        keep_top = bool(game.orb_seen) and game.orb_seen[0] == player and bool(game.draw_pile)
+        draw = game.draw_pile[:-1] if keep_top else game.draw_pile
+        pool.extend(draw)
+        pool.extend(game.discard_pile)
+        private = [k for k, task in enumerate(game.stack) if task[0] in PRIVATE_CARD_STEPS and task[1] != player]
+        limbo = list(game.limbo)
+        for k in private:
+            for c in _task_cards(game.stack[k]):
+                limbo.remove(c)
+                pool.append(c)
+        pool.sort()  # the redraw depends on which cards are unseen, never on where they really are
+        order = rng.permutation(len(pool))
+        shuffled = [pool[i] for i in order]
+        at = 0
+
+        def take(size: int) -> list[int]:
+            nonlocal at
+            at += size
+            return shuffled[at - size : at]
+
+        for zone, q, size in slots:
+            cards = tuple(sorted(take(size)))
+            if zone == "hand":
+                game.hand[q] = cards
+            elif zone == "pack":
+                game.draft_pack[q] = cards
+            else:
+                year2, year3 = game.library[q]
+                game.library[q] = (cards, year3) if zone == "library2" else (year2, cards)
+        new_draw = take(len(draw))
+        if keep_top:
+            new_draw.append(game.draw_pile[-1])
+        game.draw_pile = new_draw
+        game.discard_pile = take(len(game.discard_pile))
+        for k in private:
+            task = game.stack[k]
+            cards = take(len(_task_cards(task)))
+            limbo.extend(cards)
+            game.stack[k] = _with_task_cards(task, cards)
+        game.limbo = limbo
+        if game.orb_seen and game.orb_seen[0] != player:  # another seat's look: it saw the (new) top card
+            game.orb_seen = (game.orb_seen[0], game.draw_pile[-1]) if game.draw_pile else ()
+        for k, task in enumerate(game.stack):
+            if task[0] == ORB_SEEN_STEP and task[1] != player and game.draw_pile:
+                game.stack[k] = (task[0], task[1], game.draw_pile[-1])
+        game._run_options()
+        return game
+
+    def _run_options(self) -> None:
+        """Recompute the legal options of the pending decision (after cards were redrawn)."""
+        if self.stack:
+            self._legal = steps.OPTIONS[self.stack[-1][0]](self, self.stack[-1])
+
     def __repr__(self) -> str:
         status = "over" if self.is_over else f"{self.pending_decision} by player {self.current_player}"
         return (
@@ -847,6 +930,32 @@ def _task_from_dict(entry: dict, n: int, k: int) -> tuple:
     if missing:
         raise ValueError(f"state: pending[{k}] ({name}) lacks {', '.join(missing)}")
     return (spec.kind, player, *(_from_json(entry[a]) for a in spec.args))
+
+
+def _task_cards(task: tuple) -> list[int]:
+    """Cards held in limbo by a private decision step (its ``card`` or ``cards`` argument)."""
+    spec = steps.STEP_KINDS[task[0]]
+    out: list[int] = []
+    for name, value in zip(spec.args, task[2:], strict=True):
+        if name == "cards":
+            out.extend(value)
+        elif name == "card":
+            out.append(value)
+    return out
+
+
+def _with_task_cards(task: tuple, cards: list[int]) -> tuple:
+    spec = steps.STEP_KINDS[task[0]]
+    args = list(task[2:])
+    at = 0
+    for k, name in enumerate(spec.args):
+        if name == "cards":
+            args[k] = tuple(cards[at : at + len(args[k])])
+            at += len(args[k])
+        elif name == "card":
+            args[k] = cards[at]
+            at += 1
+    return (task[0], task[1], *args)
 
 
 # ---------------------------------------------------------------------------- generic steps
@@ -1458,6 +1567,11 @@ NEXT_ROUND = steps.automatic("next_round", _run_next_round, doc="the first playe
 GAME_END = steps.automatic("game_end", _run_game_end, doc="end-of-game cards, then scoring")
 
 # Card behaviours register their own steps; import them last so the generic kinds come first.
-from .cards import BEHAVIOUR, BEHAVIOUR_STORES  # noqa: E402
+from .cards import BEHAVIOUR, BEHAVIOUR_STORES, CHALICE_PICK, NARIA_GIVE, NARIA_KEEP, ORB_DECIDE  # noqa: E402
+
+#: Decision steps whose cards (drawn into limbo) only their decider has seen.
+PRIVATE_CARD_STEPS = frozenset({KEEP_OR_DISCARD, KEEP_ONE, CHALICE_PICK, NARIA_KEEP, NARIA_GIVE})
+#: Crystal Orb's look: its card is the draw pile's top card, not a limbo card.
+ORB_SEEN_STEP = ORB_DECIDE
 
 __all__ = ["LEVELS", "Game", "IllegalActionError"]
