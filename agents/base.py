@@ -1,0 +1,112 @@
+"""The agent protocol and the game runner that gives every seat only what it may know."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from seasons_env import Game
+from seasons_env.engine.data import CARD_OF
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player. ``act`` receives a *view* of the game for ``seat``: a ``Game`` in which everything the seat
+    cannot see (opponents' hands and libraries, the deck order, future dice) has been redrawn at random by
+    ``Game.determinize``, so an agent may read any of it, clone it and search in it without cheating. It
+    returns one of ``legal`` (the legal action ids, sorted)."""
+
+    name: str
+
+    def act(self, view: Game, seat: int, legal: Sequence[int]) -> int: ...
+
+
+class SeededAgent:
+    """Base for agents with their own random generator: ``reset(seed)`` makes them reproducible."""
+
+    name = "agent"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game; with a seed, the agent's own randomness restarts from it."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+@dataclass
+class GameRecord:
+    """What one game produced: enough to rate agents and to study cards afterwards."""
+
+    seed: int
+    num_players: int
+    level: str
+    seats: list[str]
+    scores: list[int]
+    winners: list[int]
+    decisions: int
+    decks: list[list[int]] = field(default_factory=list)  # each seat's 9 cards after the draft (or preset deck)
+    played: list[list[int]] = field(default_factory=list)  # cards that entered the seat's play area
+    seconds_per_seat: list[float] = field(default_factory=list)
+    decisions_per_seat: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def play_game(
+    agents: Sequence[Agent],
+    level: str = "archmage",
+    seed: int = 0,
+    max_decisions: int = 50_000,
+) -> GameRecord:
+    """Play one game, seat ``i`` played by ``agents[i]``. Each decision gets a fresh determinized view."""
+    game = Game.new(len(agents), level, seed=seed)
+    view_rng = np.random.default_rng([seed, 0x51EE])
+    for k, agent in enumerate(agents):
+        reset = getattr(agent, "reset", None)
+        if reset is not None:
+            reset(seed=int(seed) * 8 + k)
+    n = len(agents)
+    seconds = [0.0] * n
+    counts = [0] * n
+    decks: list[list[int]] = []
+    played: list[set[int]] = [set() for _ in range(n)]  # instances that entered each seat's play area
+    decisions = 0
+    while not game.is_over:
+        seat = game.current_player
+        legal = game.legal_action_list()
+        view = game.determinize(seat, view_rng)
+        start = time.perf_counter()
+        action = agents[seat].act(view, seat, list(legal))
+        seconds[seat] += time.perf_counter() - start
+        counts[seat] += 1
+        if not decks and game.pending_decision == "library_split":
+            decks = [sorted((*game.hand[p], *game.library[p][0], *game.library[p][1])) for p in range(n)]
+        game.apply(action)
+        for p in range(n):
+            played[p].update(game.in_play[p])
+        decisions += 1
+        if decisions > max_decisions:
+            raise RuntimeError(f"game with seed {seed} passed {max_decisions} decisions")
+    return GameRecord(
+        seed=int(seed),
+        num_players=n,
+        level=level,
+        seats=[a.name for a in agents],
+        scores=[int(s) for s in game.scores()],
+        winners=list(game.winners()),
+        decisions=decisions,
+        decks=decks,
+        played=[sorted(CARD_OF[i] for i in instances) for instances in played],
+        seconds_per_seat=seconds,
+        decisions_per_seat=counts,
+    )
