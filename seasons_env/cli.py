@@ -126,3 +126,54 @@ def format_summary(summary: dict) -> str:
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+def _agent_list(value: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in value.split(",") if name.strip())
+    if len(names) < 2:
+        raise click.BadParameter(f"name at least 2 agents separated by commas; got {value!r}")
+    return names
+
+
+@main.command()
+@click.option(
+    "--agents",
+    "agent_names",
+    default="random,heuristic",
+    show_default=True,
+    help="Comma-separated agents: random, heuristic, ismcts.",
+)
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
+@click.option("--games", type=click.IntRange(min=1), default=200, show_default=True, help="Games in the whole arena.")
+@click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the whole schedule.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Results folder (default: results/arena-AGENTS-Np-LEVEL). Rerun with the same folder to resume.",
+)
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
+def arena(
+    agent_names: str, players: int, games: int, level: str, seed: int, workers: int, out: Path | None, progress: bool
+) -> None:
+    """Play agents against each other with seats rotated, rate them, and write the results.
+
+    Writes games.jsonl (one line per finished game: an interrupted run resumes from it), results.json,
+    ratings.csv, crosstable.csv and arena.png into the results folder.
+    """
+    from agents.arena import Arena, ArenaConfig, format_summary
+
+    names = _agent_list(agent_names)
+    try:
+        config = ArenaConfig(agents=names, players=players, games=games, level=level, seed=seed)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--agents'") from None
+    out = out or Path("results") / f"arena-{'-'.join(names)}-{players}p-{level}"
+    try:
+        summary = Arena(config, out).run(workers=workers, progress=progress)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--out'") from None
+    click.echo(format_summary(summary))
+    click.echo(f"\nresults written to {out}/ (results.json, ratings.csv, crosstable.csv, arena.png, games.jsonl)")
