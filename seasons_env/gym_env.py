@@ -24,7 +24,7 @@ from gymnasium import spaces
 
 from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine.actions import NUM_ACTIONS
-from .engine.game import LEVELS, Game, IllegalActionError, _check_num_players
+from .engine.game import LEVELS, Game, IllegalActionError, check_num_players
 from .pettingzoo_env import ILLEGAL, REWARDS, final_rewards
 from .rendering import render_text
 
@@ -44,7 +44,7 @@ class SeasonsGymEnv(gym.Env):
         illegal: str = "penalize",
         render_mode: str | None = None,
     ) -> None:
-        self.num_players = _check_num_players(num_players)
+        self.num_players = check_num_players(num_players)
         if level not in LEVELS:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
         if reward not in REWARDS:

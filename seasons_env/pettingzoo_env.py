@@ -31,7 +31,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine.actions import NUM_ACTIONS
-from .engine.game import LEVELS, Game, IllegalActionError, _check_num_players
+from .engine.game import LEVELS, Game, IllegalActionError, check_num_players
 from .rendering import render_text
 
 REWARDS = ("win", "score", "rank")
@@ -105,7 +105,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     ) -> None:
         EzPickle.__init__(self, num_players, level, render_mode, reward, seed, illegal)
         super().__init__()
-        self.num_players = _check_num_players(num_players)
+        self.num_players = check_num_players(num_players)
         if level not in LEVELS:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

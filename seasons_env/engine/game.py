@@ -111,7 +111,7 @@ class Game:
     @classmethod
     def new(cls, num_players: int = 2, level: str = "magician", seed: int | None = None) -> Game:
         """A new game at its first decision (the draft, or at the Apprentice level the library split)."""
-        num_players = _check_num_players(num_players)
+        num_players = check_num_players(num_players)
         if level not in LEVELS:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
@@ -674,7 +674,7 @@ class Game:
             raise ValueError(f"state: unsupported format/version {d.get('format')!r}/{d.get('version')!r}")
         if "num_players" not in d:
             raise ValueError("state: field 'num_players' is required")
-        n = _check_num_players(d["num_players"], "state: field 'num_players'")
+        n = check_num_players(d["num_players"], "state: field 'num_players'")
         level = d.get("level", "magician")
         if level not in LEVELS:
             raise ValueError(f"state: field 'level' must be one of {LEVELS}; got {level!r}")
@@ -861,7 +861,7 @@ class Game:
 # ---------------------------------------------------------------------------- serialization helpers
 
 
-def _check_num_players(value: object, what: str = "num_players") -> int:
+def check_num_players(value: object, what: str = "num_players") -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in (2, 3, 4):
         raise ValueError(f"{what} must be 2, 3 or 4; got {value!r}")
     return int(value)
