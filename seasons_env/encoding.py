@@ -123,6 +123,20 @@ def _player_stored(game: Game, player: int, out: np.ndarray, at: int) -> None:
             out[at + 4 * k : at + 4 * k + 4] = game.stored.get(inst, (0, 0, 0, 0))
 
 
+def _public_scalars(game: Game, player: int) -> tuple[float, ...]:
+    """Crystals/100, gauge/15, cards in play, reserve limit/10, hand size, library set sizes."""
+    library = game.library[player]
+    return (
+        game.crystals[player] / CRYSTAL_SCALE,
+        game.gauge[player] / GAUGE_SCALE,
+        len(game.in_play[player]),
+        game.reserve_limit(player) / _RESERVE_LIMIT_SCALE,
+        len(game.hand[player]),
+        len(library[0]),
+        len(library[1]),
+    )
+
+
 def encode_observation(game: Game, observer: int, out: np.ndarray | None = None) -> np.ndarray:
     """The observation vector of seat ``observer`` (float32, ``OBSERVATION_SIZE``)."""
     if out is None:
@@ -162,17 +176,9 @@ def encode_observation(game: Game, observer: int, out: np.ndarray | None = None)
     # the observer's own facts
     p = observer
     library = game.library[p]
-    out[SELF_SCALARS : SELF_SCALARS + 9] = (
-        game.crystals[p] / CRYSTAL_SCALE,
-        game.gauge[p] / GAUGE_SCALE,
-        len(game.in_play[p]),
-        game.reserve_limit(p) / _RESERVE_LIMIT_SCALE,
-        len(game.hand[p]),
-        len(library[0]),
-        len(library[1]),
-        bool(game.turn_player == p and game.turn_flags & TRANSMUTE_ABILITY),
-        bool(game.turn_player == p and game.turn_flags & TRANSMUTE_BONUS_USED),
-    )
+    out[SELF_SCALARS : SELF_SCALARS + 7] = _public_scalars(game, p)
+    out[SELF_SCALARS + 7] = game.turn_player == p and bool(game.turn_flags & TRANSMUTE_ABILITY)
+    out[SELF_SCALARS + 8] = game.turn_player == p and bool(game.turn_flags & TRANSMUTE_BONUS_USED)
     out[SELF_BONUSES + game.bonuses_used[p]] = 1.0
     out[SELF_RESERVE : SELF_RESERVE + 4] = game.reserve[p]
     _player_stored(game, p, out, SELF_STORED)
@@ -201,17 +207,8 @@ def encode_observation(game: Game, observer: int, out: np.ndarray | None = None)
     for k in range(1, n):
         q = (p + k) % n
         at = OPPONENTS + (k - 1) * OPP_FEATURES
-        library = game.library[q]
-        out[at : at + 8] = (
-            1.0,
-            game.crystals[q] / CRYSTAL_SCALE,
-            game.gauge[q] / GAUGE_SCALE,
-            len(game.in_play[q]),
-            game.reserve_limit(q) / _RESERVE_LIMIT_SCALE,
-            len(game.hand[q]),
-            len(library[0]),
-            len(library[1]),
-        )
+        out[at] = 1.0
+        out[at + 1 : at + 8] = _public_scalars(game, q)
         out[at + 8 + game.bonuses_used[q]] = 1.0
         out[at + 12 : at + 16] = game.reserve[q]
         _player_stored(game, q, out, at + 16)

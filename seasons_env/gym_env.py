@@ -24,7 +24,7 @@ from gymnasium import spaces
 
 from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine.actions import NUM_ACTIONS
-from .engine.game import LEVELS, Game, IllegalActionError, check_num_players
+from .engine.game import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .pettingzoo_env import ILLEGAL, REWARDS, final_rewards
 from .rendering import render_text
 
@@ -45,14 +45,10 @@ class SeasonsGymEnv(gym.Env):
         render_mode: str | None = None,
     ) -> None:
         self.num_players = check_num_players(num_players)
-        if level not in LEVELS:
-            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {reward!r}")
-        if illegal not in ILLEGAL:
-            raise ValueError(f"illegal must be one of {', '.join(ILLEGAL)}; got {illegal!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
+        check_choice("level", level, LEVELS)
+        check_choice("reward", reward, REWARDS)
+        check_choice("illegal", illegal, ILLEGAL)
+        check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         if agent_seat != "random" and (
             isinstance(agent_seat, bool) or not isinstance(agent_seat, int) or not 0 <= agent_seat < num_players
         ):

@@ -31,7 +31,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine.actions import NUM_ACTIONS
-from .engine.game import LEVELS, Game, IllegalActionError, check_num_players
+from .engine.game import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .rendering import render_text
 
 REWARDS = ("win", "score", "rank")
@@ -106,14 +106,10 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         EzPickle.__init__(self, num_players, level, render_mode, reward, seed, illegal)
         super().__init__()
         self.num_players = check_num_players(num_players)
-        if level not in LEVELS:
-            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {reward!r}")
-        if illegal not in ILLEGAL:
-            raise ValueError(f"illegal must be one of {', '.join(ILLEGAL)}; got {illegal!r}")
+        check_choice("level", level, LEVELS)
+        check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        check_choice("reward", reward, REWARDS)
+        check_choice("illegal", illegal, ILLEGAL)
         self.level = level
         self.render_mode = render_mode
         self.reward = reward

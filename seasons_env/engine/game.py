@@ -112,8 +112,7 @@ class Game:
     def new(cls, num_players: int = 2, level: str = "magician", seed: int | None = None) -> Game:
         """A new game at its first decision (the draft, or at the Apprentice level the library split)."""
         num_players = check_num_players(num_players)
-        if level not in LEVELS:
-            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+        check_choice("level", level, LEVELS)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
             raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
         game = cls._blank(num_players, level, np.random.default_rng(seed))
@@ -859,6 +858,13 @@ class Game:
 
 
 # ---------------------------------------------------------------------------- serialization helpers
+
+
+def check_choice(field: str, value: object, choices: Sequence[str | None]) -> None:
+    """Raise a ``ValueError`` naming ``field`` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        shown = ", ".join("None" if c is None else str(c) for c in choices)
+        raise ValueError(f"{field} must be one of {shown}; got {value!r}")
 
 
 def check_num_players(value: object, what: str = "num_players") -> int:
