@@ -6,8 +6,10 @@
 - Action: ``Discrete(314)``; ``action_masks()`` gives the legal ones (sb3-contrib's MaskablePPO reads it) and
   ``info["action_mask"]`` carries the same mask.
 - Opponents: ``None`` or ``"random"`` (uniform over legal actions, from the environment's generator), one
-  policy for every other seat, or a list with one per other seat. A policy is any callable taking the
-  PettingZoo-style observation dict ``{"observation", "action_mask"}`` of its seat and returning an action.
+  policy for every other seat, or a list with one per other seat. A policy is an agent of the ``agents``
+  package (anything with ``act(view, seat, legal)``: it gets a view determinized for its seat), or any
+  callable taking the PettingZoo-style observation dict ``{"observation", "action_mask"}`` of its seat and
+  returning an action.
 - Reward at the end only (``"win"``, ``"score"`` or ``"rank"``, see ``pettingzoo_env``). An illegal action
   ends the episode with reward -1 (``illegal="penalize"``, the default here, so that unmasked algorithms
   and ``check_env`` can run), or raises ``IllegalActionError`` with ``illegal="raise"``.
@@ -68,13 +70,13 @@ class SeasonsGymEnv(gym.Env):
         count = self.num_players - 1
         if opponents is None or opponents == "random":
             return [None] * count
-        if callable(opponents):
+        if callable(opponents) or hasattr(opponents, "act"):
             return [opponents] * count
         policies = list(opponents)
         if len(policies) != count:
             raise ValueError(f"opponents must list {count} policies (one per other seat); got {len(policies)}")
         for k, policy in enumerate(policies):
-            if policy != "random" and policy is not None and not callable(policy):
+            if policy != "random" and policy is not None and not (callable(policy) or hasattr(policy, "act")):
                 raise ValueError(f"opponents[{k}] must be a callable policy or 'random'; got {policy!r}")
         return [None if p == "random" else p for p in policies]
 
@@ -134,6 +136,9 @@ class SeasonsGymEnv(gym.Env):
             if policy is None:
                 legal = game.legal_action_list()
                 action = legal[int(self.np_random.integers(len(legal)))]
+            elif hasattr(policy, "act"):  # an agent of the ``agents`` package: it reads a determinized view
+                view = game.determinize(seat, self.np_random)
+                action = policy.act(view, seat, list(game.legal_action_list()))
             else:
                 action = policy({"observation": encode_observation(game, seat), "action_mask": action_mask(game, seat)})
             game.apply(action)

@@ -118,3 +118,21 @@ def test_maskable_ppo_learns_and_evaluates() -> None:
     model.learn(total_timesteps=512)
     rewards, lengths = evaluate_policy(model, env, n_eval_episodes=4, return_episode_rewards=True)
     assert len(rewards) == 4 and all(r in (-1.0, 1.0) for r in rewards) and min(lengths) > 10
+
+
+def test_agents_can_be_opponents() -> None:
+    from agents.random_agent import RandomAgent
+
+    class Recorder(RandomAgent):
+        seats: set[int] = set()
+
+        def act(self, view, seat, legal):
+            assert view is not env.game and view.hand[seat] == env.game.hand[seat]
+            Recorder.seats.add(seat)
+            return super().act(view, seat, legal)
+
+    env = SeasonsGymEnv(num_players=3, opponents=[Recorder(1), "random"])
+    env.reset(seed=2)
+    while not env.game.is_over:
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert Recorder.seats == {1}
