@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .base import Agent, GameRecord, SeededAgent, play_game
+from .human import HumanAgent
 from .random_agent import RandomAgent
 
-__all__ = ["Agent", "GameRecord", "RandomAgent", "SeededAgent", "play_game"]
+__all__ = ["Agent", "GameRecord", "HumanAgent", "RandomAgent", "SeededAgent", "play_game"]

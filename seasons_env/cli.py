@@ -177,3 +177,26 @@ def arena(
         raise click.BadParameter(str(error), param_hint="'--out'") from None
     click.echo(format_summary(summary))
     click.echo(f"\nresults written to {out}/ (results.json, ratings.csv, crosstable.csv, arena.png, games.jsonl)")
+
+
+@main.command()
+@click.option("--vs", "opponent", default="heuristic", show_default=True, help="The agent in the other seats.")
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
+@click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the deal (random if not given).")
+@click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True, help="Your seat (0 plays first).")
+def play(opponent: str, players: int, level: str, seed: int | None, seat: int) -> None:
+    """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit."""
+    from agents.arena import agent_factories
+    from agents.human import run_terminal_game
+
+    factories = agent_factories()
+    if opponent not in factories:
+        raise click.BadParameter(
+            f"unknown agent {opponent!r}; known: {', '.join(sorted(factories))}", param_hint="'--vs'"
+        )
+    if seat >= players:
+        raise click.BadParameter(
+            f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
+        )
+    run_terminal_game(factories[opponent], num_players=players, level=level, seed=seed, human_seat=seat)

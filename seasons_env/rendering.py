@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .engine.actions import describe_action
-from .engine.data import CARD_NAMES, CARD_OF, DICE, ENERGIES, SEASONS
+from .engine.data import CARD_NAMES, CARD_OF, DICE, ENERGIES, MAX_BONUSES, SEASONS, TRANSMUTE_RATE
 from .engine.game import Game
 
 _ENERGY_SHORT = {"water": "W", "earth": "E", "fire": "F", "air": "A"}
@@ -36,6 +36,9 @@ def render_text(game: Game, viewer: int | None = None) -> str:
         f"Seasons - {game.num_players} players, {game.level} - year {min(game.year, 3)}"
         f"{' (past the end)' if game.year > 3 else ''}, {SEASONS[game.season]} (space {game.position}/12),"
         f" first player {game.first_player}",
+        "Transmuting a token now gives "
+        + ", ".join(f"{e} {r}" for e, r in zip(ENERGIES, TRANSMUTE_RATE[game.season], strict=True))
+        + " crystals (tokens: W water, E earth, F fire, A air)",
     ]
     if game.rolled:
         dice = []
@@ -53,14 +56,18 @@ def render_text(game: Game, viewer: int | None = None) -> str:
             if inst in game.stored:
                 name += f" [{_tokens(game.stored[inst])}]"
             in_play.append(name)
+        you = " (you)" if viewer == p else ""
         lines.append(
-            f"{marker} player {p}: {game.crystals[p]} crystals, reserve {_tokens(game.reserve[p])}, "
-            f"gauge {game.gauge[p]}/{len(game.in_play[p])} in play, bonuses {game.bonuses_used[p]}"
+            f"{marker} player {p}{you}: {game.crystals[p]} crystals, reserve {_tokens(game.reserve[p])}, "
+            f"summoning gauge {game.gauge[p]} ({len(game.in_play[p])} in play), "
+            f"bonuses used {game.bonuses_used[p]}/{MAX_BONUSES}"
         )
         lines.append(f"    in play: {', '.join(in_play) if in_play else '-'}")
         if viewer is None or viewer == p:
             hand = ", ".join(CARD_NAMES[c] for c in game.hand[p]) or "-"
             lines.append(f"    hand: {hand}")
+            if game.draft_pack[p]:
+                lines.append(f"    draft pack: {', '.join(CARD_NAMES[c] for c in game.draft_pack[p])}")
             year2, year3 = game.library[p]
             if year2 or year3:
                 lines.append(
@@ -70,7 +77,10 @@ def render_text(game: Game, viewer: int | None = None) -> str:
                     + (", ".join(CARD_NAMES[c] for c in year3) or "-")
                 )
         else:
-            lines.append(f"    hand: {len(game.hand[p])} cards, library {sum(len(s) for s in game.library[p])} cards")
+            pack = f", draft pack {len(game.draft_pack[p])} cards" if game.draft_pack[p] else ""
+            lines.append(
+                f"    hand: {len(game.hand[p])} cards, library {sum(len(s) for s in game.library[p])} cards{pack}"
+            )
     lines.append(f"Draw pile {len(game.draw_pile)}, discard pile {len(game.discard_pile)}")
     if game.is_over:
         lines.append(f"Game over. Scores {game.scores()}, winners {game.winners()}")

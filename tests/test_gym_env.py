@@ -123,16 +123,16 @@ def test_maskable_ppo_learns_and_evaluates() -> None:
 def test_agents_can_be_opponents() -> None:
     from agents.random_agent import RandomAgent
 
-    class Recorder(RandomAgent):
-        seats: set[int] = set()
+    seats: set[int] = set()
 
+    class Recorder(RandomAgent):
         def act(self, view, seat, legal):
             assert view is not env.game and view.hand[seat] == env.game.hand[seat]
-            Recorder.seats.add(seat)
+            seats.add(seat)
             return super().act(view, seat, legal)
 
     env = SeasonsGymEnv(num_players=3, opponents=[Recorder(1), "random"])
     env.reset(seed=2)
     while not env.game.is_over:
         env.step(int(np.flatnonzero(env.action_masks())[0]))
-    assert Recorder.seats == {1}
+    assert seats == {1}

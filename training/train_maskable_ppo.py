@@ -30,7 +30,9 @@ def make_env(level: str, players: int, opponents: str, reward: str, seed: int):
         policy = [HeuristicAgent(seed + k) for k in range(players - 1)]
     else:
         policy = "random"
-    return Monitor(SeasonsGymEnv(num_players=players, level=level, opponents=policy, agent_seat="random", reward=reward))
+    return Monitor(
+        SeasonsGymEnv(num_players=players, level=level, opponents=policy, agent_seat="random", reward=reward)
+    )
 
 
 def evaluate(model, level: str, players: int, opponents: str, episodes: int, seed: int) -> dict:
