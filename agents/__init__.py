@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from .base import Agent, GameRecord, SeededAgent, play_game
+from .heuristic import HeuristicAgent
 from .human import HumanAgent
+from .ismcts import ISMCTSAgent
 from .random_agent import RandomAgent
 
-__all__ = ["Agent", "GameRecord", "HumanAgent", "RandomAgent", "SeededAgent", "play_game"]
+__all__ = [
+    "Agent",
+    "GameRecord",
+    "HeuristicAgent",
+    "HumanAgent",
+    "ISMCTSAgent",
+    "RandomAgent",
+    "SeededAgent",
+    "play_game",
+]

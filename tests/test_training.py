@@ -1,0 +1,24 @@
+"""The MaskablePPO training script runs end to end on a tiny budget."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "training"))
+
+import train_maskable_ppo  # noqa: E402
+
+
+def test_training_script_learns_saves_and_evaluates(tmp_path, capsys) -> None:
+    args = ["--level", "apprentice", "--timesteps", "256", "--n-steps", "128", "--eval-episodes", "3"]
+    assert train_maskable_ppo.main([*args, "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "model.zip").stat().st_size > 1000
+    results = json.loads((tmp_path / "evaluation.json").read_text())
+    assert [row["opponents"] for row in results["evaluation"]] == ["random", "heuristic"]
+    assert all(
+        row["episodes"] == 3 and 0 <= row["low"] <= row["win_rate"] <= row["high"] <= 1 for row in results["evaluation"]
+    )
+    assert "vs heuristic: win rate" in capsys.readouterr().out
