@@ -117,7 +117,10 @@ def wilson_interval(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # Exact at the ends (no wins: low is 0; all wins: high is 1), which rounding would miss by 1e-17.
+    low = 0.0 if wins <= 0 else min(p, centre - half)
+    high = 1.0 if wins >= n else max(p, centre + half)
+    return low, high
 
 
 def rate(records: Iterable[dict], agents: Sequence[str]) -> dict[str, dict]:

@@ -48,6 +48,11 @@ def test_wilson_interval() -> None:
     low, high = wilson_interval(97, 100)
     assert 0.914 < low < 0.916 and 0.989 < high < 0.991  # the textbook value for 97/100
     assert wilson_interval(0, 0) == (0.0, 1.0)
+    for n in (1, 3, 7, 1000):  # exact at the ends, and the interval always holds the observed rate
+        assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
+        for wins in range(0, n + 1, max(1, n // 10)):
+            low, high = wilson_interval(wins, n)
+            assert 0.0 <= low <= wins / n <= high <= 1.0
 
 
 def test_bad_configuration_names_the_field() -> None:
