@@ -272,5 +272,22 @@ def test_ruling_C8_chalice_draws_what_the_piles_hold() -> None:
     assert game.crystals[0] == 9 and game.discard_pile == [22]
 
 
+def test_ruling_C9_potion_of_dreams_needs_a_card_in_hand() -> None:
+    empty = scenario(players=[{"in_play": [24], "summoning_gauge": 1, "reserve": {"water": 2}}])
+    assert not [x for x in labels(empty) if "Potion of Dreams" in x]
+    holding = scenario(players=[{"hand": [3], "in_play": [24], "summoning_gauge": 1, "reserve": {"water": 2}}])
+    assert "activate Potion of Dreams (copy 1)" in labels(holding)
+
+
+def test_ruling_C10_transmute_bonus_does_not_raise_potion_of_life() -> None:
+    game = scenario(players=[{"reserve": {"water": 1, "earth": 2}, "in_play": [26]}])
+    act(game, "bonus: transmute with +1 crystal per token", "activate Potion of Life (copy 1)")
+    assert game.crystals[0] == 3 * 4 and game.reserve[0] == (0, 0, 0, 0) and game.bonuses_used[0] == 1
+    # The bonus still adds its +1 to a real transmutation in the same turn (the contrast the ruling draws).
+    game = scenario(players=[{"reserve": {"water": 1}, "in_play": [26]}])
+    act(game, "bonus: transmute with +1 crystal per token", "transmute water from reserve")
+    assert game.crystals[0] == 2  # winter water: 1 crystal, +1 from the bonus
+
+
 def test_action_ids_in_rulings_are_real() -> None:
     assert A.describe_action(A.summon(7)) == "summon Temporal Boots"
