@@ -22,29 +22,20 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from seasons_env.engine.game import LEVELS, check_choice, check_num_players
+
 from .base import Agent, play_game
 
 Z95 = 1.959963984540054
 
 
 def agent_factories() -> dict[str, Callable[[int], Agent]]:
-    """Agent names accepted by the arena, each with a factory taking a seed."""
+    """Agent names accepted by the arena, each with a factory taking a seed (each at its default settings)."""
+    from .heuristic import HeuristicAgent
+    from .ismcts import ISMCTSAgent
     from .random_agent import RandomAgent
 
-    factories: dict[str, Callable[[int], Agent]] = {"random": RandomAgent}
-    try:
-        from .heuristic import HeuristicAgent
-
-        factories["heuristic"] = HeuristicAgent
-    except ImportError:  # pragma: no cover - during development only
-        pass
-    try:
-        from .ismcts import ISMCTSAgent
-
-        factories["ismcts"] = ISMCTSAgent
-    except ImportError:  # pragma: no cover
-        pass
-    return factories
+    return {"random": RandomAgent, "heuristic": HeuristicAgent, "ismcts": ISMCTSAgent}
 
 
 @dataclass(frozen=True)
@@ -64,8 +55,8 @@ class ArenaConfig:
             raise ValueError(f"agents must name at least 2 agents; got {list(self.agents)}")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agents must be distinct; got {list(self.agents)}")
-        if self.players not in (2, 3, 4):
-            raise ValueError(f"players must be 2, 3 or 4; got {self.players}")
+        check_num_players(self.players, "players")
+        check_choice("level", self.level, LEVELS)
         if self.games < 1:
             raise ValueError(f"games must be at least 1; got {self.games}")
 

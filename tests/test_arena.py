@@ -62,6 +62,10 @@ def test_bad_configuration_names_the_field() -> None:
         ArenaConfig(agents=("random", "random"))
     with pytest.raises(ValueError, match="players"):
         ArenaConfig(agents=("random", "first"), players=5)
+    with pytest.raises(ValueError, match="level must be one of apprentice, magician, archmage; got 'expert'"):
+        ArenaConfig(agents=("random", "first"), level="expert")
+    with pytest.raises(ValueError, match="games"):
+        ArenaConfig(agents=("random", "first"), games=0)
 
 
 def test_tiny_arena_rates_and_writes_its_files(tmp_path) -> None:

@@ -47,3 +47,19 @@ def test_benchmark_quick(script: str, figures: list[str]) -> None:
     for players in ("2", "3", "4"):
         if script == "engine_speed.py":
             assert any(line.split()[:1] == [players] for line in result.stdout.splitlines())
+
+
+def test_agent_strength_quick(tmp_path) -> None:
+    """The agent-strength benchmark's head-to-head and mirror figures (ISMCTS games left out: they are slow)."""
+    args = ["--quick", "--skip-ismcts", "--workers", "1", "--no-progress", "--out", str(tmp_path / "strength")]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "agent_strength.py"), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    for figure in ("heuristic vs random:", "Wilson 95%", "goal >= 97%", "decisions/s heuristic", "heuristic vs heuristic"):
+        assert figure in result.stdout, f"{figure!r} missing from the output:\n{result.stdout}"
+    assert (tmp_path / "agent_strength_quick" / "heuristic-vs-random-archmage" / "results.json").exists()
