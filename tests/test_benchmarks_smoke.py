@@ -60,6 +60,7 @@ def test_agent_strength_quick(tmp_path) -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    for figure in ("heuristic vs random:", "Wilson 95%", "goal >= 97%", "decisions/s heuristic", "heuristic vs heuristic"):
+    figures = ("heuristic vs random:", "Wilson 95%", "goal >= 97%", "decisions/s heuristic", "heuristic vs heuristic")
+    for figure in figures:
         assert figure in result.stdout, f"{figure!r} missing from the output:\n{result.stdout}"
     assert (tmp_path / "agent_strength_quick" / "heuristic-vs-random-archmage" / "results.json").exists()
