@@ -776,6 +776,10 @@ class Game:
         (same sizes); the top card a Crystal Orb showed ``player`` stays on top. The copy also gets a new
         random generator from ``rng``, so that future dice and shuffles are not the real ones. Everything
         ``player`` may know — its observation — is unchanged (``tests/test_determinize.py``).
+
+        The redraw is uniform over the unseen cards: it does not use what ``player`` inferred from the packs it
+        saw during the draft (``draft_seen``) about which cards its opponents kept. Every sample is a position
+        the observation allows, but not always one the draft history allows.
         """
         if not 0 <= player < self.num_players:
             raise ValueError(f"player must be a seat 0..{self.num_players - 1}; got {player!r}")
