@@ -11,8 +11,8 @@ from seasons_env.engine import actions as A
 from seasons_env.engine.data import ACTIVATION_CARDS, CARD_NAMES, CARD_OF
 from seasons_env.engine.validate import card_locations, invariant_violations, level_cards
 
-# Apprentice and Magician: 2 levels x 3 player counts x 120 = 720 games; Archmage: 3 x 350 = 1,050 games.
-GAMES_PER_CONFIG = {"apprentice": 120, "magician": 120, "archmage": 350}
+# Apprentice and Magician: 2 levels x 3 player counts x 170 = 1,020 games; Archmage: 3 x 350 = 1,050 games.
+GAMES_PER_CONFIG = {"apprentice": 170, "magician": 170, "archmage": 350}
 
 
 @pytest.mark.slow
