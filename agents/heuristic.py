@@ -4,7 +4,8 @@
   blend of the best and the mean opponent), in score points. It reads only public facts and the seat's own
   hand and library sets, so a search may call it on any determinization. It handles every position: in the
   middle of a turn with sub-decisions pending, between turns, after the seat's last turn, and the end of the
-  game (the real margin). ``projected_score`` is the seat's own term alone.
+  game (the real margin). ``margins(game, seat)`` gives every player's margin as ``seat`` can judge it
+  (its own value with its private cards, the others' from public facts), for a search.
 
   The projection: crystals; tokens at what the best transmutation left in the game is worth
   (``values.token_values``), the last places of the reserve discounted and the excess over the limit lost;
@@ -22,7 +23,8 @@
   the face the die table ranks first for them (which fixes the leftover die, hence the pace) and evaluates;
   Die of Malice compares the face with the mean reroll; the draft takes the best card value under a gauge
   budget; the library split follows the cards' split preferences; Naria gives away the least valuable cards.
-  All its knowledge is data in ``agents/values.py``.
+  Its knowledge is data in ``agents/values.py``: the card and die-action tables, token values and the
+  evaluation's weights.
 """
 
 from __future__ import annotations
@@ -38,14 +40,24 @@ from seasons_env.engine.data import (
     CARD_OF,
     CARDS,
     DICE,
+    GAUGE_MAX,
     IS_ITEM,
     MAX_BONUSES,
+    NUM_CARDS,
     PRESTIGE,
-    RESERVE_LIMIT,
-    RESERVE_LIMIT_GRIMOIRE,
     TRANSMUTE_RATE,
 )
-from seasons_env.engine.game import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
+from seasons_env.engine.game import (
+    AMULET_OF_WATER,
+    ARCANO_LEECH,
+    HAND_OF_FORTUNE,
+    PURSE_OF_IO,
+    STAFF_OF_SPRING,
+    THIEVING_FAIRIES,
+    TRANSMUTE_ABILITY,
+    YJANGS_VASE,
+    die_of,
+)
 
 from .base import SeededAgent
 from .values import (
@@ -80,16 +92,14 @@ _NARIA_GIVE = _K["naria_give"]
 #: Decisions the settling of a lookahead never answers: they open a new phase of the seat's play.
 _BOUNDARY = frozenset((_TURN, _CHOOSE_DIE, _DRAFT_PICK, _LIBRARY, _MALICE, _DRAW_SYMBOL))
 
-# Card ids the evaluation reads.
-STAFF, PURSE, FIGRIM, WONDROUS, HELM, HAND_OF_FORTUNE = 6, 8, 11, 13, 19, 20
-POWER, DREAMS, KNOWLEDGE, LIFE, HOURGLASS, SCEPTER, VASE = 23, 24, 25, 26, 27, 28, 30
-AMULET_WATER, SYLLAS, LEWIS, GRIMOIRE, KAIRN = 4, 10, 21, 18, 16
-CAULDRON, TITUS, FAIRIES, IDOL, LANTERN, URM, PENDANT, SOUL, LEECH = 35, 39, 41, 43, 45, 46, 48, 50, 33
-_ITEMS = IS_ITEM
+# Card ids the evaluation reads, besides those the engine names (imported above).
+FIGRIM, WONDROUS, HELM, LEWIS, KAIRN = 11, 13, 19, 21, 16
+POWER, DREAMS, KNOWLEDGE, LIFE, HOURGLASS, SCEPTER = 23, 24, 25, 26, 27, 28
+CAULDRON, TITUS, IDOL, LANTERN, URM, PENDANT, SOUL = 35, 39, 43, 45, 46, 48, 50
 _POTION_SLOTS = {POWER: 3.0, DREAMS: 1.0, KNOWLEDGE: 1.0, LIFE: 1.0}
-_INCOME = tuple([0.0] + [CARD_VALUES[c].income for c in range(1, 51)])
-_PER_OPPONENT = frozenset((LEECH, FAIRIES))
-_COST = {n: tuple([(0, 0, 0, 0, 0)] + [CARDS[c].cost[n] for c in range(1, 51)]) for n in (2, 3, 4)}
+_INCOME = tuple([0.0] + [CARD_VALUES[c].income for c in range(1, NUM_CARDS + 1)])
+_PER_OPPONENT = frozenset((ARCANO_LEECH, THIEVING_FAIRIES))
+_COST = {n: tuple([(0, 0, 0, 0, 0)] + [CARDS[c].cost[n] for c in range(1, NUM_CARDS + 1)]) for n in (2, 3, 4)}
 _ENERGY_COST = {n: tuple(sum(cost[:4]) for cost in _COST[n]) for n in (2, 3, 4)}
 
 
@@ -138,7 +148,7 @@ class _Clock:
 
 def _token_values(game: Game, p: int, clock: _Clock) -> list[float]:
     """What one token of each type is worth to ``p`` once its current turn is over (future transmutations)."""
-    purses = clock.cards[p].count(PURSE)
+    purses = clock.cards[p].count(PURSE_OF_IO)
     end = TOKENS["end_value"] + TOKENS["lantern"] * clock.cards[p].count(LANTERN)
     later = continuation(purses, end, clock.next_start)
     floor = 0.0
@@ -149,10 +159,9 @@ def _token_values(game: Game, p: int, clock: _Clock) -> list[float]:
     if not clock.turn_pending[p]:
         return [max(x, floor) for x in later] if floor else list(later)
     q = TOKENS["transmute_chance"]
-    for d, f, o in game.rolled:
-        if o == p:
-            q = 1.0 if DICE[game.dice_season][d][f].transmute else 0.1
-            break
+    held_die = die_of(game, p)
+    if held_die is not None:
+        q = 1.0 if DICE[game.dice_season][held_die[0]][held_die[1]].transmute else 0.1
     rates = TRANSMUTE_RATE[game.season]
     return [max(floor, q * max(rates[t] + purses, later[t]) + (1.0 - q) * later[t]) for t in range(4)]
 
@@ -162,23 +171,22 @@ def _token_values(game: Game, p: int, clock: _Clock) -> list[float]:
 
 def evaluate(game: Game, seat: int) -> float:
     """Position value for ``seat``: its projected score minus the opponents' (score points)."""
-    if game.final_scores is not None:
-        scores = game.final_scores
-        others = [scores[q] for q in range(game.num_players) if q != seat]
-        return scores[seat] - EVAL["opponent_weight"] * _blend(others)
-    clock = _Clock(game)
-    values = [_seat_value(game, p, clock, p == seat) for p in range(game.num_players)]
-    _pending_adjustments(game, clock, values)
-    others = [values[q] for q in range(game.num_players) if q != seat]
-    return values[seat] - EVAL["opponent_weight"] * _blend(others)
+    return margins(game, seat)[seat]
 
 
-def projected_score(game: Game, seat: int) -> float:
-    """The seat's own projected final score (no opponent term)."""
+def margins(game: Game, seat: int) -> list[float]:
+    """Every player's projected score minus its opponents', as ``seat`` can judge it: ``seat``'s own value
+    reads its hand and libraries, every other player's reads public facts only. ``margins(g, s)[s]`` is
+    ``evaluate(g, s)``; once the game is over these are the real margins."""
     if game.final_scores is not None:
-        return float(game.final_scores[seat])
-    clock = _Clock(game)
-    return _seat_value(game, seat, clock, True)
+        values = [float(x) for x in game.final_scores]
+    else:
+        clock = _Clock(game)
+        values = [_seat_value(game, p, clock, p == seat) for p in range(game.num_players)]
+        _pending_adjustments(game, clock, values)
+    weight = EVAL["opponent_weight"]
+    n = game.num_players
+    return [values[p] - weight * _blend([values[q] for q in range(n) if q != p]) for p in range(n)]
 
 
 def _blend(others: list[float]) -> float:
@@ -188,9 +196,9 @@ def _blend(others: list[float]) -> float:
     return (1.0 - m) * max(others) + m * sum(others) / len(others)
 
 
-def _seat_value(game: Game, p: int, clock: _Clock, private: bool, parts: dict | None = None) -> float:
+def _seat_value(game: Game, p: int, clock: _Clock, private: bool) -> float:
     """Projected final score of ``p``; ``private``: its hand and libraries may be read (it is the evaluating
-    seat), else they count by size only. ``parts``, when given, receives the terms (for inspection)."""
+    seat), else they count by size only."""
     n = game.num_players
     in_play = game.in_play[p]
     tv = _token_values(game, p, clock)
@@ -201,7 +209,7 @@ def _seat_value(game: Game, p: int, clock: _Clock, private: bool, parts: dict | 
     # Tokens: the best ones are kept for a good season; those in the last places of the reserve will have to
     # make room for the next tokens soon; over the limit, only the best ones stay.
     reserve = game.reserve[p]
-    limit = RESERVE_LIMIT_GRIMOIRE if clock.cards[p].count(GRIMOIRE) else RESERVE_LIMIT
+    limit = game.reserve_limit(p)
     total = reserve[0] + reserve[1] + reserve[2] + reserve[3]
     keep = limit if clock.cards[p].count(LIFE) else limit - EVAL["inflow_room"]
     held: list[tuple[float, int]] = []
@@ -228,7 +236,7 @@ def _seat_value(game: Game, p: int, clock: _Clock, private: bool, parts: dict | 
         capacity = energy = 0.0
     spare = None  # tokens not set aside for the cards waiting in hand (all of them for an opponent)
     if private:
-        hand_value, expected_summons, spare = _waiting_cards(game, p, clock, tv, capacity, energy, turns, parts)
+        hand_value, expected_summons, spare = _waiting_cards(game, p, clock, tv, capacity, energy, turns)
     else:
         waiting = len(game.hand[p]) + len(game.library[p][0]) + len(game.library[p][1])
         playable = min(max(0.0, capacity), energy / EVAL["opponent_card_energy"])
@@ -242,7 +250,7 @@ def _seat_value(game: Game, p: int, clock: _Clock, private: bool, parts: dict | 
     # aside for a card in hand also costs its shortage).
     if game.turn_player == p and game.turn_flags & TRANSMUTE_ABILITY:
         rates = TRANSMUTE_RATE[game.season]
-        extra = clock.cards[p].count(PURSE) + (1 if game.turn_flags & TRANSMUTE_BONUS_USED else 0)
+        extra = game.transmute_bonus(p)
         free_left = list(spare) if spare is not None else [99] * 4
         gain = 0.0
         for v, t in sorted(held):
@@ -252,28 +260,17 @@ def _seat_value(game: Game, p: int, clock: _Clock, private: bool, parts: dict | 
             else:
                 gain += max(0.0, rates[t] + extra - v - TOKENS["shortage"])
         for i in in_play:
-            stored = game.stored.get(i) if CARD_OF[i] == AMULET_WATER else None
+            stored = game.stored.get(i) if CARD_OF[i] == AMULET_OF_WATER else None
             if stored:
                 gain += sum(stored[t] * max(0.0, rates[t] + extra - tv[t]) for t in range(4))
         value += gain if gain > 0 else EVAL["ability_option"]
-        if parts is not None:
-            parts["ability"] = gain
-    if parts is not None:
-        parts["crystals+tokens"] = value - hand_value
 
     # Cards in play.
     for i in in_play:
-        card_value = _in_play_value(game, p, i, clock, tv, avg_tv, expected_summons, n)
-        value += card_value
-        if parts is not None:
-            parts[CARDS[CARD_OF[i]].name] = card_value
+        value += _in_play_value(game, p, i, clock, tv, avg_tv, expected_summons, n, private)
 
     # What opponents' cards will take from this player.
-    threat = _threats(game, p, clock)
-    value -= threat
-    if parts is not None:
-        parts.update(hand=hand_value, threats=-threat, summons=expected_summons, total=value)
-    return value
+    return value - _threats(game, p, clock)
 
 
 def _waiting_cards(
@@ -284,7 +281,6 @@ def _waiting_cards(
     capacity: float,
     energy: float,
     turns: float,
-    parts: dict | None = None,
 ) -> tuple[float, float, list[int]]:
     """Value of the seat's hand and library sets: the best cards fill the room and the time there is.
 
@@ -293,8 +289,8 @@ def _waiting_cards(
     n = game.num_players
     spend = game.spendable(p)
     hands = clock.cards[p].count(HAND_OF_FORTUNE)
-    leech = sum(clock.cards[q].count(LEECH) for q in game.opponents(p))
-    items_in_play = sum(1 for i in game.in_play[p] if _ITEMS[CARD_OF[i]])
+    leech = game.leech_toll(p)
+    items_in_play = sum(1 for i in game.in_play[p] if IS_ITEM[CARD_OF[i]])
     entries: list[tuple[float, float, float, int, int]] = []  # (net value, cost of waiting, gauge weight, energy, card)
     groups = ((game.hand[p], turns, EVAL["hand_delay"]),)
     lib2, lib3 = game.library[p]
@@ -340,10 +336,8 @@ def _waiting_cards(
     room = capacity
     total = 0.0
     summons = 0.0
-    for net, wait, weight, cost, c in entries:
+    for net, wait, weight, cost, _ in entries:
         share = min(room, 1.0, energy / cost if cost else 1.0)
-        if parts is not None:
-            parts.setdefault("cards", []).append((CARDS[c].name[:12], round(net, 1), round(wait, 1), round(share, 2)))
         if share <= 0.0:
             total += floor
             continue
@@ -372,8 +366,8 @@ def _card_future(game: Game, p: int, c: int, clock: _Clock, tv: list[float], rou
     """Value a card adds in play over ``rounds`` rounds, for a card still in hand (rough)."""
     n = game.num_players
     income = _INCOME[c] * rounds * ((n - 1) if c in _PER_OPPONENT else 1)
-    if c in (STAFF, VASE):
-        per = 3.0 if c == STAFF else sum(tv) / 4.0
+    if c in (STAFF_OF_SPRING, YJANGS_VASE):
+        per = 3.0 if c == STAFF_OF_SPRING else sum(tv) / 4.0
         return income + per * min(waiting - 1, 0.6 * rounds)
     if c == FIGRIM:
         return income + 2.0 * (n - 1) * clock.season_changes * min(1.0, rounds / max(clock.rounds_after, 1.0))
@@ -386,8 +380,8 @@ def _card_future(game: Game, p: int, c: int, clock: _Clock, tv: list[float], rou
     if c == HELM:
         return income + 0.4 * EVAL["helm_bonus"]
     if c == URM:
-        familiars = any(not _ITEMS[CARD_OF[i]] for i in game.in_play[p])
-        return income + (0.15 if familiars else 0.7) * EVAL["chest_bonus"]
+        familiars = any(not IS_ITEM[CARD_OF[i]] for i in game.in_play[p])
+        return income + EVAL["chest_chance_in_hand"][0 if familiars else 1] * EVAL["chest_bonus"]
     if c == CAULDRON:
         return income + EVAL["cauldron_done"] * min(1.0, rounds / 8.0)
     if c == IDOL:
@@ -410,16 +404,17 @@ def _in_play_value(
     avg_tv: float,
     expected_summons: float,
     n: int,
+    private: bool,
 ) -> float:
     c = CARD_OF[i]
     value = PRESTIGE[c] + _INCOME[c] * clock.rounds_after * ((n - 1) if c in _PER_OPPONENT else 1)
-    if c == AMULET_WATER:
+    if c == AMULET_OF_WATER:
         stored = game.stored.get(i)
         if stored:
             value += stored[0] * tv[0] + stored[1] * tv[1] + stored[2] * tv[2] + stored[3] * tv[3]
-    elif c == STAFF:
+    elif c == STAFF_OF_SPRING:
         value += 3.0 * expected_summons
-    elif c == VASE:
+    elif c == YJANGS_VASE:
         value += avg_tv * expected_summons
     elif c == FIGRIM:
         value += (n - 1) * clock.season_changes
@@ -430,7 +425,7 @@ def _in_play_value(
     elif c == HELM:
         mine = len(game.in_play[p])
         lead = mine - max(len(game.in_play[q]) for q in game.opponents(p))
-        chance = 0.9 if lead >= 2 else 0.7 if lead == 1 else 0.35 if lead == 0 else 0.15 if lead == -1 else 0.05
+        chance = EVAL["helm_chance_by_lead"][max(-2, min(2, lead)) + 2]
         if clock.rounds_after < 1.0 and lead <= 0:
             chance = 0.0 if lead < 0 else 0.1
         value += chance * EVAL["helm_bonus"]
@@ -445,36 +440,38 @@ def _in_play_value(
     elif c == TITUS:
         value += (n - 1) * clock.round_ends
     elif c == IDOL:
-        familiars = sum(1 for j in game.in_play[p] if not _ITEMS[CARD_OF[j]])
+        familiars = sum(1 for j in game.in_play[p] if not IS_ITEM[CARD_OF[j]])
         value += familiars * clock.rounds_after
     elif c == URM:
-        familiars = any(not _ITEMS[CARD_OF[j]] for j in game.in_play[p])
-        value += (0.1 if familiars else 0.9) * EVAL["chest_bonus"]
+        familiars = any(not IS_ITEM[CARD_OF[j]] for j in game.in_play[p])
+        value += EVAL["chest_chance_in_play"][0 if familiars else 1] * EVAL["chest_bonus"]
     elif c == SOUL:
         value -= EVAL["soul_round"] * min(clock.round_ends, 2.0)
     elif c == KAIRN:
         value -= EVAL["kairn_use"] * clock.rounds_after * min(tv)  # a token a use; the opponents' loss is a threat
     elif c in _POTION_SLOTS:
-        value += _potion_value(game, p, c, clock, tv, avg_tv)
+        value += _potion_value(game, p, c, clock, tv, avg_tv, private)
     return value
 
 
-def _potion_value(game: Game, p: int, c: int, clock: _Clock, tv: list[float], avg_tv: float) -> float:
-    """What a potion waiting in play is worth (its best later use, discounted)."""
+def _potion_value(game: Game, p: int, c: int, clock: _Clock, tv: list[float], avg_tv: float, private: bool) -> float:
+    """What a potion waiting in play is worth (its best later use, discounted); ``private`` as in _seat_value."""
     store = EVAL["potion_store"]
     if c == LIFE:  # near the end the tokens held are worth 4 each (see _token_values); the others count here
         if clock.rounds_after < 1.0:
             return 0.0
-        limit = RESERVE_LIMIT_GRIMOIRE if clock.cards[p].count(GRIMOIRE) else RESERVE_LIMIT
+        limit = game.reserve_limit(p)
         ramp = min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / EVAL["life_horizon"]))
         room = max(0.0, limit - ramp * sum(game.reserve[p]))
         coming = min(room, EVAL["energy_per_round"] * clock.rounds_after)
-        return store * coming * max(0.0, 4 + clock.cards[p].count(PURSE) - avg_tv)
+        return store * coming * max(0.0, 4 + clock.cards[p].count(PURSE_OF_IO) - avg_tv)
     if c == KNOWLEDGE:
         return store * 5.0 * avg_tv
     if c == POWER:
         return store * 4.0
     if c == DREAMS:
+        if not private:  # an opponent's hand is hidden: a typical card for it, if it holds any
+            return store * 0.5 * EVAL["opponent_card"] if game.hand[p] else 0.0
         best = max((PRESTIGE[h] + CARD_VALUES[h].summon for h in game.hand[p]), default=0.0)
         return store * 0.5 * best
     return 0.0
@@ -503,8 +500,7 @@ def _pending_adjustments(game: Game, clock: _Clock, values: list[float]) -> None
             p, count = task[1], task[2]
             tv = _token_values(game, p, clock)
             if task[3] < 0:
-                limit = RESERVE_LIMIT_GRIMOIRE if clock.cards[p].count(GRIMOIRE) else RESERVE_LIMIT
-                count = min(count, max(0, limit - sum(game.reserve[p])))
+                count = min(count, max(0, game.reserve_limit(p) - sum(game.reserve[p])))
             values[p] += count * max(tv[task[4] :])  # the types still open to it (asked in type order)
         elif kind == _SYLLAS:
             q = task[1]
@@ -512,7 +508,7 @@ def _pending_adjustments(game: Game, clock: _Clock, values: list[float]) -> None
                 values[q] -= 2.0 + min(PRESTIGE[CARD_OF[i]] for i in game.in_play[q])
         elif kind == _AMSUG:
             q = task[1]
-            if any(_ITEMS[CARD_OF[i]] for i in game.in_play[q]):
+            if any(IS_ITEM[CARD_OF[i]] for i in game.in_play[q]):
                 values[q] -= 3.0
 
 
@@ -565,42 +561,40 @@ class HeuristicAgent(SeededAgent):
 
     # ------------------------------------------------------------------ dice
 
-    def _face_value(self, view: Game, seat: int, die: int, face: int) -> float:
-        """Evaluation once ``seat`` holds this die and face: its symbols applied, the pace it leaves."""
+    def _face_value(self, view: Game, seat: int, die: int, face: int, next_chooser: int = -1) -> float:
+        """Evaluation once ``seat`` holds this die and face (its symbols applied) and ``next_chooser``, if any,
+        has taken the die the table values most for them, which also sets the leftover die and so the pace."""
         g = _with_die(view, seat, die, face)
+        if next_chooser >= 0:
+            rest = [(d, f) for d, f, o in g.rolled if o < 0]
+            d2, f2 = max(rest, key=lambda df: _table_face_value(g, next_chooser, df[0], df[1]))
+            g = _with_die(g, next_chooser, d2, f2)
         value = evaluate(g, seat)
         if DICE[g.dice_season][die][face].draw:
             value += DIE["draw"] * _draw_value(g, seat)
         return value
 
     def _choose_die(self, view: Game, seat: int, legal: Sequence[int]) -> int:
-        """The die whose face is worth most once the next chooser has answered (which sets the leftover die)."""
+        """The die whose face is worth most once the next chooser has answered."""
         stack = view.stack
-        nxt = stack[-2][1] if len(stack) >= 2 and stack[-2][0] == _CHOOSE_DIE else -1
+        # The next chooser answers only when a die will still be left over after its choice.
+        nxt = stack[-2][1] if len(stack) >= 2 and stack[-2][0] == _CHOOSE_DIE and len(legal) > 2 else -1
         best, best_value = int(legal[0]), float("-inf")
         for a in legal:
             die = a - A.TAKE_DIE0
             face = next(f for d, f, _ in view.rolled if d == die)
-            g = _with_die(view, seat, die, face)
-            if nxt >= 0 and len(legal) > 2:
-                # The next chooser takes the die the table values most for them; that also sets the pace.
-                rest = [(d, f) for d, f, o in g.rolled if o < 0]
-                d2, f2 = max(rest, key=lambda df: _table_face_value(g, nxt, df[0], df[1]))
-                g = _with_die(g, nxt, d2, f2)
-            v = evaluate(g, seat)
-            if DICE[g.dice_season][die][face].draw:
-                v += DIE["draw"] * _draw_value(g, seat)
+            v = self._face_value(view, seat, die, face, nxt)
             if v > best_value:
                 best, best_value = int(a), v
         return best
 
     def _malice(self, view: Game, seat: int, legal: Sequence[int]) -> int:
-        die, face = next((d, f) for d, f, o in view.rolled if o == seat)
+        die, face = die_of(view, seat)
         keep = self._face_value(view, seat, die, face)
-        reroll = sum(self._face_value(view, seat, die, f) for f in range(6)) / 6.0 + 2.0
-        fairies = sum(view.count_in_play(q, FAIRIES) for q in view.opponents(seat))
-        reroll -= 2.0 * fairies
-        if reroll > keep + 0.5:
+        reroll = sum(self._face_value(view, seat, die, f) for f in range(6)) / 6.0 + DIE["malice_crystals"]
+        fairies = sum(view.count_in_play(q, THIEVING_FAIRIES) for q in view.opponents(seat))
+        reroll -= DIE["malice_fairy"] * fairies
+        if reroll > keep + DIE["malice_margin"]:
             return next(int(a) for a in legal if a != A.USE_DIE)
         return A.USE_DIE
 
@@ -664,7 +658,7 @@ def _split_plan(hand: list[int], need2: int, need3: int, n: int) -> tuple[tuple[
     """The cards of ``hand`` for the year-2 and the year-3 sets (``need2`` and ``need3`` of them)."""
     best_plan, best_score = ((), ()), float("-inf")
     index = range(len(hand))
-    fit = [tuple(SPLIT["weight"] * x for x in CARD_VALUES[c].split) for c in hand]
+    fit = [CARD_VALUES[c].split for c in hand]
     for set2 in combinations(index, need2):
         rest = [k for k in index if k not in set2]
         for set3 in combinations(rest, need3):
@@ -731,7 +725,7 @@ def _enabled_summon_value(game: Game, seat: int, before: Sequence[int]) -> float
         return float("-inf")
     best = float("-inf")
     for a in game.legal_action_list():
-        if A.SUMMON0 <= a < A.SUMMON0 + 50 and a not in before:
+        if A.SUMMON0 <= a < A.SUMMON0 + NUM_CARDS and a not in before:
             g = game.clone()
             g.apply(a)
             _settle(g, seat)
@@ -749,14 +743,14 @@ def _with_die(view: Game, seat: int, die: int, face: int) -> Game:
         g.reserve[seat] = tuple(r[t] + spec.energy[t] for t in range(4))
     g.crystals[seat] += spec.crystals
     if spec.gauge:
-        g.gauge[seat] = min(15, g.gauge[seat] + 1)
+        g.gauge[seat] = min(GAUGE_MAX, g.gauge[seat] + 1)
     return g
 
 
 def _table_face_value(game: Game, p: int, die: int, face: int) -> float:
     """A face's worth to ``p`` from the die-action table and public facts only (for opponents' choices)."""
     spec = DICE[game.dice_season][die][face]
-    room = max(0, RESERVE_LIMIT - sum(game.reserve[p]))
+    room = max(0, game.reserve_limit(p) - sum(game.reserve[p]))
     value = DIE["energy"] * min(room, sum(spec.energy)) + DIE["crystal"] * spec.crystals
     if spec.gauge:
         value += DIE["gauge"]
@@ -764,7 +758,7 @@ def _table_face_value(game: Game, p: int, die: int, face: int) -> float:
         value += DIE["draw_card"]
     if spec.transmute:
         value += DIE["transmute"] + DIE["transmute_token"] * sum(game.reserve[p])
-    return value + DIE["pip"] * spec.pips
+    return value
 
 
 def _draw_value(game: Game, seat: int) -> float:
@@ -781,4 +775,4 @@ def _draw_value(game: Game, seat: int) -> float:
     return total / len(pile)
 
 
-__all__ = ["HeuristicAgent", "evaluate", "projected_score"]
+__all__ = ["HeuristicAgent", "evaluate", "margins"]

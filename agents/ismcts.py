@@ -9,11 +9,13 @@ is shared by all the samples, and backs up one reward per player:
 * Opponents' decisions are nodes of the same tree; each node keeps the reward of the player who chose it, so
   every player maximizes their own result.
 * Decisions with a single legal option are applied without a node (they are no choice for anyone).
-* After expanding one node the position is scored by the heuristic's evaluation (``agents/heuristic.py``: the
-  player's projected lead over its opponents, in score points), turned into a reward in [0, 1] for each
-  player by a logistic, of scale ``scale``, of the change since the root (centring keeps a large lead or
-  deficit from saturating the logistic, which would make every action look the same); a finished game
-  counts its result for half the reward. Optionally (``rollout_depth > 0``) a rollout guided by the
+* After expanding one node the position is scored by the heuristic's evaluation (``agents/heuristic.py``
+  ``margins``: each player's projected lead over its opponents, in score points, as the searching seat can
+  judge it: its own cards privately, every other player's from public facts, so that the cards a
+  determinization deals to an opponent add no noise to the rewards). Each margin becomes a reward in [0, 1]
+  by a logistic, of scale ``scale``, of its change since the root (centring keeps a large lead or deficit
+  from saturating the logistic, which would make every action look the same); a finished game counts its
+  result for half the reward. Optionally (``rollout_depth > 0``) a rollout guided by the
   heuristic policy (epsilon-greedy) first plays on to the next round boundary or for that many decisions.
   The heuristic's one-ply move costs as much as a dozen or more evaluations, so even 5-decision rollouts cut
   the iterations that fit in a given time about tenfold; the default evaluates at the leaf.
@@ -32,9 +34,10 @@ from seasons_env import NUM_ACTIONS, Game
 from seasons_env.engine import steps
 
 from .base import SeededAgent
-from .heuristic import HeuristicAgent, evaluate
+from .heuristic import HeuristicAgent, margins
 
-Evaluator = Callable[[Game, int], float]
+Evaluator = Callable[[Game, int], Sequence[float]]
+"""``evaluator(game, seat)``: every player's value (higher is better for that player) as ``seat`` judges it."""
 
 _CHOOSE_DIE = steps.STEP_BY_NAME["choose_die"].kind
 _PRELUDE = frozenset((steps.STEP_BY_NAME["draft_pick"].kind, steps.STEP_BY_NAME["library_split"].kind))
@@ -61,8 +64,8 @@ def _round_start(game: Game) -> bool:
 class ISMCTSAgent(SeededAgent):
     """Single-observer ISMCTS over determinizations of the seat's view, scored by the heuristic evaluation.
 
-    The default budget, 2000 iterations per decision (fewer when the choice is settled early), takes about
-    0.3 s a decision on one core, 30-40 s for the ISMCTS seat of a 2-player archmage game.
+    The default budget, 3000 iterations per decision (fewer when the choice is settled early), takes about
+    30 s for the ISMCTS seat of a 2-player archmage game on one core (``docs/results.md``).
 
     Budget: ``iterations`` per decision (the default; deterministic given the seed), or, when ``seconds`` is
     given, as many iterations as fit in that many seconds per decision (``iterations`` is then ignored).
@@ -74,7 +77,7 @@ class ISMCTSAgent(SeededAgent):
     def __init__(
         self,
         seed: int | None = None,
-        iterations: int = 2000,
+        iterations: int = 3000,
         seconds: float | None = None,
         exploration: float = 0.4,
         rollout_depth: int = 0,
@@ -97,11 +100,9 @@ class ISMCTSAgent(SeededAgent):
         self.epsilon = epsilon
         self.scale = scale
         self.search_prelude = search_prelude
-        self.evaluator: Evaluator = evaluator if evaluator is not None else evaluate
+        self.evaluator: Evaluator = evaluator if evaluator is not None else margins
         self.policy = HeuristicAgent(self._child_seed())
         self.last_iterations = 0
-        self.last_root: _Node | None = None
-        self._baseline: list[float] = []
 
     def _child_seed(self) -> int:
         return int(self.rng.integers(2**63))
@@ -126,7 +127,6 @@ class ISMCTSAgent(SeededAgent):
             self.last_iterations = 0
             return int(self.policy.act(view, seat, legal))
         root = self.search(view, seat)
-        self.last_root = root
         base = seat * NUM_ACTIONS
         best, best_key = legal[0], (-1, 0.0)
         for a in legal:
@@ -142,12 +142,12 @@ class ISMCTSAgent(SeededAgent):
         root = _Node()
         # Rewards are centred on the evaluation of the root view, so that a big lead or deficit does not
         # saturate the logistic and leave every action looking the same.
-        self._baseline = [self.evaluator(view, p) for p in range(view.num_players)]
+        baseline = list(self.evaluator(view, seat))
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         limit = self.iterations if deadline is None else 1 << 62
         done = 0
         while done < limit:
-            self._iterate(root, view.determinize(seat, self.rng))
+            self._iterate(root, view.determinize(seat, self.rng), seat, baseline)
             done += 1
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -164,7 +164,7 @@ class ISMCTSAgent(SeededAgent):
 
     # ------------------------------------------------------------------ one iteration
 
-    def _iterate(self, root: _Node, game: Game) -> None:
+    def _iterate(self, root: _Node, game: Game, seat: int, baseline: list[float]) -> None:
         c = self.exploration
         node = root
         path: list[tuple[_Node, int]] = []  # (node, player who chose it)
@@ -190,7 +190,7 @@ class ISMCTSAgent(SeededAgent):
                     if value > best_value:
                         best_child, best_action, best_value = child, a, value
             if untried:
-                action = self._expansion_choice(game, player, untried)
+                action = untried[int(self.rng.integers(len(untried)))]
                 child = _Node()
                 children[base + action] = child
                 game.apply(action)
@@ -201,18 +201,17 @@ class ISMCTSAgent(SeededAgent):
             game.apply(best_action)
             path.append((best_child, player))
             node = best_child
-        rewards = self._rollout(game) if expanded else self._rewards(game)
+        if expanded:
+            self._rollout(game)
+        rewards = self._rewards(game, seat, baseline)
         root.visits += 1
         for child, player in path:
             child.visits += 1
             child.reward += rewards[player]
 
-    def _expansion_choice(self, game: Game, player: int, untried: list[int]) -> int:
-        return untried[int(self.rng.integers(len(untried)))]
-
-    def _rollout(self, game: Game) -> list[float]:
+    def _rollout(self, game: Game) -> None:
         """Play on with the heuristic policy (epsilon-greedy) for ``rollout_depth`` decisions at most, stopping
-        at the ``rollout_rounds``-th round start reached; returns the players' rewards there."""
+        at the ``rollout_rounds``-th round start reached."""
         steps_left = self.rollout_depth
         if steps_left > 0:
             rng = self.rng
@@ -233,15 +232,15 @@ class ISMCTSAgent(SeededAgent):
                     boundaries += 1
                     if boundaries >= self.rollout_rounds:
                         break
-        return self._rewards(game)
 
-    def _rewards(self, game: Game) -> list[float]:
-        """Reward in [0, 1] for each player: a logistic of how much the evaluation (the player's projected lead
-        over its opponents, in score points) moved since the root; a finished game counts its result too."""
+    def _rewards(self, game: Game, seat: int, baseline: list[float]) -> list[float]:
+        """Reward in [0, 1] for each player: a logistic of how much its evaluation (its projected lead over its
+        opponents, in score points, as ``seat`` judges it) moved since the root; a finished game counts its
+        result too."""
         n = game.num_players
         scale = self.scale
-        base = self._baseline
-        shaped = [_logistic((self.evaluator(game, p) - base[p]) / scale) for p in range(n)]
+        values = self.evaluator(game, seat)
+        shaped = [_logistic((values[p] - baseline[p]) / scale) for p in range(n)]
         if game.is_over:
             winners = game.winners()
             share = 1.0 / len(winners)

@@ -1,7 +1,9 @@
 """What the heuristic player knows, as data: card values, die-action values, token values, evaluation weights.
 
 Everything is in crystal-equivalents (1 = one point of final score). ``agents/heuristic.py`` reads these
-tables and holds no tuning constants of its own, so the player is tuned here.
+tables; what it keeps beside its formulas are the games' own numbers (a card's yield: 3 crystals a summon
+for Staff of Spring, 4 per token for Potion of Life) and the shapes of its few estimates (how a wait or a
+shortage is spread over the rounds left).
 
 * ``CARDS``: one row per card (1..50): draft value, when the card pays off (which library set it belongs
   to), its net summoning-gauge requirement, the value of its on-summon effect, its value per round in play
@@ -19,7 +21,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from seasons_env.engine.data import TRANSMUTE_RATE
+from seasons_env.engine.data import HAND_PENALTY, TRANSMUTE_RATE
+from seasons_env.engine.game import NUM_YEARS
 
 EARLY, MID, LATE = 0, 1, 2
 """When a card pays off: its library set (0 = the hand of year 1, 1 = year 2, 2 = year 3)."""
@@ -117,7 +120,6 @@ next player: the fitted values are margins over the opponent, so that is already
 SPLIT = {
     "cost_year1": -0.6,  # per token of energy cost in the year-1 hand beyond 6 in all
     "cheap_year1": 2.0,  # the year-1 hand should hold a card costing at most 2 tokens
-    "weight": 1.0,  # weight of the cards' ``split`` preferences
 }
 """Library split: the plan maximizes the cards' ``split`` preferences plus these terms for the year-1 hand."""
 
@@ -130,10 +132,14 @@ DIE = {
     "transmute": 1.0,  # the transmute symbol
     "transmute_token": 0.5,  # ... and per token already held
     "draw_card": 2.0,  # the card symbol
-    "pip": 0.0,  # per pip of the face (a face taken does not move the marker; the leftover does)
     # The seat's own face is valued by the evaluation once its symbols are applied; the pace the leftover die
     # sets is in that evaluation (the rounds and seasons left). Only the drawn card is added, at this weight:
     "draw": 1.0,
+    # Die of Malice: a reroll is worth the mean face plus its 2 crystals, less the crystal an opponent's
+    # Thieving Fairies take; reroll only when that beats the face by a margin.
+    "malice_crystals": 2.0,
+    "malice_fairy": 2.0,
+    "malice_margin": 0.5,
 }
 """Die choice: the table for an opponent's face, the weight of a drawn card for the seat's own face."""
 
@@ -155,7 +161,7 @@ EVAL = {
     "opponent_card_energy": 2.5,  # tokens an opponent's unknown card costs
     "hand_delay": (1.0, 1.5),  # a hand card waiting to be summoned loses a fixed part and rounds of its income
     "library_delay": (2.0, 1.5),  # the same for a card still in a library set
-    "hand_floor": -5.0,  # a card never summoned costs 5 at the end
+    "hand_floor": -float(HAND_PENALTY),  # a card never summoned costs its penalty at the end
     "slot_value": 1.0,  # a free slot with no card waiting for it
     "opponent_card": 7.0,  # an opponent's card in hand or library, when it can still be played
     "opponent_slot": 1.5,  # an opponent's free slot
@@ -163,7 +169,10 @@ EVAL = {
     "potion_store": 0.8,  # share of a potion's best later value that counts while it waits in play
     "cauldron_done": 15.0,
     "helm_bonus": 20.0,
+    "helm_chance_by_lead": (0.05, 0.15, 0.35, 0.7, 0.9),  # chance of the Helm's bonus, lead in cards -2..+2
     "chest_bonus": 20.0,
+    "chest_chance_in_play": (0.1, 0.9),  # Sealed Chest of Urm's bonus, with / without a familiar in play
+    "chest_chance_in_hand": (0.15, 0.7),  # ... for a Chest still in hand
     "wondrous_chest_full": 0.8,  # chance of 4+ tokens at a round's end when the reserve holds 4+ now
     "wondrous_chest_short": 0.4,
     "soul_round": 3.0,
@@ -190,7 +199,7 @@ def _rounds_table() -> tuple[float, ...]:
 
 _ROUNDS = _rounds_table()
 
-END_SPACE = 36
+END_SPACE = NUM_YEARS * 12
 """Absolute spaces of the wheel over the game (3 years of 12); the game ends when the marker reaches 36."""
 
 

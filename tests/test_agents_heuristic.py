@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 from random_play import random_positions
+from scenario import scenario
 
 from agents import RandomAgent, play_game
-from agents.heuristic import HeuristicAgent, evaluate
+from agents.heuristic import HeuristicAgent, evaluate, margins
 from seasons_env import Game
 
 
@@ -37,24 +38,44 @@ def test_heuristic_plays_whole_games_at_every_level_and_player_count() -> None:
 
 
 def test_seeded_heuristic_games_are_reproducible() -> None:
-    def run(seed: int) -> dict:
-        record = play_game([HeuristicAgent(), RandomAgent(), HeuristicAgent()], "archmage", seed=seed)
-        out = record.to_dict()
+    def run(agents: list) -> dict:
+        out = play_game(agents, "archmage", seed=11).to_dict()
         out.pop("seconds_per_seat")
         return out
 
-    assert run(11) == run(11)
-    assert run(11) != run(12)
+    first = [HeuristicAgent(1), RandomAgent(2), HeuristicAgent(3)]
+    reference = run(first)
+    assert run([HeuristicAgent(1), RandomAgent(2), HeuristicAgent(3)]) == reference  # fresh agents, same seeds
+    for seed, agent in zip((1, 2, 3), first, strict=True):
+        agent.reset(seed)
+    assert run(first) == reference  # the same agents once reset to their seeds
 
 
-def test_evaluate_reads_only_what_the_seat_may_know() -> None:
-    for game in random_positions(3, "archmage", 5, every=23):
-        for seat in range(3):
-            a = game.determinize(seat, np.random.default_rng(1))
-            b = game.determinize(seat, np.random.default_rng(2))
-            value = evaluate(a, seat)
-            assert math.isfinite(value)
-            assert value == pytest.approx(evaluate(b, seat))
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_evaluate_reads_only_what_the_seat_may_know(num_players: int) -> None:
+    # Redrawing everything the seat cannot see (opponents' hands and libraries, the piles) changes no margin.
+    checked = 0
+    for game_seed in range(3):
+        for game in random_positions(num_players, "archmage", game_seed, every=7):
+            for seat in range(num_players):
+                a = game.determinize(seat, np.random.default_rng(1))
+                b = game.determinize(seat, np.random.default_rng(2))
+                values = margins(a, seat)
+                assert all(math.isfinite(v) for v in values)
+                assert values == pytest.approx(margins(b, seat))
+                assert values[seat] == evaluate(a, seat)
+                checked += 1
+    assert checked >= 50 * num_players
+
+
+def test_evaluate_ignores_an_opponents_hand_behind_potion_of_dreams() -> None:
+    # Potion of Dreams is worth the best card its owner could put into play: for an opponent that card is
+    # hidden, so which card it holds must not matter (only that it holds one).
+    def value(opponent_hand: list[int]) -> float:
+        game = scenario(players=[{"in_play": [3]}, {"in_play": [24], "hand": opponent_hand, "summoning_gauge": 2}])
+        return evaluate(game, 0)
+
+    assert value([29]) == value([45]) == value([7]) != value([])
 
 
 def test_evaluate_is_the_final_margin_once_the_game_is_over() -> None:

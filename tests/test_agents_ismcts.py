@@ -33,10 +33,13 @@ def test_heuristic_rollouts_and_more_players() -> None:
     agent = ISMCTSAgent(seed=2, iterations=15, rollout_depth=6, epsilon=0.2)
     rng = np.random.default_rng(5)
     for num_players in (2, 4):
+        searched = 0
         for position in random_positions(num_players, "archmage", seed=8, every=41):
             seat = position.current_player
             legal = list(position.legal_action_list())
             assert agent.act(position.determinize(seat, rng), seat, legal) in legal
+            searched += agent.last_iterations > 0
+        assert searched >= 3
 
 
 def test_prelude_is_delegated_unless_asked() -> None:

@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT / "training"))
 import train_maskable_ppo  # noqa: E402
 
 
-def test_training_script_learns_saves_and_evaluates(tmp_path, capsys) -> None:
+def test_training_script_trains_saves_and_evaluates(tmp_path, capsys) -> None:
     args = ["--level", "apprentice", "--timesteps", "256", "--n-steps", "128", "--eval-episodes", "3"]
     assert train_maskable_ppo.main([*args, "--out", str(tmp_path)]) == 0
     assert (tmp_path / "model.zip").stat().st_size > 1000
