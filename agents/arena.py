@@ -166,7 +166,11 @@ def summarize(records: list[dict], config: ArenaConfig) -> dict:
                 if a == b:
                     continue
                 pair_games[(a, b)] += 1
-                if result[i] > result[j]:
+                # The game's own winners first (a tie on score is settled by the rules' tie-break); between
+                # two players outside (or both inside) the winners, the higher score, a tie counting half.
+                if (i in winners) != (j in winners):
+                    pair_wins[(a, b)] += 1.0 if i in winners else 0.0
+                elif result[i] > result[j]:
                     pair_wins[(a, b)] += 1.0
                 elif result[i] == result[j]:
                     pair_wins[(a, b)] += 0.5

@@ -36,9 +36,13 @@ def _mirror_game(args: tuple[int, str]) -> dict:
 
 def head_to_head(agents: tuple[str, str], games: int, level: str, workers: int, out: Path, progress: bool) -> dict:
     config = ArenaConfig(agents=agents, players=2, games=games, level=level, seed=0)
+    folder = out / f"{agents[0]}-vs-{agents[1]}-{level}"
+    records = folder / "games.jsonl"
+    resumed = sum(1 for line in records.read_text().splitlines() if line.strip()) if records.exists() else 0
     started = time.perf_counter()
-    summary = Arena(config, out / f"{agents[0]}-vs-{agents[1]}-{level}").run(workers=workers, progress=progress)
+    summary = Arena(config, folder).run(workers=workers, progress=progress)
     summary["wall_seconds"] = time.perf_counter() - started
+    summary["resumed_games"] = min(resumed, games)
     return summary
 
 
@@ -51,9 +55,19 @@ def report_pair(summary: dict, first: str, second: str, goal: float) -> str:
         f"{first} vs {second}: {cell['win_rate']:.1%} wins ({wins:.1f}/{cell['games']}), "
         f"Wilson 95% [{cell['low']:.1%}, {cell['high']:.1%}]; goal >= {goal:.0%}: {verdict}\n"
         f"  mean score {first} {a['mean_score']:.1f} (sd {a['score_std']:.1f}), {second} {b['mean_score']:.1f} "
-        f"(sd {b['score_std']:.1f}); decisions/s {first} {a['decisions_per_second']:,.0f}, "
-        f"{second} {b['decisions_per_second']:,.0f}; wall {summary['wall_seconds']:.0f} s"
+        f"(sd {b['score_std']:.1f}); decisions/s {first} {_rate(a['decisions_per_second'])}, "
+        f"{second} {_rate(b['decisions_per_second'])}; wall {summary['wall_seconds']:.0f} s"
+        + (
+            f" ({summary['resumed_games']} games read back from {first}-vs-{second}-*/games.jsonl)"
+            if summary["resumed_games"]
+            else ""
+        )
     )
+
+
+def _rate(per_second: float) -> str:
+    """A rate with three significant figures at least (a search agent makes a few decisions a second)."""
+    return f"{per_second:,.0f}" if per_second >= 100 else f"{per_second:.3g}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from agents import arena as arena_module
-from agents.arena import Arena, ArenaConfig, lineups, seating, wilson_interval
+from agents.arena import Arena, ArenaConfig, lineups, seating, summarize, wilson_interval
 from agents.random_agent import RandomAgent
 
 
@@ -53,6 +53,31 @@ def test_wilson_interval() -> None:
         for wins in range(0, n + 1, max(1, n // 10)):
             low, high = wilson_interval(wins, n)
             assert 0.0 <= low <= wins / n <= high <= 1.0
+
+
+def test_crosstable_follows_the_games_winners() -> None:
+    def record(index: int, seats: list[str], scores: list[int], winners: list[int]) -> dict:
+        n = len(seats)
+        return {
+            "game_index": index,
+            "seats": seats,
+            "scores": scores,
+            "winners": winners,
+            "decisions": 100,
+            "seconds_per_seat": [1.0] * n,
+            "decisions_per_seat": [50] * n,
+        }
+
+    config = ArenaConfig(agents=("random", "first"), games=3)
+    records = [
+        record(0, ["random", "first"], [80, 80], [1]),  # equal scores, settled by the tie-break
+        record(1, ["first", "random"], [90, 70], [0]),
+        record(2, ["random", "first"], [60, 60], [0, 1]),  # a shared win
+    ]
+    summary = summarize(records, config)
+    assert summary["crosstable"]["first"]["random"]["win_rate"] == pytest.approx(2.5 / 3)
+    assert summary["crosstable"]["random"]["first"]["win_rate"] == pytest.approx(0.5 / 3)
+    assert summary["agents"]["first"]["wins"] == 2.5 and summary["agents"]["random"]["wins"] == 0.5
 
 
 def test_bad_configuration_names_the_field() -> None:
