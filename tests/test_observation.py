@@ -168,3 +168,17 @@ def test_slices_hold_the_position_facts() -> None:
     dice = part("dice").reshape(5, -1)
     assert dice[3, 0] == 1 and dice[3, 8] == pytest.approx(0.6) and dice[3, 13 + 1] == 1  # 6 crystals, seat 1
     assert dice[0, 12] == 1 and not dice[1].any()  # untaken die 1; die 2 not rolled
+
+
+def test_nobody_has_the_turn_between_turns() -> None:
+    # Player 1 ends the round's last turn; Hourglass of Time then asks player 0 for a token at the season
+    # change, out of turn: the position and the observation name no turn player.
+    from scenario import act, scenario
+
+    game = scenario(players=[{"in_play": [27]}, {}], turn_player=1, position=3, rolled=[{"die": 2, "face": 0}])
+    turn = LAYOUT["turn_player"]
+    assert game.turn_player == 1 and encode_observation(game, 0)[turn.start : turn.stop].tolist()[:2] == [0, 1]
+    act(game, "end turn")
+    assert game.pending_decision == "gain_energy" and game.current_player == 0
+    assert game.turn_player == -1 and game.to_dict()["turn_player"] is None
+    assert not encode_observation(game, 0)[turn.start : turn.stop].any()

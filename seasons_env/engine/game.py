@@ -639,7 +639,7 @@ class Game:
             "year": self.year,
             "position": self.position,
             "first_player": self.first_player,
-            "turn_player": self.turn_player,
+            "turn_player": None if self.turn_player < 0 else self.turn_player,
             "turn": {
                 "transmute_ability": bool(self.turn_flags & TRANSMUTE_ABILITY),
                 "transmute_bonus_used": bool(self.turn_flags & TRANSMUTE_BONUS_USED),
@@ -1251,6 +1251,7 @@ def _res_turn(game: Game, task: tuple, action: int) -> None:
 
 def _end_turn(game: Game, player: int) -> None:
     game.turn_flags = 0
+    game.turn_player = -1  # between turns nobody's turn is under way (the observation's turn slice is empty)
     deferred, game.deferred_tokens = game.deferred_tokens, ()
     game.push(*((GAIN_ENERGY, q, count, -1, 0) for q, count in deferred))
 
