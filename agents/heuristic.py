@@ -550,7 +550,7 @@ class HeuristicAgent(SeededAgent):
         if kind == _DRAW_SYMBOL:
             return A.DRAW_CARD if A.DRAW_CARD in legal else int(legal[0])
         if kind == _NARIA_GIVE:
-            return min(legal, key=lambda a: CARD_VALUES[a - A.CHOOSE_CARD0 + 1].draft)
+            return min(legal, key=lambda a: CARD_VALUES[A.card_of_choice(a)].draft)
         return self._one_ply(view, seat, legal)
 
     # ------------------------------------------------------------------ one ply
@@ -608,7 +608,7 @@ class HeuristicAgent(SeededAgent):
         familiars = sum(1 for c in picked if not IS_ITEM[c])
 
         def score(a: int) -> float:
-            c = a - A.CHOOSE_CARD0 + 1
+            c = A.card_of_choice(a)
             row = CARD_VALUES[c]
             s = row.draft
             over = gauge_used + row.gauge - DRAFT_GAUGE  # the summoning gauge the picks would demand past the budget
@@ -631,7 +631,7 @@ class HeuristicAgent(SeededAgent):
         wanted = [c for c in plan[year - 1] if c in hand]
         if not wanted:
             return int(legal[0])
-        return A.CHOOSE_CARD0 + wanted[0] - 1
+        return A.choose_card(wanted[0])
 
 
 def _plan_fits(plan: tuple, hand: Sequence[int], lib2: Sequence[int], lib3: Sequence[int]) -> bool:

@@ -36,13 +36,12 @@ def _mirror_game(args: tuple[int, str]) -> dict:
 
 def head_to_head(agents: tuple[str, str], games: int, level: str, workers: int, out: Path, progress: bool) -> dict:
     config = ArenaConfig(agents=agents, players=2, games=games, level=level, seed=0)
-    folder = out / f"{agents[0]}-vs-{agents[1]}-{level}"
-    records = folder / "games.jsonl"
-    resumed = sum(1 for line in records.read_text().splitlines() if line.strip()) if records.exists() else 0
+    arena = Arena(config, out / f"{agents[0]}-vs-{agents[1]}-{level}")
+    resumed = len(arena.finished())  # games an earlier run already played (the arena does not replay them)
     started = time.perf_counter()
-    summary = Arena(config, folder).run(workers=workers, progress=progress)
+    summary = arena.run(workers=workers, progress=progress)
     summary["wall_seconds"] = time.perf_counter() - started
-    summary["resumed_games"] = min(resumed, games)
+    summary["resumed_games"] = resumed
     return summary
 
 

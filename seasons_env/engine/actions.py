@@ -146,6 +146,11 @@ def choose_card(card: int) -> int:
     return CHOOSE_CARD0 + card - 1
 
 
+def card_of_choice(action: int) -> int:
+    """The card a ``choose_card`` action names (its inverse)."""
+    return action - CHOOSE_CARD0 + 1
+
+
 def choose_in_play(instance: int) -> int:
     return CHOOSE_IN_PLAY0 + instance
 

@@ -73,10 +73,6 @@ def _choose_card_options(cards) -> list[int]:
     return [A.CHOOSE_CARD0 + c - 1 for c in sorted(set(cards))]
 
 
-def _card_of_action(action: int) -> int:
-    return action - A.CHOOSE_CARD0 + 1
-
-
 def in_play_options(game: Game, player: int, accept=None) -> list[int]:
     """CHOOSE_IN_PLAY options over the player's cards, one per distinguishable card (same card, same
     tapped state and stored tokens count once)."""
@@ -179,7 +175,7 @@ class PurseOfIo(Behaviour):
 
 
 def _res_chalice(game: Game, task: Task, action: int) -> None:
-    p, cards, chosen = task[1], list(task[2]), _card_of_action(action)
+    p, cards, chosen = task[1], list(task[2]), A.card_of_choice(action)
     cards.remove(chosen)
     for c in cards:
         game.discard(game.from_limbo(c))
@@ -230,7 +226,7 @@ class FigrimTheAvaricious(Behaviour):
 
 
 def _res_naria_keep(game: Game, task: Task, action: int) -> None:
-    p, cards, keep = task[1], list(task[2]), _card_of_action(action)
+    p, cards, keep = task[1], list(task[2]), A.card_of_choice(action)
     cards.remove(keep)
     game.hand_add(p, game.from_limbo(keep))
     if cards:
@@ -240,7 +236,7 @@ def _res_naria_keep(game: Game, task: Task, action: int) -> None:
 def _res_naria_give(game: Game, task: Task, action: int) -> None:
     _, p, cards, recipients = task
     cards = list(cards)
-    given = _card_of_action(action)
+    given = A.card_of_choice(action)
     cards.remove(given)
     game.hand_add(recipients[0], game.from_limbo(given))
     if cards and len(recipients) > 1:
@@ -399,7 +395,7 @@ class PotionOfPower(Behaviour):
 
 
 def _res_dreams(game: Game, task: Task, action: int) -> None:
-    p, chosen = task[1], _card_of_action(action)
+    p, chosen = task[1], A.card_of_choice(action)
     game.hand_remove(p, chosen)
     game.limbo.append(chosen)
     game.put_into_play_free(p, chosen)
@@ -652,7 +648,7 @@ def _res_crown(game: Game, task: Task, action: int) -> None:
 
 
 def _res_crown_discard(game: Game, task: Task, action: int) -> None:
-    p, chosen = task[1], _card_of_action(action)
+    p, chosen = task[1], A.card_of_choice(action)
     game.hand_remove(p, chosen)
     game.discard(chosen)
     _crown_gain(game, p, chosen)
@@ -781,7 +777,7 @@ def _res_kriss(game: Game, task: Task, action: int) -> None:
     if action >= A.CHOOSE_IN_PLAY0:
         game.sacrifice(p, action - A.CHOOSE_IN_PLAY0)
     else:
-        chosen = _card_of_action(action)
+        chosen = A.card_of_choice(action)
         game.hand_remove(p, chosen)
         game.discard(chosen)
     game.gain_tokens_of_choice(p, 4)

@@ -976,7 +976,7 @@ def _opt_draft_pick(game: Game, task: tuple) -> list[int]:
 
 
 def _res_draft_pick(game: Game, task: tuple, action: int) -> None:
-    p, card = task[1], action - A.CHOOSE_CARD0 + 1
+    p, card = task[1], A.card_of_choice(action)
     pack = list(game.draft_pack[p])
     pack.remove(card)
     game.draft_pack[p] = tuple(pack)
