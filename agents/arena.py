@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from seasons_env.engine.game import LEVELS, check_choice, check_num_players
+from seasons_env.engine import LEVELS, check_choice, check_num_players
 
 from .base import Agent, play_game
 

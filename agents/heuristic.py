@@ -33,30 +33,18 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from seasons_env import Game
+from seasons_env.engine import Card, steps
 from seasons_env.engine import actions as A
-from seasons_env.engine import steps
 from seasons_env.engine.data import (
     BONUS_PENALTIES,
     CARD_OF,
     CARDS,
     DICE,
-    GAUGE_MAX,
     IS_ITEM,
     MAX_BONUSES,
     NUM_CARDS,
     PRESTIGE,
     TRANSMUTE_RATE,
-)
-from seasons_env.engine.game import (
-    AMULET_OF_WATER,
-    ARCANO_LEECH,
-    HAND_OF_FORTUNE,
-    PURSE_OF_IO,
-    STAFF_OF_SPRING,
-    THIEVING_FAIRIES,
-    TRANSMUTE_ABILITY,
-    YJANGS_VASE,
-    die_of,
 )
 
 from .base import SeededAgent
@@ -75,30 +63,30 @@ from .values import (
     expected_rounds,
 )
 
-_K = {s.name: s.kind for s in steps.STEP_KINDS}
-_MOVE_MARKER = _K["move_marker"]
-_TURN_START = _K["turn_start"]
-_TURN = _K["turn"]
-_CHOOSE_DIE = _K["choose_die"]
-_GAIN_ENERGY = _K["gain_energy"]
-_SYLLAS = _K["syllas_sacrifice"]
-_AMSUG = _K["amsug_return"]
-_DRAFT_PICK = _K["draft_pick"]
-_LIBRARY = _K["library_split"]
-_MALICE = _K["die_of_malice_window"]
-_DRAW_SYMBOL = _K["draw_symbol"]
-_NARIA_GIVE = _K["naria_give"]
+_MOVE_MARKER = steps.kind("move_marker")
+_TURN_START = steps.kind("turn_start")
+_TURN = steps.kind("turn")
+_CHOOSE_DIE = steps.kind("choose_die")
+_GAIN_ENERGY = steps.kind("gain_energy")
+_SYLLAS = steps.kind("syllas_sacrifice")
+_AMSUG = steps.kind("amsug_return")
+_DRAFT_PICK = steps.kind("draft_pick")
+_LIBRARY = steps.kind("library_split")
+_MALICE = steps.kind("die_of_malice_window")
+_DRAW_SYMBOL = steps.kind("draw_symbol")
+_NARIA_GIVE = steps.kind("naria_give")
 
 #: Decisions the settling of a lookahead never answers: they open a new phase of the seat's play.
 _BOUNDARY = frozenset((_TURN, _CHOOSE_DIE, _DRAFT_PICK, _LIBRARY, _MALICE, _DRAW_SYMBOL))
 
-# Card ids the evaluation reads, besides those the engine names (imported above).
-FIGRIM, WONDROUS, HELM, LEWIS, KAIRN = 11, 13, 19, 21, 16
-POWER, DREAMS, KNOWLEDGE, LIFE, HOURGLASS, SCEPTER = 23, 24, 25, 26, 27, 28
-CAULDRON, TITUS, IDOL, LANTERN, URM, PENDANT, SOUL = 35, 39, 43, 45, 46, 48, 50
-_POTION_SLOTS = {POWER: 3.0, DREAMS: 1.0, KNOWLEDGE: 1.0, LIFE: 1.0}
+_POTION_SLOTS = {
+    Card.POTION_OF_POWER: 3.0,
+    Card.POTION_OF_DREAMS: 1.0,
+    Card.POTION_OF_KNOWLEDGE: 1.0,
+    Card.POTION_OF_LIFE: 1.0,
+}
 _INCOME = tuple([0.0] + [CARD_VALUES[c].income for c in range(1, NUM_CARDS + 1)])
-_PER_OPPONENT = frozenset((ARCANO_LEECH, THIEVING_FAIRIES))
+_PER_OPPONENT = frozenset((Card.ARCANO_LEECH, Card.THIEVING_FAIRIES))
 _COST = {n: tuple([(0, 0, 0, 0, 0)] + [CARDS[c].cost[n] for c in range(1, NUM_CARDS + 1)]) for n in (2, 3, 4)}
 _ENERGY_COST = {n: tuple(sum(cost[:4]) for cost in _COST[n]) for n in (2, 3, 4)}
 
@@ -123,10 +111,9 @@ class _Clock:
     def __init__(self, game: Game) -> None:
         self.abs = a = (game.year - 1) * 12 + game.position - 1
         self.cards = [tuple(CARD_OF[i] for i in held) for held in game.in_play]  # card ids in play, by seat
-        stack = game.stack
         in_round = False
         pending = [False] * game.num_players
-        for task in stack:
+        for task in game.pending_steps():
             kind = task[0]
             if kind == _MOVE_MARKER:
                 in_round = True
@@ -148,18 +135,20 @@ class _Clock:
 
 def _token_values(game: Game, p: int, clock: _Clock) -> list[float]:
     """What one token of each type is worth to ``p`` once its current turn is over (future transmutations)."""
-    purses = clock.cards[p].count(PURSE_OF_IO)
-    end = TOKENS["end_value"] + TOKENS["lantern"] * clock.cards[p].count(LANTERN)
+    purses = clock.cards[p].count(Card.PURSE_OF_IO)
+    end = TOKENS["end_value"] + TOKENS["lantern"] * clock.cards[p].count(Card.LANTERN_OF_XIDIT)
     later = continuation(purses, end, clock.next_start)
     floor = 0.0
-    if clock.cards[p].count(LIFE) and (clock.rounds_after > 0 or clock.turn_pending[p] or game.turn_player == p):
+    if clock.cards[p].count(Card.POTION_OF_LIFE) and (
+        clock.rounds_after > 0 or clock.turn_pending[p] or game.turn_player == p
+    ):
         # Drunk at the end on a full reserve: a token held now is worth its 4 crystals only near the end
         # (earlier, tokens spent meanwhile are replaced by new ones; the potion's value for them is its own).
         floor = (4.0 + purses) * min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / EVAL["life_horizon"]))
     if not clock.turn_pending[p]:
         return [max(x, floor) for x in later] if floor else list(later)
     q = TOKENS["transmute_chance"]
-    held_die = die_of(game, p)
+    held_die = game.die_taken(p)
     if held_die is not None:
         q = 1.0 if DICE[game.dice_season][held_die[0]][held_die[1]].transmute else 0.1
     rates = TRANSMUTE_RATE[game.season]
@@ -211,7 +200,7 @@ def _seat_value(game: Game, p: int, clock: _Clock, private: bool) -> float:
     reserve = game.reserve[p]
     limit = game.reserve_limit(p)
     total = reserve[0] + reserve[1] + reserve[2] + reserve[3]
-    keep = limit if clock.cards[p].count(LIFE) else limit - EVAL["inflow_room"]
+    keep = limit if clock.cards[p].count(Card.POTION_OF_LIFE) else limit - EVAL["inflow_room"]
     held: list[tuple[float, int]] = []
     if total:
         for t in range(4):
@@ -248,7 +237,7 @@ def _seat_value(game: Game, p: int, clock: _Clock, private: bool) -> float:
 
     # The transmute ability held in the turn: what transmuting the tokens worth it now would add (a token set
     # aside for a card in hand also costs its shortage).
-    if game.turn_player == p and game.turn_flags & TRANSMUTE_ABILITY:
+    if game.can_transmute(p):
         rates = TRANSMUTE_RATE[game.season]
         extra = game.transmute_bonus(p)
         free_left = list(spare) if spare is not None else [99] * 4
@@ -260,7 +249,7 @@ def _seat_value(game: Game, p: int, clock: _Clock, private: bool) -> float:
             else:
                 gain += max(0.0, rates[t] + extra - v - TOKENS["shortage"])
         for i in in_play:
-            stored = game.stored.get(i) if CARD_OF[i] == AMULET_OF_WATER else None
+            stored = game.stored.get(i) if CARD_OF[i] == Card.AMULET_OF_WATER else None
             if stored:
                 gain += sum(stored[t] * max(0.0, rates[t] + extra - tv[t]) for t in range(4))
         value += gain if gain > 0 else EVAL["ability_option"]
@@ -288,7 +277,7 @@ def _waiting_cards(
     taken the tokens they need."""
     n = game.num_players
     spend = game.spendable(p)
-    hands = clock.cards[p].count(HAND_OF_FORTUNE)
+    hands = clock.cards[p].count(Card.HAND_OF_FORTUNE)
     leech = game.leech_toll(p)
     items_in_play = sum(1 for i in game.in_play[p] if IS_ITEM[CARD_OF[i]])
     entries: list[tuple[float, float, float, int, int]] = []  # (net value, cost of waiting, gauge weight, energy, card)
@@ -352,11 +341,11 @@ def _waiting_cards(
 
 def _summon_value(game: Game, p: int, c: int, tv: list[float], items: int, waiting: int) -> float:
     """Value of a hand card's on-summon effect (for a potion: of its activation)."""
-    if c == SCEPTER:
+    if c == Card.SCEPTER_OF_GREATNESS:
         return 3.0 * (items + 0.5 * max(0, waiting - 1))
-    if c == PENDANT:
+    if c == Card.PENDANT_OF_RAGNOR:
         return (items + 0.5 * max(0, waiting - 1)) * sum(tv) / 4.0
-    if c == LEWIS:
+    if c == Card.LEWIS_GREYFACE:
         best = max(sum(game.reserve[q]) for q in game.opponents(p))
         return best * sum(tv) / 4.0
     return CARD_VALUES[c].summon
@@ -366,31 +355,31 @@ def _card_future(game: Game, p: int, c: int, clock: _Clock, tv: list[float], rou
     """Value a card adds in play over ``rounds`` rounds, for a card still in hand (rough)."""
     n = game.num_players
     income = _INCOME[c] * rounds * ((n - 1) if c in _PER_OPPONENT else 1)
-    if c in (STAFF_OF_SPRING, YJANGS_VASE):
-        per = 3.0 if c == STAFF_OF_SPRING else sum(tv) / 4.0
+    if c in (Card.STAFF_OF_SPRING, Card.YJANGS_FORGOTTEN_VASE):
+        per = 3.0 if c == Card.STAFF_OF_SPRING else sum(tv) / 4.0
         return income + per * min(waiting - 1, 0.6 * rounds)
-    if c == FIGRIM:
+    if c == Card.FIGRIM_THE_AVARICIOUS:
         return income + 2.0 * (n - 1) * clock.season_changes * min(1.0, rounds / max(clock.rounds_after, 1.0))
-    if c == TITUS:
+    if c == Card.TITUS_DEEPGAZE:
         return income + 2.0 * (n - 1) * rounds
-    if c == HOURGLASS:
+    if c == Card.HOURGLASS_OF_TIME:
         return income + clock.season_changes * sum(tv) / 4.0 * min(1.0, rounds / max(clock.rounds_after, 1.0))
-    if c == WONDROUS:
+    if c == Card.WONDROUS_CHEST:
         return income + 3.0 * rounds * EVAL["wondrous_chest_short"]
-    if c == HELM:
+    if c == Card.RAGFIELDS_HELM:
         return income + 0.4 * EVAL["helm_bonus"]
-    if c == URM:
+    if c == Card.SEALED_CHEST_OF_URM:
         familiars = any(not IS_ITEM[CARD_OF[i]] for i in game.in_play[p])
         return income + EVAL["chest_chance_in_hand"][0 if familiars else 1] * EVAL["chest_bonus"]
-    if c == CAULDRON:
+    if c == Card.GLUTTON_CAULDRON:
         return income + EVAL["cauldron_done"] * min(1.0, rounds / 8.0)
-    if c == IDOL:
+    if c == Card.IDOL_OF_THE_FAMILIAR:
         return income + rounds * 1.0
-    if c == LANTERN:
+    if c == Card.LANTERN_OF_XIDIT:
         return income + TOKENS["lantern"] * 3.0
-    if c == KAIRN:
+    if c == Card.KAIRN_THE_DESTROYER:
         return income + EVAL["kairn_use"] * (4.0 * (n - 1) - min(tv)) * rounds
-    if c == SOUL:
+    if c == Card.DAMNED_SOUL_OF_ONYS:
         return income - 5.0
     return income
 
@@ -408,46 +397,46 @@ def _in_play_value(
 ) -> float:
     c = CARD_OF[i]
     value = PRESTIGE[c] + _INCOME[c] * clock.rounds_after * ((n - 1) if c in _PER_OPPONENT else 1)
-    if c == AMULET_OF_WATER:
+    if c == Card.AMULET_OF_WATER:
         stored = game.stored.get(i)
         if stored:
             value += stored[0] * tv[0] + stored[1] * tv[1] + stored[2] * tv[2] + stored[3] * tv[3]
-    elif c == STAFF_OF_SPRING:
+    elif c == Card.STAFF_OF_SPRING:
         value += 3.0 * expected_summons
-    elif c == YJANGS_VASE:
+    elif c == Card.YJANGS_FORGOTTEN_VASE:
         value += avg_tv * expected_summons
-    elif c == FIGRIM:
+    elif c == Card.FIGRIM_THE_AVARICIOUS:
         value += (n - 1) * clock.season_changes
-    elif c == WONDROUS:
+    elif c == Card.WONDROUS_CHEST:
         full = sum(game.reserve[p]) >= 4
         chance = EVAL["wondrous_chest_full"] if full else EVAL["wondrous_chest_short"]
         value += 3.0 * (chance + EVAL["wondrous_chest_short"] * max(0.0, clock.round_ends - 1.0))
-    elif c == HELM:
+    elif c == Card.RAGFIELDS_HELM:
         mine = len(game.in_play[p])
         lead = mine - max(len(game.in_play[q]) for q in game.opponents(p))
         chance = EVAL["helm_chance_by_lead"][max(-2, min(2, lead)) + 2]
         if clock.rounds_after < 1.0 and lead <= 0:
             chance = 0.0 if lead < 0 else 0.1
         value += chance * EVAL["helm_bonus"]
-    elif c == HOURGLASS:
+    elif c == Card.HOURGLASS_OF_TIME:
         value += clock.season_changes * avg_tv
-    elif c == CAULDRON:
+    elif c == Card.GLUTTON_CAULDRON:
         stored = game.stored.get(i, (0, 0, 0, 0))
         s = sum(stored)
         rounds = clock.rounds_after + (1.0 if clock.turn_pending[p] else 0.0)
         chance = min(1.0, rounds / max(1.0, 7.0 - s))
         value += chance * (EVAL["cauldron_done"] + s * avg_tv)
-    elif c == TITUS:
+    elif c == Card.TITUS_DEEPGAZE:
         value += (n - 1) * clock.round_ends
-    elif c == IDOL:
+    elif c == Card.IDOL_OF_THE_FAMILIAR:
         familiars = sum(1 for j in game.in_play[p] if not IS_ITEM[CARD_OF[j]])
         value += familiars * clock.rounds_after
-    elif c == URM:
+    elif c == Card.SEALED_CHEST_OF_URM:
         familiars = any(not IS_ITEM[CARD_OF[j]] for j in game.in_play[p])
         value += EVAL["chest_chance_in_play"][0 if familiars else 1] * EVAL["chest_bonus"]
-    elif c == SOUL:
+    elif c == Card.DAMNED_SOUL_OF_ONYS:
         value -= EVAL["soul_round"] * min(clock.round_ends, 2.0)
-    elif c == KAIRN:
+    elif c == Card.KAIRN_THE_DESTROYER:
         value -= EVAL["kairn_use"] * clock.rounds_after * min(tv)  # a token a use; the opponents' loss is a threat
     elif c in _POTION_SLOTS:
         value += _potion_value(game, p, c, clock, tv, avg_tv, private)
@@ -457,19 +446,21 @@ def _in_play_value(
 def _potion_value(game: Game, p: int, c: int, clock: _Clock, tv: list[float], avg_tv: float, private: bool) -> float:
     """What a potion waiting in play is worth (its best later use, discounted); ``private`` as in _seat_value."""
     store = EVAL["potion_store"]
-    if c == LIFE:  # near the end the tokens held are worth 4 each (see _token_values); the others count here
+    if (
+        c == Card.POTION_OF_LIFE
+    ):  # near the end the tokens held are worth 4 each (see _token_values); the others count here
         if clock.rounds_after < 1.0:
             return 0.0
         limit = game.reserve_limit(p)
         ramp = min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / EVAL["life_horizon"]))
         room = max(0.0, limit - ramp * sum(game.reserve[p]))
         coming = min(room, EVAL["energy_per_round"] * clock.rounds_after)
-        return store * coming * max(0.0, 4 + clock.cards[p].count(PURSE_OF_IO) - avg_tv)
-    if c == KNOWLEDGE:
+        return store * coming * max(0.0, 4 + clock.cards[p].count(Card.PURSE_OF_IO) - avg_tv)
+    if c == Card.POTION_OF_KNOWLEDGE:
         return store * 5.0 * avg_tv
-    if c == POWER:
+    if c == Card.POTION_OF_POWER:
         return store * 4.0
-    if c == DREAMS:
+    if c == Card.POTION_OF_DREAMS:
         if not private:  # an opponent's hand is hidden: a typical card for it, if it holds any
             return store * 0.5 * EVAL["opponent_card"] if game.hand[p] else 0.0
         best = max((PRESTIGE[h] + CARD_VALUES[h].summon for h in game.hand[p]), default=0.0)
@@ -483,18 +474,18 @@ def _threats(game: Game, p: int, clock: _Clock) -> float:
     for q in game.opponents(p):
         for i in game.in_play[q]:
             c = CARD_OF[i]
-            if c == FIGRIM:
+            if c == Card.FIGRIM_THE_AVARICIOUS:
                 lost += clock.season_changes
-            elif c == TITUS:
+            elif c == Card.TITUS_DEEPGAZE:
                 lost += clock.round_ends
-            elif c == KAIRN:
+            elif c == Card.KAIRN_THE_DESTROYER:
                 lost += EVAL["kairn_use"] * 4.0 * clock.rounds_after
     return min(lost, game.crystals[p] + 2.0 * clock.rounds_after)
 
 
 def _pending_adjustments(game: Game, clock: _Clock, values: list[float]) -> None:
     """Decisions still pending that the static terms do not see (tokens to gain, cards to sacrifice)."""
-    for task in game.stack:
+    for task in game.pending_steps():
         kind = task[0]
         if kind == _GAIN_ENERGY:
             p, count = task[1], task[2]
@@ -538,7 +529,7 @@ class HeuristicAgent(SeededAgent):
         """One of ``legal`` for the decision pending in ``view`` (a determinized copy: it may be changed)."""
         if len(legal) == 1:
             return int(legal[0])
-        kind = view.stack[-1][0]
+        kind = view.pending_steps()[0][0]
         if kind == _DRAFT_PICK:
             return self._draft(view, seat, legal)
         if kind == _LIBRARY:
@@ -564,11 +555,11 @@ class HeuristicAgent(SeededAgent):
     def _face_value(self, view: Game, seat: int, die: int, face: int, next_chooser: int = -1) -> float:
         """Evaluation once ``seat`` holds this die and face (its symbols applied) and ``next_chooser``, if any,
         has taken the die the table values most for them, which also sets the leftover die and so the pace."""
-        g = _with_die(view, seat, die, face)
+        g = view.preview_die(seat, die, face)
         if next_chooser >= 0:
             rest = [(d, f) for d, f, o in g.rolled if o < 0]
             d2, f2 = max(rest, key=lambda df: _table_face_value(g, next_chooser, df[0], df[1]))
-            g = _with_die(g, next_chooser, d2, f2)
+            g = g.preview_die(next_chooser, d2, f2)
         value = evaluate(g, seat)
         if DICE[g.dice_season][die][face].draw:
             value += DIE["draw"] * _draw_value(g, seat)
@@ -576,9 +567,9 @@ class HeuristicAgent(SeededAgent):
 
     def _choose_die(self, view: Game, seat: int, legal: Sequence[int]) -> int:
         """The die whose face is worth most once the next chooser has answered."""
-        stack = view.stack
+        pending = view.pending_steps()
         # The next chooser answers only when a die will still be left over after its choice.
-        nxt = stack[-2][1] if len(stack) >= 2 and stack[-2][0] == _CHOOSE_DIE and len(legal) > 2 else -1
+        nxt = pending[1][1] if len(pending) >= 2 and pending[1][0] == _CHOOSE_DIE and len(legal) > 2 else -1
         best, best_value = int(legal[0]), float("-inf")
         for a in legal:
             die = a - A.TAKE_DIE0
@@ -589,10 +580,10 @@ class HeuristicAgent(SeededAgent):
         return best
 
     def _malice(self, view: Game, seat: int, legal: Sequence[int]) -> int:
-        die, face = die_of(view, seat)
+        die, face = view.die_taken(seat)
         keep = self._face_value(view, seat, die, face)
         reroll = sum(self._face_value(view, seat, die, f) for f in range(6)) / 6.0 + DIE["malice_crystals"]
-        fairies = sum(view.count_in_play(q, THIEVING_FAIRIES) for q in view.opponents(seat))
+        fairies = sum(view.count_in_play(q, Card.THIEVING_FAIRIES) for q in view.opponents(seat))
         reroll -= DIE["malice_fairy"] * fairies
         if reroll > keep + DIE["malice_margin"]:
             return next(int(a) for a in legal if a != A.USE_DIE)
@@ -604,7 +595,7 @@ class HeuristicAgent(SeededAgent):
         """The pick with the best value for this player, keeping the gauge the picks demand near the budget."""
         picked = view.hand[seat]
         gauge_used = sum(CARD_VALUES[c].gauge for c in picked)
-        has_chest = URM in picked
+        has_chest = Card.SEALED_CHEST_OF_URM in picked
         familiars = sum(1 for c in picked if not IS_ITEM[c])
 
         def score(a: int) -> float:
@@ -614,7 +605,7 @@ class HeuristicAgent(SeededAgent):
             over = gauge_used + row.gauge - DRAFT_GAUGE  # the summoning gauge the picks would demand past the budget
             if over > 0:
                 s -= DRAFT["gauge_over"] * min(over, max(row.gauge, 0.0))
-            if (has_chest and not IS_ITEM[c]) or (c == URM and familiars >= 2):
+            if (has_chest and not IS_ITEM[c]) or (c == Card.SEALED_CHEST_OF_URM and familiars >= 2):
                 s += DRAFT["familiar_with_chest"]
             return s + 1e-3 * self.rng.random()
 
@@ -622,7 +613,7 @@ class HeuristicAgent(SeededAgent):
 
     def _split(self, view: Game, seat: int, legal: Sequence[int]) -> int:
         """Library split: the plan (year-2 set, year-3 set) that best fits when each card pays off."""
-        year = view.stack[-1][2]
+        year = view.pending.args["year"]
         hand = view.hand[seat]
         lib2, lib3 = view.library[seat]
         plan = self._plan
@@ -676,17 +667,15 @@ def _split_plan(hand: list[int], need2: int, need3: int, n: int) -> tuple[tuple[
 def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, float]:
     """One-ply value of each legal action: the evaluation once the seat's own sub-decisions have settled."""
     values = {}
-    kind = view.stack[-1][0]
+    kind = view.pending_steps()[0][0]
     in_turn = kind == _TURN
     for a in legal:
-        g = view.clone()
         if in_turn and a == A.END_TURN:
             # The position as the turn ends, before the next player's die adds to their side; on a tie,
             # stop rather than spend.
-            g.turn_flags = 0
-            g.turn_player = -1
-            values[a] = evaluate(g, seat) + 1e-6
+            values[a] = evaluate(view.preview_turn_end(), seat) + 1e-6
             continue
+        g = view.clone()
         g.apply(a)
         if kind != _GAIN_ENERGY:  # the tokens still to choose are valued as pending by the evaluation
             _settle(g, seat)
@@ -704,7 +693,7 @@ def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, floa
 def _settle(game: Game, seat: int, budget: int = 24) -> None:
     """Let the seat's own sub-decisions that follow an action resolve greedily (static one-ply)."""
     while budget > 0 and game.final_scores is None:
-        task = game.stack[-1]
+        task = game.pending_steps()[0]
         if task[1] != seat or task[0] in _BOUNDARY:
             return
         legal = list(game.legal_action_list())
@@ -721,7 +710,7 @@ def _settle(game: Game, seat: int, budget: int = 24) -> None:
 
 def _enabled_summon_value(game: Game, seat: int, before: Sequence[int]) -> float:
     """The best position reached by a summon that was not possible ``before`` (two plies)."""
-    if game.final_scores is not None or game.stack[-1][0] != _TURN or game.stack[-1][1] != seat:
+    if game.final_scores is not None or game.pending_steps()[0][:2] != (_TURN, seat):
         return float("-inf")
     best = float("-inf")
     for a in game.legal_action_list():
@@ -731,20 +720,6 @@ def _enabled_summon_value(game: Game, seat: int, before: Sequence[int]) -> float
             _settle(g, seat)
             best = max(best, evaluate(g, seat))
     return best
-
-
-def _with_die(view: Game, seat: int, die: int, face: int) -> Game:
-    """A copy in which ``seat`` holds ``die`` showing ``face`` and has received its tokens, crystals and gauge."""
-    g = view.clone()
-    g.rolled = tuple((d, face if d == die else f, seat if d == die else o) for d, f, o in view.rolled)
-    spec = DICE[g.dice_season][die][face]
-    if any(spec.energy):
-        r = g.reserve[seat]
-        g.reserve[seat] = tuple(r[t] + spec.energy[t] for t in range(4))
-    g.crystals[seat] += spec.crystals
-    if spec.gauge:
-        g.gauge[seat] = min(GAUGE_MAX, g.gauge[seat] + 1)
-    return g
 
 
 def _table_face_value(game: Game, p: int, die: int, face: int) -> float:

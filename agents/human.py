@@ -171,7 +171,7 @@ def describe_decision(view: Game, seat: int) -> str:
     task = view.pending_task()
     if task is None:
         return "The game is over."
-    spec = steps.STEP_KINDS[task[0]]
+    spec = steps.spec(task[0])
     args = dict(zip(spec.args, task[2:], strict=True))
     fields: dict[str, object] = {}
     if "card" in args:
@@ -310,7 +310,7 @@ class HumanAgent:
         self.say(COMMANDS_HELP)
         name = decision_name(view)
         task = view.pending_task()
-        doc = steps.STEP_KINDS[task[0]].doc if task is not None else ""
+        doc = steps.spec(task[0]).doc if task is not None else ""
         self.say(f"This decision ({name}): {DECISION_HELP.get(name, doc)}")
 
     def _cards(self, view: Game, seat: int, legal: Sequence[int], query: str) -> None:

@@ -39,8 +39,8 @@ from .heuristic import HeuristicAgent, margins
 Evaluator = Callable[[Game, int], Sequence[float]]
 """``evaluator(game, seat)``: every player's value (higher is better for that player) as ``seat`` judges it."""
 
-_CHOOSE_DIE = steps.STEP_BY_NAME["choose_die"].kind
-_PRELUDE = frozenset((steps.STEP_BY_NAME["draft_pick"].kind, steps.STEP_BY_NAME["library_split"].kind))
+_CHOOSE_DIE = steps.kind("choose_die")
+_PRELUDE = frozenset((steps.kind("draft_pick"), steps.kind("library_split")))
 
 
 class _Node:
@@ -57,8 +57,8 @@ class _Node:
 
 def _round_start(game: Game) -> bool:
     """True at the first die choice of a round (the round boundary the rollouts stop at)."""
-    stack = game.stack
-    return bool(stack) and stack[-1][0] == _CHOOSE_DIE and all(owner < 0 for _, _, owner in game.rolled)
+    task = game.pending_task()
+    return task is not None and task[0] == _CHOOSE_DIE and all(owner < 0 for _, _, owner in game.rolled)
 
 
 class ISMCTSAgent(SeededAgent):
@@ -123,7 +123,7 @@ class ISMCTSAgent(SeededAgent):
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]
-        if not self.search_prelude and view.stack and view.stack[-1][0] in _PRELUDE:
+        if not self.search_prelude and view.pending_task() is not None and view.pending_task()[0] in _PRELUDE:
             self.last_iterations = 0
             return int(self.policy.act(view, seat, legal))
         root = self.search(view, seat)

@@ -21,8 +21,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from seasons_env.engine.data import HAND_PENALTY, TRANSMUTE_RATE
-from seasons_env.engine.game import NUM_YEARS
+from seasons_env.engine.data import HAND_PENALTY, NUM_YEARS, TRANSMUTE_RATE
 
 EARLY, MID, LATE = 0, 1, 2
 """When a card pays off: its library set (0 = the hand of year 1, 1 = year 2, 2 = year 3)."""

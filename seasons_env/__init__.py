@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 
+from .engine import LEVELS, Game, IllegalActionError
 from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS, describe_action
-from .engine.game import LEVELS, Game, IllegalActionError
 
 __version__ = "0.1.0"
 

@@ -13,7 +13,7 @@ import click
 from tqdm import tqdm
 
 from . import __version__
-from .engine.game import LEVELS
+from .engine import LEVELS
 from .simulate import play_random_game, summarize
 
 

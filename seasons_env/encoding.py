@@ -14,13 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .engine import Card, Game, steps
 from .engine import actions as A
-from .engine import steps
 from .engine.data import CARD_OF, DICE, DICE_PER_SEASON, NUM_CARDS
-from .engine.game import AMULET_INSTANCES, TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED, Game
+from .engine.state import AMULET_INSTANCES
 
+#: Bump when the layout or the meaning of any value changes (trained models depend on it; tests/test_golden.py).
+OBSERVATION_VERSION = 1
 MAX_SEATS = 4
-CAULDRON_INSTANCES = (2 * (35 - 1), 2 * (35 - 1) + 1)
+CAULDRON_INSTANCES = (2 * (Card.GLUTTON_CAULDRON - 1), 2 * (Card.GLUTTON_CAULDRON - 1) + 1)
 DECISION_KINDS = steps.decision_kinds()
 DECISION_INDEX = {spec.kind: k for k, spec in enumerate(DECISION_KINDS)}
 
@@ -75,7 +77,18 @@ SEASON = _L("season", 4, "one-hot: winter, spring, summer, autumn")
 DICE_SEASON = _L("dice_season", 4, "one-hot: the season the rolled dice belong to")
 FIRST = _L("first_player", MAX_SEATS, "one-hot: first player of the round, relative seat")
 TURN = _L("turn_player", MAX_SEATS, "one-hot: whose turn it is, relative seat (all zero between turns)")
-DIE_FEATURES = 1 + 3 + 4 + 1 + 3 + 1 + MAX_SEATS
+#: The features of one die (one row of the ``dice`` slice).
+DIE = Layout()
+DIE_ROLLED = DIE.add("rolled", 1, "the die was rolled this round")
+DIE_PIPS = DIE.add("pips", 3, "one-hot: the face's pips 1-3 (at index pips - 1)")
+DIE_ENERGY = DIE.add("energy", 4, "energy tokens on the face, by type")
+DIE_CRYSTALS = DIE.add("crystals", 1, "crystals on the face / 10")
+DIE_TRANSMUTE = DIE.add("transmute", 1, "the face gives the transmute ability")
+DIE_GAUGE = DIE.add("gauge", 1, "the face raises the summoning gauge")
+DIE_DRAW = DIE.add("draw", 1, "the face draws a card")
+DIE_UNTAKEN = DIE.add("untaken", 1, "nobody has taken the die yet")
+DIE_TAKEN_BY = DIE.add("taken_by", MAX_SEATS, "one-hot: the relative seat that took the die")
+DIE_FEATURES = DIE.size
 DICE_SLICE = _L(
     "dice",
     DICE_PER_SEASON * DIE_FEATURES,
@@ -99,7 +112,18 @@ SELF_TAPPED = _L("self_tapped", NUM_CARDS, "counts per card: tapped cards in pla
 SELF_PACK = _L("self_draft_pack", NUM_CARDS, "counts per card: the draft pack held")
 SELF_SEEN = _L("self_draft_seen", NUM_CARDS, "flags per card: seen in a pack and passed on during the draft")
 SELF_ORB = _L("self_orb_seen", NUM_CARDS, "one-hot: the draw pile's top card as the observer's Crystal Orb showed it")
-OPP_FEATURES = 1 + 7 + 4 + 4 + 16 + NUM_CARDS + NUM_CARDS
+#: The features of one opponent (one row of the ``opponents`` slice).
+OPPONENT = Layout()
+OPP_PRESENT = OPPONENT.add("present", 1, "the seat is in the game")
+OPP_SCALARS = OPPONENT.add(
+    "scalars", 7, "crystals/100, gauge/15, cards in play, reserve limit/10, hand size, library sizes (2)"
+)
+OPP_BONUSES = OPPONENT.add("bonuses", 4, "one-hot: bonuses used 0..3")
+OPP_RESERVE = OPPONENT.add("reserve", 4, "reserve tokens by type")
+OPP_STORED = OPPONENT.add("stored", 16, "tokens on Amulet of Water copies 1, 2 and Glutton Cauldron copies 1, 2")
+OPP_IN_PLAY = OPPONENT.add("in_play", NUM_CARDS, "counts per card: cards in play")
+OPP_TAPPED = OPPONENT.add("tapped", NUM_CARDS, "counts per card: tapped cards in play")
+OPP_FEATURES = OPPONENT.size
 OPPONENTS = _L(
     "opponents",
     (MAX_SEATS - 1) * OPP_FEATURES,
@@ -144,7 +168,7 @@ def encode_observation(game: Game, observer: int, out: np.ndarray | None = None)
     else:
         out.fill(0.0)
     n = game.num_players
-    task = game.stack[-1] if game.stack else None
+    task = game.pending_task()
     if task is not None:
         out[DECISION + DECISION_INDEX[task[0]]] = 1.0
         decider = task[1]
@@ -162,23 +186,23 @@ def encode_observation(game: Game, observer: int, out: np.ndarray | None = None)
     for die, face_index, owner in game.rolled:
         face = season_dice[die][face_index]
         at = DICE_SLICE + die * DIE_FEATURES
-        out[at] = 1.0
-        out[at + face.pips] = 1.0
-        out[at + 4 : at + 8] = face.energy
-        out[at + 8] = face.crystals / 10.0
-        out[at + 9] = face.transmute
-        out[at + 10] = face.gauge
-        out[at + 11] = face.draw
+        out[at + DIE_ROLLED] = 1.0
+        out[at + DIE_PIPS + face.pips - 1] = 1.0
+        out[at + DIE_ENERGY : at + DIE_ENERGY + 4] = face.energy
+        out[at + DIE_CRYSTALS] = face.crystals / 10.0
+        out[at + DIE_TRANSMUTE] = face.transmute
+        out[at + DIE_GAUGE] = face.gauge
+        out[at + DIE_DRAW] = face.draw
         if owner < 0:
-            out[at + 12] = 1.0
+            out[at + DIE_UNTAKEN] = 1.0
         else:
-            out[at + 13 + _rel(owner, observer, n)] = 1.0
+            out[at + DIE_TAKEN_BY + _rel(owner, observer, n)] = 1.0
     # the observer's own facts
     p = observer
     library = game.library[p]
     out[SELF_SCALARS : SELF_SCALARS + 7] = _public_scalars(game, p)
-    out[SELF_SCALARS + 7] = game.turn_player == p and bool(game.turn_flags & TRANSMUTE_ABILITY)
-    out[SELF_SCALARS + 8] = game.turn_player == p and bool(game.turn_flags & TRANSMUTE_BONUS_USED)
+    out[SELF_SCALARS + 7] = game.can_transmute(p)
+    out[SELF_SCALARS + 8] = game.used_transmute_bonus(p)
     out[SELF_BONUSES + game.bonuses_used[p]] = 1.0
     out[SELF_RESERVE : SELF_RESERVE + 4] = game.reserve[p]
     _player_stored(game, p, out, SELF_STORED)
@@ -207,22 +231,21 @@ def encode_observation(game: Game, observer: int, out: np.ndarray | None = None)
     for k in range(1, n):
         q = (p + k) % n
         at = OPPONENTS + (k - 1) * OPP_FEATURES
-        out[at] = 1.0
-        out[at + 1 : at + 8] = _public_scalars(game, q)
-        out[at + 8 + game.bonuses_used[q]] = 1.0
-        out[at + 12 : at + 16] = game.reserve[q]
-        _player_stored(game, q, out, at + 16)
-        cards_at = at + 32
+        out[at + OPP_PRESENT] = 1.0
+        out[at + OPP_SCALARS : at + OPP_SCALARS + 7] = _public_scalars(game, q)
+        out[at + OPP_BONUSES + game.bonuses_used[q]] = 1.0
+        out[at + OPP_RESERVE : at + OPP_RESERVE + 4] = game.reserve[q]
+        _player_stored(game, q, out, at + OPP_STORED)
         for inst in game.in_play[q]:
             c = CARD_OF[inst]
-            out[cards_at + c - 1] += 1.0
+            out[at + OPP_IN_PLAY + c - 1] += 1.0
             if tapped >> inst & 1:
-                out[cards_at + NUM_CARDS + c - 1] += 1.0
+                out[at + OPP_TAPPED + c - 1] += 1.0
     return out
 
 
 def _encode_context(game: Game, task: tuple, observer: int, out: np.ndarray) -> None:
-    spec = steps.STEP_KINDS[task[0]]
+    spec = steps.spec(task[0])
     n = game.num_players
     for name, value in zip(spec.args, task[2:], strict=True):
         if name == "cards":
@@ -252,9 +275,28 @@ def action_mask(game: Game, player: int, out: np.ndarray | None = None) -> np.nd
         out = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
     else:
         out.fill(0)
-    if game.stack and game.stack[-1][1] == player:
+    if game.current_player == player:
         out[game.legal_action_list()] = 1
     return out
+
+
+def observation_views(tensor: np.ndarray) -> dict[str, np.ndarray]:
+    """Named views into one flat observation (or a ``[batch, OBSERVATION_SIZE]`` array), as OpenSpiel's
+    observers offer them: one entry per slice of ``LAYOUT``, with ``dice`` shaped ``(..., 5, DIE_FEATURES)`` and
+    ``opponents`` ``(..., 3, OPP_FEATURES)`` (rows laid out as ``DIE`` and ``OPPONENT`` name them). Writing
+    into a view writes into ``tensor``."""
+    if tensor.shape[-1] != OBSERVATION_SIZE:
+        raise ValueError(f"an observation has {OBSERVATION_SIZE} values in its last axis; got shape {tensor.shape}")
+    lead = tensor.shape[:-1]
+    views = {}
+    for part in LAYOUT.slices:
+        view = tensor[..., part.start : part.stop]
+        if part.name == "dice":
+            view = view.reshape(*lead, DICE_PER_SEASON, DIE_FEATURES)
+        elif part.name == "opponents":
+            view = view.reshape(*lead, MAX_SEATS - 1, OPP_FEATURES)
+        views[part.name] = view
+    return views
 
 
 def observation_markdown() -> str:
@@ -264,8 +306,25 @@ def observation_markdown() -> str:
         "|---|---|---|---|",
         *(f"| `{s.name}` | {s.start} | {s.size} | {s.doc} |" for s in LAYOUT.slices),
         "",
-        f"Total: {OBSERVATION_SIZE} float32 values. Decision kinds, in one-hot order: "
-        + ", ".join(f"`{spec.name}`" for spec in DECISION_KINDS)
-        + ".",
+        f"Total: {OBSERVATION_SIZE} float32 values (layout version {OBSERVATION_VERSION}). "
+        "Decision kinds, in one-hot order: " + ", ".join(f"`{spec.name}`" for spec in DECISION_KINDS) + ".",
+        "",
+        "Each row of `dice`:",
+        "",
+        *_sub_layout_rows(DIE),
+        "",
+        "Each row of `opponents`:",
+        "",
+        *_sub_layout_rows(OPPONENT),
+        "",
+        "`seasons_env.encoding.observation_views(obs)` returns these slices as named numpy views.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _sub_layout_rows(layout: Layout) -> list[str]:
+    return [
+        "| feature | offset | size | contents |",
+        "|---|---|---|---|",
+        *(f"| `{s.name}` | {s.start} | {s.size} | {s.doc} |" for s in layout.slices),
+    ]

@@ -25,8 +25,8 @@ import numpy as np
 from gymnasium import spaces
 
 from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
+from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS
-from .engine.game import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .pettingzoo_env import ILLEGAL, REWARDS, final_rewards
 from .rendering import render_text
 

@@ -30,8 +30,8 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
+from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS
-from .engine.game import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .rendering import render_text
 
 REWARDS = ("win", "score", "rank")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from .engine import Game
 from .engine.actions import describe_action
 from .engine.data import CARD_NAMES, CARD_OF, DICE, ENERGIES, MAX_BONUSES, SEASONS, TRANSMUTE_RATE
-from .engine.game import Game
 
 _ENERGY_SHORT = {"water": "W", "earth": "E", "fire": "F", "air": "A"}
 

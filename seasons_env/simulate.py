@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .engine.game import Game
+from .engine import Game
 
 #: Far above any real game (a 4-player Archmage game takes a few hundred decisions); reaching it is a bug.
 MAX_DECISIONS = 20_000

@@ -3,7 +3,8 @@
 The engine dispatches to these hooks (on summon, activation, leaving play, end of round, season change,
 end of game). Passive effects that change a rule the engine applies everywhere (Hand of Fortune, Purse of
 Io, Staff of Spring, Yjang's Vase, Arcano Leech, Thieving Fairies, Bespelled Grimoire's limit) are read by
-the engine at that rule; their cards are named in ``game.py`` beside the rule.
+the rules where they apply (``state.py``, ``payment.py``, ``flow.py``), which name them with ``Card``.
+A card that asks a choice registers its decision step beside its class.
 """
 
 from __future__ import annotations
@@ -12,68 +13,23 @@ from typing import TYPE_CHECKING
 
 from . import actions as A
 from . import steps
-from .data import AIR, CARD_OF, EARTH, FIRE, IS_ITEM, PRESTIGE, WATER
+from .behaviour import BEHAVIOUR, Behaviour, card
+from .data import AIR, CARD_OF, EARTH, FACES_PER_DIE, FIRE, IS_ITEM, PRESTIGE, WATER, Card
+from .flow import KEEP_ONE
+from .payment import DISCARD_TOKENS, ENTER_PLAY, PAYMENT
+from .state import TRANSMUTE_ABILITY
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .state import State
 
 Task = tuple
-
-
-class Behaviour:
-    """Default: a card with no effect (Runic Cube of Eolis, and the passive cards the engine reads)."""
-
-    card = 0
-    stores_tokens = False
-
-    def on_summon(self, game: Game, player: int, instance: int, effects: int) -> None:
-        """Resolve the on-summon effect; ``effects`` is Elemental Amulet's set of paid types (a bit mask)."""
-
-    def can_activate(self, game: Game, player: int, instance: int) -> bool:
-        return False
-
-    def activate(self, game: Game, player: int, instance: int) -> None:
-        raise AssertionError(f"card {self.card} has no activation")
-
-    def on_leave(self, game: Game, player: int, instance: int, sacrificed: bool) -> None:
-        pass
-
-    def end_of_round(self, game: Game, player: int, copies: int, reserve: tuple) -> None:
-        pass
-
-    def season_change(self, game: Game, player: int, copies: int, by_boots: bool) -> None:
-        pass
-
-    def end_of_game(self, game: Game, player: int, copies: int) -> int:
-        """Crystals the card gives at the end of the game."""
-        return 0
-
-
-BEHAVIOUR: dict[int, Behaviour] = {}
-
-
-def card(card_id: int):
-    def register(cls: type[Behaviour]) -> type[Behaviour]:
-        instance = cls()
-        instance.card = card_id
-        BEHAVIOUR[card_id] = instance
-        return cls
-
-    return register
-
-
-def _g():
-    """The engine module (imported late: it imports this module)."""
-    from . import game
-
-    return game
 
 
 def _choose_card_options(cards) -> list[int]:
     return [A.CHOOSE_CARD0 + c - 1 for c in sorted(set(cards))]
 
 
-def in_play_options(game: Game, player: int, accept=None) -> list[int]:
+def in_play_options(game: State, player: int, accept=None) -> list[int]:
     """CHOOSE_IN_PLAY options over the player's cards, one per distinguishable card (same card, same
     tapped state and stored tokens count once)."""
     seen = set()
@@ -88,34 +44,34 @@ def in_play_options(game: Game, player: int, accept=None) -> list[int]:
     return options
 
 
-def _sacrifice_self(game: Game, player: int, instance: int) -> None:
+def _sacrifice_self(game: State, player: int, instance: int) -> None:
     game.sacrifice(player, instance)
 
 
 # ---------------------------------------------------------------------------- cards 1-30
 
 
-@card(1)
+@card(Card.AMULET_OF_AIR)
 class AmuletOfAir(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.add_gauge(player, 2)
 
 
-@card(2)
+@card(Card.AMULET_OF_FIRE)
 class AmuletOfFire(Behaviour):
     def on_summon(self, game, player, instance, effects):
         drawn = game.draw_into_limbo(4)
         if drawn:
-            game.push((_g().KEEP_ONE, player, drawn))
+            game.push((KEEP_ONE, player, drawn))
 
 
-@card(3)
+@card(Card.AMULET_OF_EARTH)
 class AmuletOfEarth(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.gain_crystals(player, 9)
 
 
-@card(4)
+@card(Card.AMULET_OF_WATER)
 class AmuletOfWater(Behaviour):
     stores_tokens = True
 
@@ -123,21 +79,21 @@ class AmuletOfWater(Behaviour):
         game.gain_tokens_of_choice(player, 4, onto=instance)
 
 
-def _opt_balance(game: Game, task: Task) -> list[int]:
+def _opt_balance(game: State, task: Task) -> list[int]:
     available = game.spendable(task[1])
     return [A.CHOOSE_ENERGY0 + t for t in range(4) if available[t] >= 3]
 
 
-def _res_balance(game: Game, task: Task, action: int) -> None:
+def _res_balance(game: State, task: Task, action: int) -> None:
     p, t = task[1], action - A.CHOOSE_ENERGY0
     game.gain_crystals(p, 9 + 3 * game.transmute_bonus(p))
-    game.push((_g().PAYMENT, p, tuple(3 * (i == t) for i in range(4)), 0, 0))
+    game.push((PAYMENT, p, tuple(3 * (i == t) for i in range(4)), 0, 0))
 
 
 BALANCE_TYPE = steps.decision("balance_of_ishtar", _opt_balance, _res_balance, doc="type of the 3 identical tokens")
 
 
-@card(5)
+@card(Card.BALANCE_OF_ISHTAR)
 class BalanceOfIshtar(Behaviour):
     def can_activate(self, game, player, instance):
         return max(game.spendable(player)) >= 3
@@ -146,35 +102,35 @@ class BalanceOfIshtar(Behaviour):
         game.push((BALANCE_TYPE, player))
 
 
-@card(6)
+@card(Card.STAFF_OF_SPRING)
 class StaffOfSpring(Behaviour):
     """Read by the engine after a summon from hand (``_run_after_summon``)."""
 
 
-def _opt_boots(game: Game, task: Task) -> list[int]:
+def _opt_boots(game: State, task: Task) -> list[int]:
     absolute = (game.year - 1) * 12 + game.position - 1
     return [A.MOVE_SEASON0 + k for k, s in enumerate(A.SEASON_MOVES) if absolute + s >= 0]
 
 
-def _res_boots(game: Game, task: Task, action: int) -> None:
+def _res_boots(game: State, task: Task, action: int) -> None:
     game.move_marker(A.SEASON_MOVES[action - A.MOVE_SEASON0], by_boots=True)
 
 
 BOOTS_MOVE = steps.decision("temporal_boots", _opt_boots, _res_boots, doc="move the season marker 1-3 spaces")
 
 
-@card(7)
+@card(Card.TEMPORAL_BOOTS)
 class TemporalBoots(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.push((BOOTS_MOVE, player))
 
 
-@card(8)
+@card(Card.PURSE_OF_IO)
 class PurseOfIo(Behaviour):
-    """Read by the engine at every transmutation (``Game.transmute_bonus``)."""
+    """Read by the engine at every transmutation (``State.transmute_bonus``)."""
 
 
-def _res_chalice(game: Game, task: Task, action: int) -> None:
+def _res_chalice(game: State, task: Task, action: int) -> None:
     p, cards, chosen = task[1], list(task[2]), A.card_of_choice(action)
     cards.remove(chosen)
     for c in cards:
@@ -191,7 +147,7 @@ CHALICE_PICK = steps.decision(
 )
 
 
-@card(9)
+@card(Card.DIVINE_CHALICE)
 class DivineChalice(Behaviour):
     def on_summon(self, game, player, instance, effects):
         drawn = game.draw_into_limbo(4)
@@ -199,7 +155,7 @@ class DivineChalice(Behaviour):
             game.push((CHALICE_PICK, player, drawn))
 
 
-def _res_sacrifice_choice(game: Game, task: Task, action: int) -> None:
+def _res_sacrifice_choice(game: State, task: Task, action: int) -> None:
     game.sacrifice(task[1], action - A.CHOOSE_IN_PLAY0)
 
 
@@ -211,13 +167,13 @@ SYLLAS_SACRIFICE = steps.decision(
 )
 
 
-@card(10)
+@card(Card.SYLLAS_THE_FAITHFUL)
 class SyllasTheFaithful(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.push(*((SYLLAS_SACRIFICE, q) for q in game.opponents(player)))
 
 
-@card(11)
+@card(Card.FIGRIM_THE_AVARICIOUS)
 class FigrimTheAvaricious(Behaviour):
     def season_change(self, game, player, copies, by_boots):
         for _ in range(copies):
@@ -225,7 +181,7 @@ class FigrimTheAvaricious(Behaviour):
                 game.transfer_crystals(q, player, 1)
 
 
-def _res_naria_keep(game: Game, task: Task, action: int) -> None:
+def _res_naria_keep(game: State, task: Task, action: int) -> None:
     p, cards, keep = task[1], list(task[2]), A.card_of_choice(action)
     cards.remove(keep)
     game.hand_add(p, game.from_limbo(keep))
@@ -233,7 +189,7 @@ def _res_naria_keep(game: Game, task: Task, action: int) -> None:
         game.push((NARIA_GIVE, p, tuple(cards), tuple(game.opponents(p))))
 
 
-def _res_naria_give(game: Game, task: Task, action: int) -> None:
+def _res_naria_give(game: State, task: Task, action: int) -> None:
     _, p, cards, recipients = task
     cards = list(cards)
     given = A.card_of_choice(action)
@@ -262,7 +218,7 @@ NARIA_GIVE = steps.decision(
 )
 
 
-@card(12)
+@card(Card.NARIA_THE_PROPHETESS)
 class NariaTheProphetess(Behaviour):
     def on_summon(self, game, player, instance, effects):
         drawn = game.draw_into_limbo(game.num_players)
@@ -270,33 +226,31 @@ class NariaTheProphetess(Behaviour):
             game.push((NARIA_KEEP, player, drawn))
 
 
-@card(13)
+@card(Card.WONDROUS_CHEST)
 class WondrousChest(Behaviour):
     def end_of_round(self, game, player, copies, reserve):
         if sum(reserve) >= 4:
             game.gain_crystals(player, 3 * copies)
 
 
-@card(14)
+@card(Card.BEGGARS_HORN)
 class BeggarsHorn(Behaviour):
     def end_of_round(self, game, player, copies, reserve):
         if sum(reserve) <= 1:
             game.gain_tokens_of_choice(player, copies)
 
 
-@card(15)
+@card(Card.DIE_OF_MALICE)
 class DieOfMalice(Behaviour):
     """Activated only in the window before the die actions (``die_of_malice_window``)."""
 
     def activate(self, game, player, instance):
-        from .data import FACES_PER_DIE
-
         game.gain_crystals(player, 2)
-        face = int(game._rng().integers(FACES_PER_DIE))
+        face = int(game.rng().integers(FACES_PER_DIE))
         game.rolled = tuple((d, face if o == player else f, o) for d, f, o in game.rolled)
 
 
-def _run_kairn(game: Game, task: Task) -> None:
+def _run_kairn(game: State, task: Task) -> None:
     for q in game.opponents(task[1]):
         game.lose_crystals(q, 4)
 
@@ -304,16 +258,16 @@ def _run_kairn(game: Game, task: Task) -> None:
 KAIRN_EFFECT = steps.automatic("kairn_effect", _run_kairn, doc="Kairn the Destroyer: every opponent loses 4 crystals")
 
 
-@card(16)
+@card(Card.KAIRN_THE_DESTROYER)
 class KairnTheDestroyer(Behaviour):
     def can_activate(self, game, player, instance):
         return sum(game.spendable(player)) >= 1
 
     def activate(self, game, player, instance):
-        game.push((_g().DISCARD_TOKENS, player, 1, 0), (KAIRN_EFFECT, player))
+        game.push((DISCARD_TOKENS, player, 1, 0), (KAIRN_EFFECT, player))
 
 
-def _res_return_item(game: Game, task: Task, action: int) -> None:
+def _res_return_item(game: State, task: Task, action: int) -> None:
     game.leave_play(task[1], action - A.CHOOSE_IN_PLAY0, to_hand=True)
 
 
@@ -325,24 +279,24 @@ AMSUG_RETURN = steps.decision(
 )
 
 
-@card(17)
+@card(Card.AMSUG_LONGNECK)
 class AmsugLongneck(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.push((AMSUG_RETURN, player), *((AMSUG_RETURN, q) for q in game.opponents(player)))
 
 
-@card(18)
+@card(Card.BESPELLED_GRIMOIRE)
 class BespelledGrimoire(Behaviour):
-    """Reserve limit 10 while in play (``Game.reserve_limit``)."""
+    """Reserve limit 10 while in play (``State.reserve_limit``)."""
 
     def on_summon(self, game, player, instance, effects):
         game.gain_tokens_of_choice(player, 2)
 
     def on_leave(self, game, player, instance, sacrificed):
-        game._overflow_check = True  # the limit may drop back to 7
+        game.request_overflow_check()  # the limit may drop back to 7
 
 
-@card(19)
+@card(Card.RAGFIELDS_HELM)
 class RagfieldsHelm(Behaviour):
     def end_of_game(self, game, player, copies):
         mine = len(game.in_play[player])
@@ -351,12 +305,12 @@ class RagfieldsHelm(Behaviour):
         return 0
 
 
-@card(20)
+@card(Card.HAND_OF_FORTUNE)
 class HandOfFortune(Behaviour):
     """Read by the engine when a summoning cost is paid (``begin_summon_from_hand``)."""
 
 
-def _res_lewis(game: Game, task: Task, action: int) -> None:
+def _res_lewis(game: State, task: Task, action: int) -> None:
     p = task[1]
     target = (p + action - A.CHOOSE_OPPONENT0 + 1) % game.num_players
     game.add_tokens(p, game.reserve[target])
@@ -370,18 +324,18 @@ LEWIS_TARGET = steps.decision(
 )
 
 
-@card(21)
+@card(Card.LEWIS_GREYFACE)
 class LewisGreyface(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.push((LEWIS_TARGET, player))
 
 
-@card(22)
+@card(Card.RUNIC_CUBE_OF_EOLIS)
 class RunicCubeOfEolis(Behaviour):
     pass
 
 
-@card(23)
+@card(Card.POTION_OF_POWER)
 class PotionOfPower(Behaviour):
     def can_activate(self, game, player, instance):
         return True
@@ -394,7 +348,7 @@ class PotionOfPower(Behaviour):
         game.add_gauge(player, 2)
 
 
-def _res_dreams(game: Game, task: Task, action: int) -> None:
+def _res_dreams(game: State, task: Task, action: int) -> None:
     p, chosen = task[1], A.card_of_choice(action)
     game.hand_remove(p, chosen)
     game.limbo.append(chosen)
@@ -409,7 +363,7 @@ DREAMS_PICK = steps.decision(
 )
 
 
-@card(24)
+@card(Card.POTION_OF_DREAMS)
 class PotionOfDreams(Behaviour):
     def can_activate(self, game, player, instance):
         # Offered only with a card in hand and room, counting the slot the potion frees.
@@ -421,7 +375,7 @@ class PotionOfDreams(Behaviour):
         game.push((DREAMS_PICK, player))
 
 
-@card(25)
+@card(Card.POTION_OF_KNOWLEDGE)
 class PotionOfKnowledge(Behaviour):
     def can_activate(self, game, player, instance):
         return True
@@ -431,7 +385,7 @@ class PotionOfKnowledge(Behaviour):
         game.gain_tokens_of_choice(player, 5)
 
 
-@card(26)
+@card(Card.POTION_OF_LIFE)
 class PotionOfLife(Behaviour):
     def can_activate(self, game, player, instance):
         return True
@@ -444,7 +398,7 @@ class PotionOfLife(Behaviour):
         game.gain_crystals(player, tokens * (4 + game.count_in_play(player, 8)))
 
 
-@card(27)
+@card(Card.HOURGLASS_OF_TIME)
 class HourglassOfTime(Behaviour):
     def season_change(self, game, player, copies, by_boots):
         if by_boots:  # Ruling (RULES.md 8.7): tokens from a Boots season change arrive at the end of the turn
@@ -453,23 +407,23 @@ class HourglassOfTime(Behaviour):
             game.gain_tokens_of_choice(player, copies)
 
 
-def _other_items(game: Game, player: int, instance: int) -> int:
+def _other_items(game: State, player: int, instance: int) -> int:
     return sum(1 for i in game.in_play[player] if i != instance and IS_ITEM[CARD_OF[i]])
 
 
-@card(28)
+@card(Card.SCEPTER_OF_GREATNESS)
 class ScepterOfGreatness(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.gain_crystals(player, 3 * _other_items(game, player, instance))
 
 
-@card(29)
+@card(Card.OLAFS_BLESSED_STATUE)
 class OlafsBlessedStatue(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.gain_crystals(player, 20)
 
 
-@card(30)
+@card(Card.YJANGS_FORGOTTEN_VASE)
 class YjangsForgottenVase(Behaviour):
     """Read by the engine after a summon from hand (``_run_after_summon``)."""
 
@@ -477,7 +431,7 @@ class YjangsForgottenVase(Behaviour):
 # ---------------------------------------------------------------------------- cards 31-50
 
 
-@card(31)
+@card(Card.ELEMENTAL_AMULET)
 class ElementalAmulet(Behaviour):
     def on_summon(self, game, player, instance, effects):
         if effects >> EARTH & 1:
@@ -492,7 +446,7 @@ class ElementalAmulet(Behaviour):
             game.gain_tokens_of_choice(player, 2)
 
 
-def _opt_tree(game: Game, task: Task) -> list[int]:
+def _opt_tree(game: State, task: Task) -> list[int]:
     p = task[1]
     options = []
     if game.crystals[p] >= 3:
@@ -502,20 +456,20 @@ def _opt_tree(game: Game, task: Task) -> list[int]:
     return options
 
 
-def _res_tree(game: Game, task: Task, action: int) -> None:
+def _res_tree(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.TREE_BUY_ENERGY:
         game.crystals[p] -= 3
         game.gain_tokens_of_choice(p, 1)
     else:
-        game.turn_flags |= _g().TRANSMUTE_ABILITY
-        game.push((_g().DISCARD_TOKENS, p, 1, 0))
+        game.turn_flags |= TRANSMUTE_ABILITY
+        game.push((DISCARD_TOKENS, p, 1, 0))
 
 
 TREE_CHOICE = steps.decision("tree_of_light", _opt_tree, _res_tree, doc="Tree of Light: its option")
 
 
-@card(32)
+@card(Card.TREE_OF_LIGHT)
 class TreeOfLight(Behaviour):
     def can_activate(self, game, player, instance):
         return game.crystals[player] >= 3 or sum(game.spendable(player)) > 0
@@ -524,16 +478,16 @@ class TreeOfLight(Behaviour):
         game.push((TREE_CHOICE, player))
 
 
-@card(33)
+@card(Card.ARCANO_LEECH)
 class ArcanoLeech(Behaviour):
-    """Read by the engine before a summon from hand (``Game.leech_toll``)."""
+    """Read by the engine before a summon from hand (``State.leech_toll``)."""
 
 
-def _top_card_available(game: Game) -> bool:
+def _top_card_available(game: State) -> bool:
     return bool(game.draw_pile or game.discard_pile)
 
 
-def _opt_orb(game: Game, task: Task) -> list[int]:
+def _opt_orb(game: State, task: Task) -> list[int]:
     options = []
     if _top_card_available(game):
         options.append(A.ORB_LOOK)
@@ -542,14 +496,14 @@ def _opt_orb(game: Game, task: Task) -> list[int]:
     return options
 
 
-def _peek(game: Game) -> int:
+def _peek(game: State) -> int:
     """The top card of the draw pile, reshuffling the discard pile into it first if it is empty."""
     top = game.draw()
     game.draw_pile.append(top)
     return top
 
 
-def _res_orb(game: Game, task: Task, action: int) -> None:
+def _res_orb(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.ORB_MILL:
         game.crystals[p] -= 3
@@ -560,7 +514,7 @@ def _res_orb(game: Game, task: Task, action: int) -> None:
     game.push((ORB_DECIDE, p, top))
 
 
-def _opt_orb_decide(game: Game, task: Task) -> list[int]:
+def _opt_orb_decide(game: State, task: Task) -> list[int]:
     p = task[1]
     options = [A.ORB_LEAVE]
     if game.has_room(p) and sum(game.spendable(p)) >= 4:
@@ -568,12 +522,12 @@ def _opt_orb_decide(game: Game, task: Task) -> list[int]:
     return options
 
 
-def _res_orb_decide(game: Game, task: Task, action: int) -> None:
+def _res_orb_decide(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.ORB_PLAY:
         card_ = game.draw()
         game.limbo.append(card_)
-        game.push((_g().DISCARD_TOKENS, p, 4, 0), (_g().ENTER_PLAY, p, card_, 0, 0b1111))
+        game.push((DISCARD_TOKENS, p, 4, 0), (ENTER_PLAY, p, card_, 0, 0b1111))
 
 
 ORB_CHOICE = steps.decision("crystal_orb", _opt_orb, _res_orb, doc="Crystal Orb: look, or pay 3 to discard the top")
@@ -582,7 +536,7 @@ ORB_DECIDE = steps.decision(
 )
 
 
-@card(34)
+@card(Card.CRYSTAL_ORB)
 class CrystalOrb(Behaviour):
     def can_activate(self, game, player, instance):
         return _top_card_available(game)
@@ -591,7 +545,7 @@ class CrystalOrb(Behaviour):
         game.push((ORB_CHOICE, player))
 
 
-def _res_cauldron(game: Game, task: Task, action: int) -> None:
+def _res_cauldron(game: State, task: Task, action: int) -> None:
     _, p, instance = task
     t = action - A.CHOOSE_ENERGY0
     game.remove_token(p, t)
@@ -612,7 +566,7 @@ CAULDRON_FEED = steps.decision(
 )
 
 
-@card(35)
+@card(Card.GLUTTON_CAULDRON)
 class GluttonCauldron(Behaviour):
     stores_tokens = True
 
@@ -623,11 +577,11 @@ class GluttonCauldron(Behaviour):
         game.push((CAULDRON_FEED, player, instance))
 
 
-def _crown_gain(game: Game, player: int, card_: int) -> None:
+def _crown_gain(game: State, player: int, card_: int) -> None:
     game.gain_tokens_of_choice(player, max(0, PRESTIGE[card_]))
 
 
-def _opt_crown(game: Game, task: Task) -> list[int]:
+def _opt_crown(game: State, task: Task) -> list[int]:
     p = task[1]
     options = []
     if _top_card_available(game):
@@ -637,7 +591,7 @@ def _opt_crown(game: Game, task: Task) -> list[int]:
     return options
 
 
-def _res_crown(game: Game, task: Task, action: int) -> None:
+def _res_crown(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.CROWN_DRAW:
         drawn = game.draw()
@@ -647,7 +601,7 @@ def _res_crown(game: Game, task: Task, action: int) -> None:
         game.push((CROWN_DISCARD_PICK, p))
 
 
-def _res_crown_discard(game: Game, task: Task, action: int) -> None:
+def _res_crown_discard(game: State, task: Task, action: int) -> None:
     p, chosen = task[1], A.card_of_choice(action)
     game.hand_remove(p, chosen)
     game.discard(chosen)
@@ -663,13 +617,13 @@ CROWN_DISCARD_PICK = steps.decision(
 )
 
 
-@card(36)
+@card(Card.VAMPIRIC_CROWN)
 class VampiricCrown(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.push((CROWN_CHOICE, player))
 
 
-def _opt_skull(game: Game, task: Task) -> list[int]:
+def _opt_skull(game: State, task: Task) -> list[int]:
     # The three are chosen in increasing instance order (the order cannot matter): each option must leave
     # enough later cards to complete the three.
     _, p, remaining, after = task
@@ -678,7 +632,7 @@ def _opt_skull(game: Game, task: Task) -> list[int]:
     return in_play_options(game, p, allowed.__contains__)
 
 
-def _res_skull(game: Game, task: Task, action: int) -> None:
+def _res_skull(game: State, task: Task, action: int) -> None:
     _, p, remaining, _ = task
     instance = action - A.CHOOSE_IN_PLAY0
     game.sacrifice(p, instance)
@@ -697,7 +651,7 @@ SKULL_SACRIFICE = steps.decision(
 )
 
 
-@card(37)
+@card(Card.DRAGON_SKULL)
 class DragonSkull(Behaviour):
     def can_activate(self, game, player, instance):
         return len(game.in_play[player]) >= 3
@@ -706,7 +660,7 @@ class DragonSkull(Behaviour):
         game.push((SKULL_SACRIFICE, player, 3, -1))
 
 
-@card(38)
+@card(Card.DEMON_OF_ARGOS)
 class DemonOfArgos(Behaviour):
     def on_summon(self, game, player, instance, effects):
         for q in game.opponents(player):
@@ -716,7 +670,7 @@ class DemonOfArgos(Behaviour):
                 game.hand_add(q, drawn)
 
 
-@card(39)
+@card(Card.TITUS_DEEPGAZE)
 class TitusDeepgaze(Behaviour):
     def end_of_round(self, game, player, copies, reserve):
         titus = [i for i in game.in_play[player] if CARD_OF[i] == self.card]
@@ -729,19 +683,19 @@ class TitusDeepgaze(Behaviour):
                 game.sacrifice(player, instance)
 
 
-@card(40)
+@card(Card.AIR_ELEMENTAL)
 class AirElemental(Behaviour):
     def on_summon(self, game, player, instance, effects):
         for q in game.opponents(player):
             game.reserve[q] = (0, 0, 0, sum(game.reserve[q]))
 
 
-@card(41)
+@card(Card.THIEVING_FAIRIES)
 class ThievingFairies(Behaviour):
     """Read by the engine at every activation (``activate``)."""
 
 
-@card(42)
+@card(Card.CURSED_TREATISE_OF_ARUS)
 class CursedTreatiseOfArus(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.add_gauge(player, 1)
@@ -753,7 +707,7 @@ class CursedTreatiseOfArus(Behaviour):
             game.reserve[player] = (0, 0, 0, 0)
 
 
-@card(43)
+@card(Card.IDOL_OF_THE_FAMILIAR)
 class IdolOfTheFamiliar(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.gain_crystals(player, 10)
@@ -765,14 +719,14 @@ class IdolOfTheFamiliar(Behaviour):
         game.gain_crystals(player, sum(1 for i in game.in_play[player] if not IS_ITEM[CARD_OF[i]]))
 
 
-def _opt_kriss(game: Game, task: Task) -> list[int]:
+def _opt_kriss(game: State, task: Task) -> list[int]:
     p = task[1]
     from_hand = _choose_card_options(c for c in game.hand[p] if not IS_ITEM[c])
     in_play = in_play_options(game, p, lambda inst: not IS_ITEM[CARD_OF[inst]])
     return from_hand + in_play
 
 
-def _res_kriss(game: Game, task: Task, action: int) -> None:
+def _res_kriss(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action >= A.CHOOSE_IN_PLAY0:
         game.sacrifice(p, action - A.CHOOSE_IN_PLAY0)
@@ -788,7 +742,7 @@ KRISS_TARGET = steps.decision(
 )
 
 
-@card(44)
+@card(Card.NECROTIC_KRISS)
 class NecroticKriss(Behaviour):
     def can_activate(self, game, player, instance):
         return any(not IS_ITEM[c] for c in game.hand[player]) or any(
@@ -799,13 +753,13 @@ class NecroticKriss(Behaviour):
         game.push((KRISS_TARGET, player))
 
 
-@card(45)
+@card(Card.LANTERN_OF_XIDIT)
 class LanternOfXidit(Behaviour):
     def end_of_game(self, game, player, copies):
         return 3 * sum(game.reserve[player]) * copies
 
 
-@card(46)
+@card(Card.SEALED_CHEST_OF_URM)
 class SealedChestOfUrm(Behaviour):
     def end_of_game(self, game, player, copies):
         if all(IS_ITEM[CARD_OF[i]] for i in game.in_play[player]):
@@ -813,26 +767,26 @@ class SealedChestOfUrm(Behaviour):
         return 0
 
 
-def _opt_mirror_from(game: Game, task: Task) -> list[int]:
+def _opt_mirror_from(game: State, task: Task) -> list[int]:
     return [A.CHOOSE_ENERGY0 + t for t in range(4) if game.reserve[task[1]][t]]
 
 
-def _res_mirror_from(game: Game, task: Task, action: int) -> None:
+def _res_mirror_from(game: State, task: Task, action: int) -> None:
     game.push((MIRROR_COUNT, task[1], action - A.CHOOSE_ENERGY0))
 
 
-def _opt_mirror_count(game: Game, task: Task) -> list[int]:
+def _opt_mirror_count(game: State, task: Task) -> list[int]:
     _, p, t = task
     most = min(game.reserve[p][t], game.crystals[p], A.MAX_NUMBER)
     return [A.CHOOSE_NUMBER0 + x - 1 for x in range(1, most + 1)]
 
 
-def _res_mirror_count(game: Game, task: Task, action: int) -> None:
+def _res_mirror_count(game: State, task: Task, action: int) -> None:
     _, p, t = task
     game.push((MIRROR_TO, p, t, action - A.CHOOSE_NUMBER0 + 1))
 
 
-def _res_mirror_to(game: Game, task: Task, action: int) -> None:
+def _res_mirror_to(game: State, task: Task, action: int) -> None:
     _, p, source, count = task
     target = action - A.CHOOSE_ENERGY0
     game.crystals[p] -= count
@@ -853,7 +807,7 @@ MIRROR_TO = steps.decision(
 )
 
 
-@card(47)
+@card(Card.MIRROR_OF_THE_SEASONS)
 class MirrorOfTheSeasons(Behaviour):
     def can_activate(self, game, player, instance):
         return game.crystals[player] >= 1 and sum(game.reserve[player]) > 0
@@ -862,13 +816,13 @@ class MirrorOfTheSeasons(Behaviour):
         game.push((MIRROR_FROM, player))
 
 
-@card(48)
+@card(Card.PENDANT_OF_RAGNOR)
 class PendantOfRagnor(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.gain_tokens_of_choice(player, _other_items(game, player, instance))
 
 
-@card(49)
+@card(Card.SID_NIGHTSHADE)
 class SidNightshade(Behaviour):
     def on_summon(self, game, player, instance, effects):
         mine = game.crystals[player]
@@ -877,12 +831,12 @@ class SidNightshade(Behaviour):
                 game.transfer_crystals(q, player, 5)
 
 
-def _opt_soul_water(game: Game, task: Task) -> list[int]:
+def _opt_soul_water(game: State, task: Task) -> list[int]:
     p = task[1]
     return [A.PAY0 + 4 * s + WATER for s in (0, *game.amulet_sources(p)) if game.tokens_at(p, s)[WATER]]
 
 
-def _res_soul_water(game: Game, task: Task, action: int) -> None:
+def _res_soul_water(game: State, task: Task, action: int) -> None:
     _, p, instance = task
     game.spend_token(p, (action - A.PAY0) // 4, WATER)
     left = (p + 1) % game.num_players
@@ -900,7 +854,7 @@ SOUL_PASS = steps.decision(
 )
 
 
-@card(50)
+@card(Card.DAMNED_SOUL_OF_ONYS)
 class DamnedSoulOfOnys(Behaviour):
     def on_summon(self, game, player, instance, effects):
         game.gain_crystals(player, 10)
@@ -919,5 +873,3 @@ class DamnedSoulOfOnys(Behaviour):
 for _card_id in range(1, 51):
     if _card_id not in BEHAVIOUR:  # pragma: no cover - guarded by tests/test_cards_complete.py
         raise AssertionError(f"card {_card_id} has no behaviour")
-
-BEHAVIOUR_STORES = frozenset(c for c, b in BEHAVIOUR.items() if b.stores_tokens)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .data import CARD_OF, GAUGE_MAX, MAX_BONUSES, NUM_INSTANCES
-from .game import OVERFLOW, Game
+from .data import CARD_OF, GAUGE_MAX, LEVEL_CARDS, MAX_BONUSES, NUM_INSTANCES
+from .machine import OVERFLOW, Game
 
 
 def level_cards(level: str) -> Counter:
     """The multiset of cards a game of this level is played with (two copies of each)."""
-    top = 50 if level == "archmage" else 30
-    return Counter({c: 2 for c in range(1, top + 1)})
+    return Counter({c: 2 for c in LEVEL_CARDS[level]})
 
 
 def card_locations(game: Game) -> Counter:
