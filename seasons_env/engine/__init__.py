@@ -2,18 +2,25 @@
 
 Modules, lowest first (each imports only those above it): ``data`` (card and dice facts), ``actions`` (the
 action table), ``steps`` (the step kinds and their registry), ``behaviour`` (the card-hook protocol),
-``state`` (the position and its mutators), ``payment`` and ``flow`` (the rules), ``cards`` (one behaviour per
-card), ``serialization`` and ``hidden`` (the position format, information sets), ``machine`` (``Game``).
+``state`` (the position and its mutators), ``payment`` and ``flow`` (the rules), ``cards_basic`` and
+``cards_archmage`` (one behaviour per card), ``serialization`` and ``hidden`` (the position format and
+information sets), ``machine`` (``Game``). ``docs/engine.md`` maps them.
 """
 
 from __future__ import annotations
 
-from . import cards  # registers every card behaviour and the decisions cards ask
+from . import behaviour, cards_archmage, cards_basic, data, steps  # noqa: F401  (importing them registers every card behaviour)
 from .actions import ACTION_TABLE_VERSION, NUM_ACTIONS, describe_action
 from .data import LEVELS, Card
 from .machine import Decision, Game, IllegalActionError
 from .serialization import STATE_FORMAT, STATE_VERSION
 from .state import check_choice, check_num_players
+
+_missing = sorted(set(data.ALL_CARDS) - set(behaviour.BEHAVIOUR)) + [
+    k for k, s in enumerate(steps.STEP_KINDS) if s is None
+]
+if _missing:  # pragma: no cover - a card or step kind without rules is a packaging error
+    raise ImportError(f"the engine lacks behaviours for cards or rules for step kinds: {_missing}")
 
 __all__ = [
     "ACTION_TABLE_VERSION",
@@ -25,7 +32,6 @@ __all__ = [
     "Decision",
     "Game",
     "IllegalActionError",
-    "cards",
     "check_choice",
     "check_num_players",
     "describe_action",

@@ -1,14 +1,18 @@
 """The card-behaviour protocol and its registry: the hooks the rules dispatch to.
 
-Each card's behaviour is one ``Behaviour`` subclass in ``cards.py``, registered with ``@card(Card.X)``. The
-rules (``flow.py``, ``payment.py``, ``state.py``) call the hooks through ``BEHAVIOUR`` without importing
-``cards.py``, which keeps the engine's imports one-way: cards build on the rules, never the reverse.
+Each card's behaviour is one ``Behaviour`` subclass in ``cards_basic.py`` or ``cards_archmage.py``,
+registered with ``@card(Card.X)``. The rules (``flow.py``, ``payment.py``, ``state.py``) call the hooks
+through ``BEHAVIOUR`` without importing the card modules, which keeps the engine's imports one-way: cards build
+on the rules, never the reverse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
+
+from . import actions as A
+from .data import CARD_OF, IS_ITEM
 
 if TYPE_CHECKING:
     from .state import State
@@ -43,7 +47,7 @@ class Behaviour:
         return 0
 
 
-#: Card id -> its behaviour; filled by ``cards.py`` (imported by ``seasons_env.engine``).
+#: Card id -> its behaviour; filled by the card modules (``seasons_env.engine`` imports them).
 BEHAVIOUR: dict[int, Behaviour] = {}
 
 
@@ -59,3 +63,35 @@ def card(card_id: int) -> Callable[[type[Behaviour]], type[Behaviour]]:
         return cls
 
     return register
+
+
+# ---------------------------------------------------------------------------- helpers shared by card behaviours
+
+
+def card_options(cards: Iterable[int]) -> list[int]:
+    """CHOOSE_CARD options over ``cards``, one per distinct card."""
+    return [A.CHOOSE_CARD0 + c - 1 for c in sorted(set(cards))]
+
+
+def in_play_options(game: State, player: int, accept: Callable[[int], bool] | None = None) -> list[int]:
+    """CHOOSE_IN_PLAY options over the player's cards, one per distinguishable card (same card, same
+    tapped state and stored tokens count once)."""
+    seen = set()
+    options = []
+    for inst in sorted(game.in_play[player]):
+        if accept is not None and not accept(inst):
+            continue
+        key = (CARD_OF[inst], game.tapped >> inst & 1, game.stored.get(inst))
+        if key not in seen:
+            seen.add(key)
+            options.append(A.CHOOSE_IN_PLAY0 + inst)
+    return options
+
+
+def other_items(game: State, player: int, instance: int) -> int:
+    """Items the player has in play besides ``instance`` (Scepter of Greatness, Pendant of Ragnor)."""
+    return sum(1 for i in game.in_play[player] if i != instance and IS_ITEM[CARD_OF[i]])
+
+
+def sacrifice_self(game: State, player: int, instance: int) -> None:
+    game.sacrifice(player, instance)

@@ -4,7 +4,7 @@ A position is a handful of flat fields (per-seat lists indexed by seat, of ints 
 copy is a deep one) plus the stack of pending steps (``steps.py``). ``State`` holds them and the small,
 rule-free operations every rule uses (gain crystals, add tokens, draw a card, a card leaves play, ...). The
 rules that read and advance a position live above it: ``flow.py`` and ``payment.py``, the cards in
-``cards.py``, and ``machine.Game``, which adds the run loop and the public API.
+``cards_basic.py`` and ``cards_archmage.py``, and ``machine.Game``, which adds the run loop and the public API.
 
 Chance comes only from the position's own seeded ``numpy.random.Generator`` (``rng()``). Clones share it
 copy-on-write, so ``clone()`` is cheap and a clone never disturbs its original.

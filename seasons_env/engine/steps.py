@@ -10,7 +10,7 @@ importing that module, and the observation's decision one-hot keeps its order. C
 one-hot: bump ``seasons_env.encoding.OBSERVATION_VERSION`` with it (``tests/test_golden.py`` checks).
 
 The module that implements a kind registers it beside its functions (``flow.py``, ``payment.py``, and
-``cards.py`` for the decisions a card asks), so a step's rules live in one place.
+``cards_basic.py`` and ``cards_archmage.py`` for the decisions a card asks), so a step's rules live in one place.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ KINDS: tuple[str, ...] = (
     "join_library",
     "next_round",
     "game_end",
-    # decisions and effects of cards (cards.py)
+    # decisions and effects of cards (cards_basic.py, cards_archmage.py)
     "balance_of_ishtar",
     "temporal_boots",
     "divine_chalice",
