@@ -1,7 +1,12 @@
 """seasons-env: the rules engine and reinforcement-learning environments for the board game Seasons.
 
-The engine (``Game``) needs only numpy. The PettingZoo environment (``env``, ``raw_env``) and the
-Gymnasium environment (``"seasons_env/Seasons-v0"``) need the ``rl`` extra: ``pip install seasons-env[rl]``.
+The engine (``Game``) needs only numpy. The environments need the ``rl`` extra (``pip install seasons-env[rl]``);
+importing this package registers them under one id, ``"seasons_env/Seasons-v0"``:
+
+- PettingZoo AEC: ``seasons_env.env(**kwargs)`` (or ``raw_env`` without PettingZoo's order-enforcing wrapper),
+  or through PettingZoo's registry (PettingZoo 1.27 and later):
+  ``pettingzoo.make("aec", "seasons_env/Seasons-v0", **kwargs)``, the same environment as ``env()``.
+- Gymnasium single-agent: ``gymnasium.make("seasons_env/Seasons-v0", **kwargs)``.
 """
 
 from __future__ import annotations
@@ -14,12 +19,21 @@ from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS, describe_action
 __version__ = "0.1.0"
 
 GYM_ENV_ID = "seasons_env/Seasons-v0"
+PETTINGZOO_ENV_ID = "seasons_env/Seasons-v0"
 
 if importlib.util.find_spec("gymnasium") is not None:
     import gymnasium
 
     if GYM_ENV_ID not in gymnasium.registry:
         gymnasium.register(id=GYM_ENV_ID, entry_point="seasons_env.gym_env:SeasonsGymEnv")
+
+if importlib.util.find_spec("pettingzoo") is not None:
+    import pettingzoo
+
+    # PettingZoo has a registry (``pettingzoo.make("aec", id)``) from 1.27; older releases have only ``env()``.
+    # The entry point is a string, so that this import does not load the environment module.
+    if hasattr(pettingzoo, "aec_registry") and PETTINGZOO_ENV_ID not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", PETTINGZOO_ENV_ID, entry_point="seasons_env.pettingzoo_env:env")
 
 
 def __getattr__(name: str):
@@ -36,6 +50,7 @@ __all__ = [
     "GYM_ENV_ID",
     "LEVELS",
     "NUM_ACTIONS",
+    "PETTINGZOO_ENV_ID",
     "Game",
     "IllegalActionError",
     "__version__",

@@ -1,24 +1,36 @@
-"""Gymnasium single-agent view: one seat learns, the others are played by given policies.
+"""Gymnasium single-agent view: one seat learns, the others are played by given opponents.
 
 ``gymnasium.make("seasons_env/Seasons-v0", num_players=2, opponents=...)`` after ``import seasons_env``.
 
 - Observation: the flat float32 vector of ``seasons_env.encoding`` for the learning seat.
 - Action: ``Discrete(314)``; ``action_masks()`` gives the legal ones (sb3-contrib's MaskablePPO reads it) and
-  ``info["action_mask"]`` carries the same mask.
-- Opponents: ``None`` or ``"random"`` (uniform over legal actions, from the environment's generator), one
-  policy for every other seat, or a list with one per other seat. A policy is an agent of the ``agents``
-  package (anything with ``act(view, seat, legal)``: it gets a view determinized for its seat), or any
+  ``info["action_mask"]`` carries the same mask. ``step`` takes any integral scalar: an ``int``, a numpy
+  integer, or a numpy integer array of one element (what ``MaskablePPO.predict`` returns); anything else
+  (a float, a string, a bool, several actions) raises ``TypeError``/``ValueError``.
+- Opponents: one opponent for every other seat, or a list with one per other seat (clockwise from the
+  learner). An opponent is ``None`` or ``"random"`` (uniform over the legal actions, from the environment's
+  generator); an agent name of the ``agents`` package (``"heuristic"``, ``"ismcts"``, … as listed by
+  ``agents.arena.agent_factories()``; one agent per seat); an agent (anything with ``act(view, seat, legal)``:
+  it gets a view determinized for its seat); an SB3-style model (anything with ``predict``: it is called with
+  the seat's observation vector, ``action_masks=`` when it accepts them, and ``deterministic=True``); or a
   callable taking the PettingZoo-style observation dict ``{"observation", "action_mask"}`` of its seat and
-  returning an action.
+  returning an action. Agents that have ``reset(seed=...)`` are reseeded from the environment's generator at
+  every ``reset``. An opponent that answers with anything but a legal action id raises
+  ``OpponentActionError``, and the step is undone (the learner's move with it).
+- ``reset(options={"state": game.to_dict()})`` starts from a given position (the learner keeps its
+  ``agent_seat``); ``"state"`` is the only option.
 - Reward at the end only (``"win"``, ``"score"`` or ``"rank"``, see ``pettingzoo_env``). An illegal action
   ends the episode with reward -1 (``illegal="penalize"``, the default here, so that unmasked algorithms
-  and ``check_env`` can run), or raises ``IllegalActionError`` with ``illegal="raise"``.
+  and ``check_env`` can run), or raises ``IllegalActionError`` with ``illegal="raise"``. After the episode
+  ends, ``step`` raises until ``reset``.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
 
 import gymnasium as gym
 import numpy as np
@@ -26,11 +38,58 @@ from gymnasium import spaces
 
 from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
-from .engine.actions import NUM_ACTIONS
+from .engine.actions import NUM_ACTIONS, describe_action
+from .env_inputs import action_id, position_from_options
 from .pettingzoo_env import ILLEGAL, REWARDS, final_rewards
 from .rendering import render_text
 
-Policy = Callable[[dict], int]
+
+class AgentLike(Protocol):
+    def act(self, view: Game, seat: int, legal: Sequence[int]) -> int: ...
+
+
+class ModelLike(Protocol):
+    def predict(self, observation: np.ndarray, *args: Any, **kwargs: Any) -> tuple[Any, Any]: ...
+
+
+OpponentSpec = str | AgentLike | ModelLike | Callable[[dict], int] | None
+
+OPPONENTS_ACCEPTED = (
+    "An opponent is None or 'random' (uniform over the legal actions); an agent name of the agents package "
+    "(see agents.arena.agent_factories()); an agent (an object with act(view, seat, legal)); an SB3-style model "
+    "(an object with predict(observation, action_masks=..., deterministic=...)); or a callable taking "
+    "{'observation', 'action_mask'} and returning an action id."
+)
+
+
+class OpponentActionError(IllegalActionError):
+    """An opponent answered with something that is not a legal action id; the step was undone."""
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """How one opponent seat decides."""
+
+    kind: str  # "random", "agent", "model" or "callable"
+    policy: Any
+    label: str  # where it was given, for error messages: "opponents[1] ('heuristic')"
+    takes_masks: bool = False  # a model whose predict() accepts action_masks
+
+
+def _agent_named(name: str, field: str) -> AgentLike:
+    """A new agent of the ``agents`` package by its arena name (imported only now: the library does not need it)."""
+    try:
+        from agents.arena import agent_factories
+    except ImportError as error:
+        raise ValueError(
+            f"{field}: the agent name {name!r} needs the agents package (shipped with seasons-env), which could "
+            f"not be imported ({error}). Pass an agent, a model or a callable instead. {OPPONENTS_ACCEPTED}"
+        ) from error
+    factories = agent_factories()
+    if name not in factories:
+        known = ", ".join(repr(n) for n in ("random", *(n for n in factories if n != "random")))
+        raise ValueError(f"{field}: unknown agent name {name!r}; known names: {known}. {OPPONENTS_ACCEPTED}")
+    return factories[name](0)  # reseeded from the environment's generator at every reset
 
 
 class SeasonsGymEnv(gym.Env):
@@ -40,7 +99,7 @@ class SeasonsGymEnv(gym.Env):
         self,
         num_players: int = 2,
         level: str = "archmage",
-        opponents: str | Policy | Sequence[Policy] | None = None,
+        opponents: OpponentSpec | Sequence[OpponentSpec] = None,
         agent_seat: int | str = 0,
         reward: str = "win",
         illegal: str = "penalize",
@@ -60,50 +119,115 @@ class SeasonsGymEnv(gym.Env):
         self.illegal = illegal
         self.render_mode = render_mode
         self.agent_seat_option = agent_seat
-        self.opponents = self._opponent_policies(opponents)
         self.observation_space = spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.opponents = self._opponents(opponents)
+        self._opponents_can_fail = any(opponent.kind != "random" for opponent in self.opponents)
         self.game: Game | None = None
         self.seat = 0 if agent_seat == "random" else agent_seat
+        self._episode_over = True  # no episode until reset()
 
-    def _opponent_policies(self, opponents) -> list[Policy | None]:
+    def _opponents(self, opponents: object) -> list[Opponent]:
+        """One ``Opponent`` per other seat, clockwise from the learner (seat + 1, seat + 2, ...)."""
         count = self.num_players - 1
-        if opponents is None or opponents == "random":
-            return [None] * count
-        if callable(opponents) or hasattr(opponents, "act"):
-            return [opponents] * count
-        policies = list(opponents)
-        if len(policies) != count:
-            raise ValueError(f"opponents must list {count} policies (one per other seat); got {len(policies)}")
-        for k, policy in enumerate(policies):
-            if policy != "random" and policy is not None and not (callable(policy) or hasattr(policy, "act")):
-                raise ValueError(f"opponents[{k}] must be a callable policy or 'random'; got {policy!r}")
-        return [None if p == "random" else p for p in policies]
+        if isinstance(opponents, (list, tuple)):
+            if len(opponents) != count:
+                raise ValueError(
+                    f"opponents must be one opponent for every other seat, or a list of {count} (one per other seat, "
+                    f"clockwise from the learner); got a list of {len(opponents)}. {OPPONENTS_ACCEPTED}"
+                )
+            return [self._opponent(item, f"opponents[{k}]") for k, item in enumerate(opponents)]
+        if isinstance(opponents, str):  # one agent per seat, so that no two seats share an agent's state
+            return [self._opponent(opponents, "opponents") for _ in range(count)]
+        return [self._opponent(opponents, "opponents")] * count
+
+    def _opponent(self, item: object, field: str) -> Opponent:
+        if item is None or (isinstance(item, str) and item == "random"):
+            return Opponent("random", None, f"{field} (random)")
+        if isinstance(item, str):
+            return Opponent("agent", _agent_named(item, field), f"{field} ({item!r})")
+        if callable(getattr(item, "act", None)):
+            return Opponent("agent", item, f"{field} ({item!r})")
+        if callable(getattr(item, "predict", None)):
+            shape = getattr(getattr(item, "observation_space", None), "shape", self.observation_space.shape)
+            if shape != self.observation_space.shape:
+                raise ValueError(
+                    f"{field}: the model reads observations of shape {shape}; this environment gives "
+                    f"{self.observation_space.shape}"
+                )
+            try:
+                takes_masks = "action_masks" in inspect.signature(item.predict).parameters
+            except (TypeError, ValueError):  # a predict without an inspectable signature: call it without masks
+                takes_masks = False
+            return Opponent("model", item, f"{field} ({type(item).__name__})", takes_masks)
+        if callable(item):
+            return Opponent("callable", item, f"{field} ({getattr(item, '__name__', repr(item))})")
+        raise ValueError(f"{field} must be an opponent; got {type(item).__name__} {item!r}. {OPPONENTS_ACCEPTED}")
 
     # -- gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Start an episode: a new game, or with ``options={"state": game.to_dict()}`` the given position.
+
+        The learner's seat is ``agent_seat`` (drawn at every reset if ``"random"``), in a given position too;
+        the opponents then play until the learner must decide. A position they would finish first is refused
+        (``ValueError``), as are unknown option keys and positions of another player count or level.
+        """
+        start = position_from_options(options, self.num_players, self.level)  # checked before anything changes
+        self._episode_over = True  # until this reset has succeeded
         super().reset(seed=seed)
         if self.agent_seat_option == "random":
             self.seat = int(self.np_random.integers(self.num_players))
-        self.game = Game.new(self.num_players, self.level, seed=int(self.np_random.integers(2**63 - 1)))
+        if start is None:
+            self.game = Game.new(self.num_players, self.level, seed=int(self.np_random.integers(2**63 - 1)))
+        else:
+            self.game = start
+        for opponent in self.opponents:  # agents with their own generator restart from the environment's seed
+            reset_agent = getattr(opponent.policy, "reset", None) if opponent.kind == "agent" else None
+            if callable(reset_agent):
+                reset_agent(seed=int(self.np_random.integers(2**63 - 1)))
         self._play_opponents()
+        if self.game.is_over:
+            raise ValueError(
+                f"options['state']: the opponents finish this game before the learner (seat {self.seat}) decides"
+            )
+        self._episode_over = False
         return self._observation(), self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action: int | np.integer | np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learner's ``action`` (any integral scalar), then the opponents until the learner decides again.
+
+        If an opponent fails (returns something that is not a legal action id, or raises), the error propagates
+        and the environment is left exactly as before this step: same position, same generator.
+        """
+        if self._episode_over:
+            raise RuntimeError(
+                "step() called outside an episode (before reset(), after the episode ended, or after a failed "
+                "reset()); call reset()"
+            )
+        action = action_id(action)  # a non-integral action is the caller's bug, not a move: it raises in both modes
         game = self.game
-        if game is None or game.is_over:
-            raise RuntimeError("step() called on a finished episode; call reset()")
+        # The built-in random opponent cannot fail; any other is checked, and the step undone if it fails.
+        undo = (game.clone(), self.np_random.bit_generator.state) if self._opponents_can_fail else None
         try:
             game.apply(action)
         except IllegalActionError:
             if self.illegal == "raise":
                 raise
+            self._episode_over = True
             info = self._info()
             info["illegal_action"] = True
             return self._observation(), -1.0, True, False, info
-        self._play_opponents()
+        if undo is None:
+            self._play_opponents()
+        else:
+            try:
+                self._play_opponents()
+            except BaseException:  # no half-applied turn: the learner's move is undone with the opponents'
+                self.game, self.np_random.bit_generator.state = undo
+                raise
         if game.is_over:
+            self._episode_over = True
             reward = final_rewards(game, self.reward)[self.seat]
             info = self._info()
             info.update(scores=game.scores(), winners=game.winners())
@@ -132,16 +256,45 @@ class SeasonsGymEnv(gym.Env):
         game = self.game
         while not game.is_over and game.current_player != self.seat:
             seat = game.current_player
-            policy = self.opponents[(seat - self.seat - 1) % self.num_players]
-            if policy is None:
-                legal = game.legal_action_list()
-                action = legal[int(self.np_random.integers(len(legal)))]
-            elif hasattr(policy, "act"):  # an agent of the ``agents`` package: it reads a determinized view
-                view = game.determinize(seat, self.np_random)
-                action = policy.act(view, seat, list(game.legal_action_list()))
-            else:
-                action = policy({"observation": encode_observation(game, seat), "action_mask": action_mask(game, seat)})
+            opponent = self.opponents[(seat - self.seat - 1) % self.num_players]
+            legal = game.legal_action_list()
+            if opponent.kind == "random":
+                game.apply(legal[int(self.np_random.integers(len(legal)))])
+                continue
+            chosen = self._ask(opponent, game, seat, legal)
+            try:
+                action = action_id(chosen)
+            except (TypeError, ValueError) as error:
+                raise OpponentActionError(
+                    f"{opponent.label} playing seat {seat} returned {chosen!r}, which is not an action id: {error}"
+                ) from error
+            if action not in legal:
+                options = ", ".join(f"{a} ({describe_action(a)})" for a in legal)
+                label = describe_action(action) if 0 <= action < NUM_ACTIONS else "not in the action table"
+                raise OpponentActionError(
+                    f"{opponent.label} playing seat {seat} chose action {action} ({label}), which is not legal for "
+                    f"decision {game.pending_decision!r}; legal: {options}"
+                )
             game.apply(action)
+
+    def _ask(self, opponent: Opponent, game: Game, seat: int, legal: Sequence[int]) -> object:
+        """What ``opponent`` answers for ``seat``'s decision (not yet checked)."""
+        if opponent.kind == "agent":  # it reads a view determinized for its seat: nothing hidden from it leaks
+            return opponent.policy.act(game.determinize(seat, self.np_random), seat, list(legal))
+        observation = encode_observation(game, seat)
+        if opponent.kind == "model":
+            if opponent.takes_masks:
+                answer = opponent.policy.predict(
+                    observation, action_masks=action_mask(game, seat).astype(bool), deterministic=True
+                )
+            else:
+                answer = opponent.policy.predict(observation, deterministic=True)
+            if not (isinstance(answer, tuple) and len(answer) == 2):
+                raise OpponentActionError(
+                    f"{opponent.label}: predict() must return (action, state) as SB3 models do; got {answer!r}"
+                )
+            return answer[0]
+        return opponent.policy({"observation": observation, "action_mask": action_mask(game, seat)})
 
     def _observation(self) -> np.ndarray:
         return encode_observation(self.game, self.seat)

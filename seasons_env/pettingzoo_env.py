@@ -3,6 +3,7 @@
 | | |
 |---|---|
 | Import | `from seasons_env import env, raw_env` |
+| Registry | `pettingzoo.make("aec", "seasons_env/Seasons-v0", **kwargs)` (PettingZoo 1.27+) |
 | Agents | `player_0` … `player_{n-1}` (seat order, clockwise) |
 | Action space | `Discrete(314)`: the engine's fixed action table (`docs/actions.md`) |
 | Observation space | `Dict(observation=Box(float32, (OBSERVATION_SIZE,)), action_mask=Box(int8, (314,)))` |
@@ -12,9 +13,16 @@
 
 The same agent stays selected for every step of a multi-step turn; an out-of-turn decision (Syllas,
 Amsug, Naria, overflow, …) selects the deciding agent. Rewards arrive at the end of the game (nothing
-before it). ``reset(options={"state": game.to_dict()})`` starts from a given position. An illegal action
-raises `IllegalActionError` and changes nothing (`illegal="raise"`), or ends the game with −1 for the
-offender and 0 for the others (`illegal="penalize"`, as PettingZoo's classic environments do).
+before it). ``reset(options={"state": game.to_dict()})`` starts from a given position; ``"state"`` is the
+only option (others are ignored with a warning: PettingZoo's ``api_test`` passes one). ``step`` takes any
+integral scalar (an ``int``, a numpy integer, or a numpy integer array of one element); anything else (a
+float, a string, a bool, several actions) raises ``TypeError``/``ValueError`` whatever ``illegal`` says. An
+illegal action raises `IllegalActionError` and changes nothing (`illegal="raise"`), or ends the game with −1
+for the offender and 0 for the others (`illegal="penalize"`, as PettingZoo's classic environments do).
+
+Two ways to create it, the same environment: ``seasons_env.env(num_players=3)`` and, through PettingZoo's
+registry (which ``import seasons_env`` fills), ``pettingzoo.make("aec", "seasons_env/Seasons-v0",
+num_players=3)``.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS
+from .env_inputs import action_id, position_from_options
 from .rendering import render_text
 
 REWARDS = ("win", "score", "rank")
@@ -139,6 +148,8 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     # -- lifecycle
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        # checked before anything changes; unknown keys only warn, as PettingZoo's api_test passes one
+        start = position_from_options(options, self.num_players, self.level, unknown_keys="warn")
         if seed is not None:
             self._np_random = np.random.default_rng(seed)
             game_seed = seed
@@ -146,25 +157,13 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             game_seed = self._seed
         else:
             game_seed = int(self._np_random.integers(2**63 - 1))
-        state = (options or {}).get("state")
-        if state is not None:  # start from a given position (Game.to_dict format)
-            game = Game.from_dict(state)
-            if game.num_players != self.num_players or game.level != self.level:
-                raise ValueError(
-                    f"options['state'] is a {game.num_players}-player {game.level} position; this environment plays "
-                    f"{self.num_players}-player {self.level}"
-                )
-            self.game = game
-        else:
-            self.game = Game.new(self.num_players, self.level, seed=game_seed)
+        self.game = start if start is not None else Game.new(self.num_players, self.level, seed=game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        if self.game.is_over:
-            raise ValueError("options['state'] is a finished game")
         self.agent_selection = self.possible_agents[self.game.current_player]
         if self.render_mode == "human":
             self.render()
@@ -176,11 +175,12 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
             "action_mask": action_mask(self.game, seat),
         }
 
-    def step(self, action: int | None) -> None:
+    def step(self, action: int | np.integer | np.ndarray | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        action = action_id(action)  # a non-integral action is the caller's bug, not a move: it raises in both modes
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         game = self.game

@@ -15,7 +15,11 @@ from seasons_env import Game, IllegalActionError
 from seasons_env.engine import actions as A
 from seasons_env.pettingzoo_env import final_rewards
 
+# api_test resets with options={"options": 1}: the environment warns that the key is unknown, then goes on
+IGNORE_API_TEST_OPTION = "ignore:options. unknown key.s. 'options'"
 
+
+@pytest.mark.filterwarnings(IGNORE_API_TEST_OPTION)
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_pettingzoo_api_test(num_players: int) -> None:
     api_test(seasons_env.env(num_players=num_players), num_cycles=1000)
@@ -177,3 +181,82 @@ def test_reset_with_a_state_of_the_wrong_shape_is_refused() -> None:
     env = seasons_env.raw_env(num_players=2, level="archmage")
     with pytest.raises(ValueError, match="3-player"):
         env.reset(options={"state": Game.new(3, "archmage", seed=0).to_dict()})
+
+
+# -- actions of any integral type (issue 9, item 12)
+
+
+@pytest.mark.parametrize(
+    "form", [int, np.int64, np.array, lambda a: np.array([a]), lambda a: np.array([a], dtype=np.uint8)]
+)
+def test_step_accepts_any_integral_scalar(form) -> None:
+    reference, env = seasons_env.raw_env(num_players=3), seasons_env.raw_env(num_players=3)
+    reference.reset(seed=4)
+    env.reset(seed=4)
+    for _ in range(8):
+        action = int(np.flatnonzero(reference.observe(reference.agent_selection)["action_mask"])[-1])
+        reference.step(action)
+        env.step(form(action))
+        assert env.state() == reference.state() and env.agent_selection == reference.agent_selection
+
+
+@pytest.mark.parametrize("illegal", ["raise", "penalize"])
+@pytest.mark.parametrize(
+    ("action", "error", "message"),
+    [
+        (2.5, TypeError, "got float 2.5"),
+        ("3", TypeError, "got str '3'"),
+        (True, TypeError, "got bool True"),
+        (None, TypeError, "got NoneType None"),
+        (np.array(1.0), TypeError, "array of dtype float64"),
+        (np.array([1, 2]), ValueError, r"array of shape \(2,\)"),
+    ],
+)
+def test_step_rejects_non_integral_actions(illegal: str, action: object, error: type, message: str) -> None:
+    env = seasons_env.raw_env(illegal=illegal)
+    env.reset(seed=0)
+    before = env.state()
+    with pytest.raises(error, match=f"action must be .*{message}"):
+        env.step(action)
+    assert env.state() == before and not any(env.terminations.values()) and env._cumulative_rewards["player_0"] == 0
+
+
+# -- reset options (issue 9, item 16)
+
+
+def test_unknown_reset_options_warn_and_bad_states_change_nothing() -> None:
+    env = seasons_env.raw_env(num_players=2)
+    with pytest.warns(UserWarning, match=r"options: unknown key\(s\) 'sate'; accepted: 'state'"):
+        env.reset(seed=0, options={"sate": Game.new(2, "archmage", seed=9).to_dict()})
+    assert env.state() == Game.new(2, "archmage", seed=0).to_dict()  # the misspelled key was not read
+    before = env.state()
+    finished = Game.new(2, "archmage", seed=1)
+    rng = np.random.default_rng(1)
+    while not finished.is_over:
+        finished.apply(finished.legal_action_list()[int(rng.integers(len(finished.legal_action_list())))])
+    for options, message in [
+        ({"state": finished.to_dict()}, "options\\['state'\\] is a finished game"),
+        ({"state": {"num_players": 9}}, "options\\['state'\\] is not a valid position"),
+        ("state", "options must be a dict or None; got str"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            env.reset(seed=5, options=options)
+        assert env.state() == before and env.agents == ["player_0", "player_1"]
+
+
+# -- PettingZoo's registry (issue 9, item 17)
+
+
+@pytest.mark.filterwarnings(IGNORE_API_TEST_OPTION)
+def test_made_through_pettingzoos_registry() -> None:
+    import pettingzoo
+
+    assert seasons_env.PETTINGZOO_ENV_ID == "seasons_env/Seasons-v0"
+    made = pettingzoo.make("aec", seasons_env.PETTINGZOO_ENV_ID, num_players=3, level="magician")
+    assert isinstance(made, pettingzoo.AECEnv) and type(made) is type(seasons_env.env())
+    assert made.unwrapped.num_players == 3 and made.unwrapped.level == "magician"
+    direct = seasons_env.env(num_players=3, level="magician")
+    made.reset(seed=6)
+    direct.reset(seed=6)
+    assert made.unwrapped.state() == direct.unwrapped.state()
+    api_test(pettingzoo.make("aec", "seasons_env/Seasons", num_players=2), num_cycles=200)  # latest version
