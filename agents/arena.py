@@ -7,24 +7,40 @@ cancels within a block. Game ``g`` is block ``g // players``, rotation ``g % pla
 
 Results. Ratings come from openskill's Plackett-Luce model (ranks by final score; ties tie), reported as
 mu with a 95% interval mu ± 1.96 sigma; pairwise win rates (a beats b when it finishes ahead of b in a game
-both played) with Wilson 95% intervals; mean scores and game lengths. Every finished game is appended to
-``games.jsonl`` in the output folder as it completes, so an interrupted run resumes without replaying
-them; ``results.json``, ``crosstable.csv``, ``ratings.csv`` and ``arena.png`` are written at the end.
+both played) with Wilson 95% intervals; mean scores and game lengths. ``results.json``, ``crosstable.csv``,
+``ratings.csv`` and ``arena.png`` are written at the end.
+
+Records. Every finished game is appended to ``games.jsonl`` in the output folder as it completes (flushed
+and fsynced), so an interrupted run resumes without replaying them. Records are never deleted: a smaller
+``games`` reports on games ``0..games-1`` and keeps the rest. Each record carries the arena's settings and
+the versions of the code that played it, and is checked against them when read back, so records of another
+arena are never counted; a game recorded twice counts once. Only a last line cut short by a kill is skipped
+(and its game replayed); any other damaged line is an error naming the file, the line and the fault. A lock
+file (``arena.lock``, holding the pid of the run) keeps two runs from writing into one folder at once.
 """
 
 from __future__ import annotations
 
+import functools
+import io
 import itertools
 import json
 import math
 import multiprocessing
+import os
+import stat
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from seasons_env.engine import LEVELS, check_choice, check_num_players
+from seasons_env import ACTION_TABLE_VERSION, LEVELS, NUM_ACTIONS, Game, __version__
 
 from .base import Agent, play_game
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Z95 = 1.959963984540054
 
@@ -55,10 +71,14 @@ class ArenaConfig:
             raise ValueError(f"agents must name at least 2 agents; got {list(self.agents)}")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agents must be distinct; got {list(self.agents)}")
-        check_num_players(self.players, "players")
-        check_choice("level", self.level, LEVELS)
-        if self.games < 1:
-            raise ValueError(f"games must be at least 1; got {self.games}")
+        if not _is_int(self.players) or self.players not in (2, 3, 4):
+            raise ValueError(f"players must be 2, 3 or 4; got {self.players!r}")
+        if self.level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {self.level!r}")
+        if not _is_int(self.games) or self.games < 1:
+            raise ValueError(f"games must be at least 1; got {self.games!r}")
+        if not _is_int(self.seed) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
 
     def to_dict(self) -> dict:
         return {
@@ -68,6 +88,27 @@ class ArenaConfig:
             "level": self.level,
             "seed": self.seed,
         }
+
+    def settings(self) -> dict:
+        """What a game record must share with this arena to be counted in it: every setting but the number
+        of games (which may grow or shrink between runs), and the versions of the code that played it."""
+        settings = self.to_dict()
+        del settings["games"]
+        return {**settings, **code_versions()}
+
+
+@functools.cache
+def code_versions() -> dict[str, int | str]:
+    """The versions a record is only comparable under: the package, the position format and the action table."""
+    return {
+        "seasons_env_version": __version__,
+        "state_version": Game.new(2, "magician", seed=0).to_dict()["version"],
+        "action_table_version": ACTION_TABLE_VERSION,
+    }
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
@@ -94,6 +135,7 @@ def play_one(args: tuple[dict, int]) -> dict:
     agents = [factories[name](seed * 8 + k) for k, name in enumerate(seats)]
     record = play_game(agents, level=config.level, seed=seed).to_dict()
     record["game_index"] = game_index
+    record["config"] = config.settings()
     return record
 
 
@@ -210,6 +252,337 @@ def summarize(records: list[dict], config: ArenaConfig) -> dict:
     }
 
 
+# ---------------------------------------------------------------------------- the records file
+
+
+class ArenaFolderError(ValueError):
+    """The output folder cannot be used as it is: damaged or foreign records, other settings, or a run in
+    progress. The message names the file (and line) and what is wrong."""
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` by ``data`` all at once: a kill at any moment leaves the old file or the new one.
+
+    The bytes go to a temporary file in the same folder (so the rename stays on one file system), which is
+    flushed and fsynced before ``os.replace`` puts it in place; the folder is then fsynced for the rename."""
+    path = Path(path)
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as sink:
+            sink.write(data)
+            sink.flush()
+            os.fsync(sink.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:  # a folder cannot be opened on some systems (Windows): the rename is then as durable as it gets
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+@dataclass
+class RecordFile:
+    """What ``read_records`` found in a ``games.jsonl``."""
+
+    path: Path
+    records: dict[int, dict] = field(default_factory=dict)  # by game index, each game once
+    notes: list[str] = field(default_factory=list)  # what was skipped: repeated games, a torn last line
+    intact_bytes: bytes = b""  # the file without a torn last line, every line ending in a newline
+    needs_repair: bool = False  # the file is not ``intact_bytes`` (a torn or unterminated last line)
+
+
+def read_records(path: Path, config: ArenaConfig | None = None, vouched: bool = False) -> RecordFile:
+    """Read and check every record of a ``games.jsonl``.
+
+    With ``config``, every record must carry that arena's settings (``ArenaConfig.settings``) and the seats and
+    seed the schedule gives its game index; records written before records carried their settings are
+    accepted only when ``vouched`` (the folder's ``config.json`` names the same settings). Without ``config``,
+    the records must agree with each other. A game recorded more than once counts once (the first line); a
+    last line cut short by a kill (no newline at its end, not complete JSON) is skipped. Any other fault
+    raises ``ArenaFolderError`` naming the file, the line and the fault."""
+    path = Path(path)
+    found = RecordFile(path)
+    if not path.exists():
+        return found
+    data = path.read_bytes()
+    expected = config.settings() if config is not None else None
+    first_line: dict[int, int] = {}
+    lines = data.split(b"\n")
+    offset = 0
+    for number, raw in enumerate(lines, start=1):
+        unterminated = number == len(lines)  # the bytes after the last newline
+        if unterminated and not raw:
+            break
+        where = f"{path} line {number}"
+        if not raw.strip():
+            offset += len(raw) + 1
+            found.needs_repair |= unterminated
+            continue
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+            if unterminated:  # the write of this line was cut short: its game is replayed
+                found.notes.append(f"{where} was cut short (an interrupted run); skipped, its game is replayed")
+                found.needs_repair = True
+                break
+            raise ArenaFolderError(f"{where}: {_decoding_fault(error)}") from None
+        record_settings = check_record(value, where, config, vouched)
+        if record_settings is not None:
+            if expected is None:
+                expected = record_settings
+            elif record_settings != expected:
+                raise ArenaFolderError(f"{where}: {_settings_fault(record_settings, expected)}")
+        index = value["game_index"]
+        if index in first_line:
+            found.notes.append(
+                f"{where} repeats game {index} (first recorded at line {first_line[index]}); counted once"
+            )
+        else:
+            first_line[index] = number
+            found.records[index] = value
+        offset += len(raw) + 1
+        if unterminated:  # a complete record whose newline was not written yet
+            found.needs_repair = True
+    found.intact_bytes = data[:offset] if offset <= len(data) else data + b"\n"
+    return found
+
+
+def _decoding_fault(error: Exception) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return f"not valid UTF-8 (byte 0x{error.object[error.start]:02x} at column {error.start + 1})"
+    if isinstance(error, RecursionError):
+        return "not a JSON record (nested too deeply)"
+    if isinstance(error, json.JSONDecodeError):
+        return f"not a JSON record ({error.msg} at column {error.colno})"
+    return f"not a JSON record ({error})"
+
+
+def _settings_fault(found: dict, expected: dict) -> str:
+    differing = [key for key in expected if found.get(key) != expected[key]]
+    differing += [key for key in found if key not in expected]
+    shown = "; ".join(f"{key} {found.get(key)!r}, not {expected.get(key)!r}" for key in differing)
+    return (
+        f"recorded by another arena configuration ({shown}); its records cannot be counted with these, "
+        "so use another folder for these settings, or the recorded settings to resume it"
+    )
+
+
+def _record_fields(players: int) -> dict[str, tuple[Callable[[object], bool], str]]:
+    """The fields every record has, each with a check of its value and what the value must be."""
+
+    def ints(value: object, length: int | None, low: int | None = None, high: int | None = None) -> bool:
+        return (
+            isinstance(value, list)
+            and (length is None or len(value) == length)
+            and all(_is_int(v) and (low is None or v >= low) and (high is None or v <= high) for v in value)
+        )
+
+    def card_lists(value: object) -> bool:
+        return isinstance(value, list) and len(value) in (0, players) and all(ints(v, None, 1, 50) for v in value)
+
+    return {
+        "seats": (
+            lambda v: isinstance(v, list) and len(v) == players and all(isinstance(s, str) for s in v),
+            f"a list of {players} agent names",
+        ),
+        "scores": (lambda v: ints(v, players), f"a list of {players} integers"),
+        "winners": (
+            lambda v: ints(v, None, 0, players - 1) and 1 <= len(v) == len(set(v)),
+            f"a non-empty list of distinct seats 0..{players - 1}",
+        ),
+        "decisions": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+        "seconds_per_seat": (
+            lambda v: (
+                isinstance(v, list)
+                and len(v) == players
+                and all(isinstance(x, int | float) and not isinstance(x, bool) and 0 <= x < math.inf for x in v)
+            ),
+            f"a list of {players} non-negative numbers",
+        ),
+        "decisions_per_seat": (lambda v: ints(v, players, 0), f"a list of {players} non-negative integers"),
+        "decks": (card_lists, f"a list of {players} lists of cards 1..50 (or empty)"),
+        "played": (card_lists, f"a list of {players} lists of cards 1..50 (or empty)"),
+    }
+
+
+def check_record(value: object, where: str, config: ArenaConfig | None = None, vouched: bool = False) -> dict | None:
+    """Check one record (``where`` names its file and line in errors); return the settings it carries, or
+    ``None`` for a record written before records carried them."""
+
+    def fault(problem: str) -> ArenaFolderError:
+        return ArenaFolderError(f"{where}: {problem}")
+
+    def shown(v: object) -> str:
+        text = repr(v)
+        return text if len(text) <= 80 else text[:77] + "..."
+
+    if not isinstance(value, dict):
+        raise fault(f"a record must be a JSON object; got {'a list' if isinstance(value, list) else shown(value)}")
+    for key in ("game_index", "seed", "num_players", "level", *_record_fields(2)):
+        if key not in value:
+            raise fault(f"missing key {key!r}")
+    index, players = value["game_index"], value["num_players"]
+    if not _is_int(index) or index < 0:
+        raise fault(f"'game_index' must be a non-negative integer; got {shown(index)}")
+    if not _is_int(players) or players not in (2, 3, 4):
+        raise fault(f"'num_players' must be 2, 3 or 4; got {shown(players)}")
+    if value["level"] not in LEVELS:
+        raise fault(f"'level' must be one of {', '.join(LEVELS)}; got {shown(value['level'])}")
+    if not _is_int(value["seed"]) or value["seed"] < 0:
+        raise fault(f"'seed' must be a non-negative integer; got {shown(value['seed'])}")
+    for key, (valid, what) in _record_fields(players).items():
+        if not valid(value[key]):
+            raise fault(f"{key!r} must be {what}; got {shown(value[key])}")
+    if "actions" in value:  # absent from records written before they kept the actions (not replayable)
+        actions = value["actions"]
+        if not (
+            isinstance(actions, list)
+            and len(actions) == value["decisions"]
+            and all(_is_int(a) and 0 <= a < NUM_ACTIONS for a in actions)
+        ):
+            raise fault(
+                f"'actions' must be a list of {value['decisions']} action ids 0..{NUM_ACTIONS - 1} "
+                f"(one per decision); got {shown(actions)}"
+            )
+    settings = value.get("config")
+    if settings is not None and not isinstance(settings, dict):
+        raise fault(f"'config' must be a JSON object of the arena's settings; got {shown(settings)}")
+    if config is None:
+        return settings
+    if settings is None:
+        if not vouched:
+            raise fault(
+                "the record carries no configuration (it was written before records did) and the folder's "
+                "config.json is missing or names other settings, so nothing says which arena it belongs to; "
+                "move it to a folder of its own"
+            )
+    elif settings != config.settings():
+        raise fault(_settings_fault(settings, config.settings()))
+    if (players, value["level"]) != (config.players, config.level):
+        raise fault(
+            f"a game of {players} players at level {value['level']!r} in an arena of {config.players} players "
+            f"at level {config.level!r}"
+        )
+    seats, seed = seating(config, index)
+    if value["seats"] != list(seats) or value["seed"] != seed:
+        raise fault(
+            f"seats {value['seats']} and seed {value['seed']} are not what the schedule gives game {index} "
+            f"(seats {list(seats)}, seed {seed})"
+        )
+    return settings
+
+
+# ---------------------------------------------------------------------------- the folder lock
+
+
+class FolderLock:
+    """Exclusive use of an arena folder by one run: an OS file lock on ``arena.lock``, which holds the pid.
+
+    The OS drops the lock when its process ends, however it ends, so a lock left by a killed run is simply
+    taken over (``note`` then says whose it was); while a run holds it, another run fails at once with an
+    error naming the holder's pid."""
+
+    def __init__(self, folder: Path | str) -> None:
+        self.path = Path(folder) / "arena.lock"
+        self.note: str | None = None
+        self._handle: int | None = None
+
+    def acquire(self) -> None:
+        handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if not _try_lock(handle):
+                holder = _read_pid(handle)
+                raise ArenaFolderError(
+                    f"{self.path.parent} is in use by another arena run "
+                    f"({f'pid {holder}' if holder is not None else 'pid unknown'}, lock file {self.path}); "
+                    "wait for it to end, or stop it, before running this arena again"
+                )
+            previous = _read_pid(handle)
+            if previous is not None and previous != os.getpid():
+                state = "no longer running" if not _pid_alive(previous) else "its lock was released"
+                self.note = f"took over {self.path} from pid {previous} ({state}: that run was interrupted)"
+            os.ftruncate(handle, 0)
+            os.write(handle, f"{os.getpid()}\n".encode())
+        except BaseException:
+            os.close(handle)
+            raise
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is None:
+            return
+        try:
+            os.ftruncate(self._handle, 0)  # no pid: a later run has no stale lock to report
+        finally:
+            os.close(self._handle)  # closing drops the OS lock
+            self._handle = None
+
+    def __enter__(self) -> FolderLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+
+try:
+    import fcntl
+
+    def _try_lock(handle: int) -> bool:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+except ImportError:  # Windows
+    import msvcrt
+
+    def _try_lock(handle: int) -> bool:
+        # Lock one byte far past the pid, so other runs can still read the pid to name the holder.
+        os.lseek(handle, 1 << 20, os.SEEK_SET)
+        try:
+            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        finally:
+            os.lseek(handle, 0, os.SEEK_SET)
+        return True
+
+
+def _read_pid(handle: int) -> int | None:
+    os.lseek(handle, 0, os.SEEK_SET)
+    text = os.read(handle, 64).decode("ascii", "replace").strip()
+    os.lseek(handle, 0, os.SEEK_SET)
+    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else None
+
+
+def _pid_alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill would end the process there; the OS lock has already said it is gone
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
 # ---------------------------------------------------------------------------- running and files
 
 
@@ -221,67 +594,95 @@ class Arena:
         self.out_dir = Path(out_dir)
         self.games_file = self.out_dir / "games.jsonl"
         self.config_file = self.out_dir / "config.json"
+        self.notes: list[str] = []  # what the last run or read skipped or took over, for the user
 
     def finished(self) -> list[dict]:
-        if not self.games_file.exists():
-            return []
-        records = []
-        for line in self.games_file.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError:  # a line cut short by an interruption: that game is replayed
-                    continue
-        return [r for r in records if r["game_index"] < self.config.games]
+        """The recorded games of this arena (indices ``0..games-1``, each once), in index order."""
+        found = self._read()
+        return [found.records[g] for g in sorted(found.records) if g < self.config.games]
 
-    def _check_config(self) -> None:
-        if self.config_file.exists():
-            stored = json.loads(self.config_file.read_text(encoding="utf-8"))
-            mine = self.config.to_dict()
-            differing = [k for k in mine if k != "games" and stored.get(k) != mine[k]]
-            if differing:
-                raise ValueError(
-                    f"{self.out_dir} holds an arena with other settings ({', '.join(differing)}); "
-                    "choose another --out folder or the same settings to resume"
-                )
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        self.config_file.write_text(json.dumps(self.config.to_dict(), indent=2), encoding="utf-8")
+    def _read(self) -> RecordFile:
+        found = read_records(self.games_file, self.config, vouched=self._check_config_file())
+        self.notes += found.notes
+        beyond = sum(1 for g in found.records if g >= self.config.games)
+        if beyond:
+            self.notes.append(
+                f"{self.games_file} also holds {beyond} game(s) beyond the first {self.config.games}: "
+                "kept, and left out of these results"
+            )
+        return found
+
+    def _check_config_file(self) -> bool:
+        """Refuse a folder whose config.json names other settings; say whether it vouches for old records."""
+        if not self.config_file.exists():
+            return False
+        try:
+            stored = json.loads(self.config_file.read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+            raise ArenaFolderError(f"{self.config_file}: {_decoding_fault(error)}") from None
+        if not isinstance(stored, dict):
+            raise ArenaFolderError(f"{self.config_file}: must be a JSON object of the arena's settings")
+        mine = {**self.config.to_dict(), **code_versions()}
+        # A config.json written before it held the versions has none to compare.
+        differing = [
+            k for k in mine if k != "games" and (k in stored or k not in code_versions()) and stored.get(k) != mine[k]
+        ]
+        if differing:
+            raise ArenaFolderError(
+                f"{self.out_dir} holds an arena with other settings ({', '.join(differing)}; see {self.config_file}); "
+                "choose another folder, or the same settings to resume it"
+            )
+        return True
 
     def run(self, workers: int = 1, progress: bool = True, limit: int | None = None) -> dict:
         """Play the missing games (at most ``limit`` of them, for tests of interruption), then summarize."""
         from tqdm import tqdm
 
-        self._check_config()
-        finished = self.finished()
-        # Rewrite the record file from its complete lines: a line cut short by an interruption is dropped
-        # (its game is replayed) instead of swallowing the next record appended after it.
-        self.games_file.write_text("".join(json.dumps(r) + "\n" for r in finished), encoding="utf-8")
-        done = {r["game_index"] for r in finished}
-        todo = [g for g in range(self.config.games) if g not in done]
-        if limit is not None:
-            todo = todo[:limit]
-        jobs = [(self.config.to_dict(), g) for g in todo]
-        bar = tqdm(total=self.config.games, initial=len(done), disable=not progress, desc="arena", unit="game")
-        with self.games_file.open("a", encoding="utf-8") as sink:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.notes = []
+        with FolderLock(self.out_dir) as lock:
+            if lock.note:
+                self.notes.append(lock.note)
+            found = self._read()
+            if found.needs_repair:
+                # Drop a line cut short by a kill (its game is replayed) before appending after it.
+                write_atomic(self.games_file, found.intact_bytes)
+            write_atomic(
+                self.config_file, (json.dumps({**self.config.to_dict(), **code_versions()}, indent=2) + "\n").encode()
+            )
+            records = {g: r for g, r in found.records.items() if g < self.config.games}
+            todo = [g for g in range(self.config.games) if g not in records]
+            if limit is not None:
+                todo = todo[:limit]
+            jobs = [(self.config.to_dict(), g) for g in todo]
+            bar = tqdm(total=self.config.games, initial=len(records), disable=not progress, desc="arena", unit="game")
+            try:
+                for record in self._play(jobs, workers):
+                    records[record["game_index"]] = record
+                    bar.update()
+            finally:
+                bar.close()
+            summary = summarize([records[g] for g in sorted(records)], self.config)
+            self.write(summary)
+        return summary
+
+    def _play(self, jobs: list[tuple[dict, int]], workers: int) -> Iterable[dict]:
+        """Play the jobs, yielding each record once it is on disk (flushed and fsynced: a game takes far longer
+        than an fsync, and a kill then loses no finished game)."""
+        with self.games_file.open("ab") as sink:
             if workers > 1 and len(jobs) > 1:
                 with multiprocessing.get_context("spawn").Pool(workers) as pool:
                     for record in pool.imap_unordered(play_one, jobs):
-                        sink.write(json.dumps(record) + "\n")
-                        sink.flush()
-                        bar.update()
+                        _append(sink, record)
+                        yield record
             else:
                 for job in jobs:
-                    sink.write(json.dumps(play_one(job)) + "\n")
-                    sink.flush()
-                    bar.update()
-        bar.close()
-        records = sorted(self.finished(), key=lambda r: r["game_index"])
-        summary = summarize(records, self.config)
-        self.write(summary)
-        return summary
+                    record = play_one(job)
+                    _append(sink, record)
+                    yield record
 
     def write(self, summary: dict) -> None:
-        (self.out_dir / "results.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        write_atomic(self.out_dir / "results.json", json.dumps(summary, indent=2).encode())
         agents = list(self.config.agents)
         lines = ["agent,games,win_rate,win_low,win_high,mean_score,score_std,mu,sigma,mu_low,mu_high"]
         for a in agents:
@@ -291,45 +692,69 @@ class Arena:
                 f"{_fmt(s['mean_score'])},{_fmt(s['score_std'])},{r['mu']:.3f},{r['sigma']:.3f},"
                 f"{r['low']:.3f},{r['high']:.3f}"
             )
-        (self.out_dir / "ratings.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_atomic(self.out_dir / "ratings.csv", ("\n".join(lines) + "\n").encode())
         lines = ["agent,opponent,games,win_rate,low,high"]
         for a in agents:
             for b in agents:
                 if a != b:
                     c = summary["crosstable"][a][b]
                     lines.append(f"{a},{b},{c['games']},{_fmt(c['win_rate'])},{c['low']:.4f},{c['high']:.4f}")
-        (self.out_dir / "crosstable.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_atomic(self.out_dir / "crosstable.csv", ("\n".join(lines) + "\n").encode())
         plot(summary, self.out_dir / "arena.png")
+
+
+def _append(sink: io.BufferedWriter, record: dict) -> None:
+    sink.write(json.dumps(record).encode() + b"\n")
+    sink.flush()
+    os.fsync(sink.fileno())
 
 
 def _fmt(value: float | None) -> str:
     return "" if value is None else f"{value:.4f}"
 
 
-def plot(summary: dict, path: Path) -> None:
-    """Ratings with their 95% intervals, and the pairwise win-rate table."""
+def rating_order(summary: dict) -> list[str]:
+    """The agents from the highest rating to the lowest (the order of every table and panel)."""
+    return sorted(summary["config"]["agents"], key=lambda a: -summary["ratings"][a]["mu"])
+
+
+def plot(summary: dict, path: Path) -> Figure:
+    """Ratings with their 95% intervals beside the pairwise win-rate table, agents in the same order (highest
+    rating first) in both; pairs that have not met are blank. Written to ``path`` (PNG) and returned.
+
+    Built on a bare ``Figure`` (no pyplot), so it never switches the caller's matplotlib backend or touches
+    pyplot's figure list: a notebook keeps drawing its own charts."""
     import matplotlib
+    import numpy as np
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    agents = summary["config"]["agents"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    config = summary["config"]
+    order = rating_order(summary)
+    fig = Figure(figsize=(11, 4.6))
+    left, right = fig.subplots(1, 2)
     ratings = summary["ratings"]
-    mus = [ratings[a]["mu"] for a in agents]
-    errors = [Z95 * ratings[a]["sigma"] for a in agents]
-    left.errorbar(mus, range(len(agents)), xerr=errors, fmt="o", capsize=4)
-    left.set_yticks(range(len(agents)), agents)
+    rows = range(len(order))
+    left.errorbar(
+        [ratings[a]["mu"] for a in order], rows, xerr=[Z95 * ratings[a]["sigma"] for a in order], fmt="o", capsize=4
+    )
+    left.set_yticks(rows, order)
+    left.invert_yaxis()  # the highest rating on top, as in the table beside it
     left.set_xlabel("openskill mu (95% interval)")
-    left.set_title(f"{summary['games_played']} games, {summary['config']['players']} players")
-    table = [[summary["crosstable"][a][b]["win_rate"] if a != b else float("nan") for b in agents] for a in agents]
-    image = right.imshow(table, vmin=0, vmax=1, cmap="RdYlGn")
-    right.set_xticks(range(len(agents)), agents)
-    right.set_yticks(range(len(agents)), agents)
-    right.set_title("row beats column")
-    for i, a in enumerate(agents):
-        for j, b in enumerate(agents):
-            if a != b and table[i][j] is not None:
+    left.set_title("ratings")
+    table = np.full((len(order), len(order)), np.nan)
+    for i, a in enumerate(order):
+        for j, b in enumerate(order):
+            rate_ab = summary["crosstable"][a][b]["win_rate"] if a != b else None
+            if rate_ab is not None:
+                table[i, j] = rate_ab
+    colours = matplotlib.colormaps["RdYlGn"].with_extremes(bad="white")
+    image = right.imshow(np.ma.masked_invalid(table), vmin=0, vmax=1, cmap=colours)
+    right.set_xticks(rows, order)
+    right.set_yticks(rows, order)
+    right.set_title("row beats column (blank: not met)")
+    for i, a in enumerate(order):
+        for j, b in enumerate(order):
+            if not np.isnan(table[i, j]):
                 c = summary["crosstable"][a][b]
                 right.text(
                     j,
@@ -340,13 +765,19 @@ def plot(summary: dict, path: Path) -> None:
                     fontsize=8,
                 )
     fig.colorbar(image, ax=right, fraction=0.046)
+    fig.suptitle(
+        f"{', '.join(config['agents'])}: {summary['games_played']} games, {config['players']} players, "
+        f"level {config['level']}"
+    )
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    picture = io.BytesIO()
+    fig.savefig(picture, format="png", dpi=110)
+    write_atomic(Path(path), picture.getvalue())
+    return fig
 
 
 def format_summary(summary: dict) -> str:
-    """The arena's results as text."""
+    """The arena's results as text; '-' where nothing was measured (an agent or a pair without games)."""
     agents = summary["config"]["agents"]
     lines = [
         f"{summary['games_played']} games, {summary['config']['players']} players, level {summary['config']['level']}",
@@ -354,16 +785,18 @@ def format_summary(summary: dict) -> str:
         f"{'agent':<12}{'rating mu':>10}{'95% interval':>20}{'win rate':>10}{'95% interval':>18}{'mean score':>12}"
         f"{'decisions/s':>13}",
     ]
-    order = sorted(agents, key=lambda a: -summary["ratings"][a]["mu"])
+    order = rating_order(summary)
     for a in order:
         r, s = summary["ratings"][a], summary["agents"][a]
         dps = s["decisions_per_second"]
         rating_interval = "[{:.2f}, {:.2f}]".format(r["low"], r["high"])
-        win_interval = "[{:.1%}, {:.1%}]".format(s["win_low"], s["win_high"])
+        measured = s["games"] > 0
+        win_rate = f"{s['win_rate']:.1%}" if measured else "-"
+        win_interval = "[{:.1%}, {:.1%}]".format(s["win_low"], s["win_high"]) if measured else "-"
+        mean_score = f"{s['mean_score']:.1f}" if measured else "-"
         speed = f"{dps:,.0f}" if dps else "-"
         lines.append(
-            f"{a:<12}{r['mu']:>10.2f}{rating_interval:>20}{s['win_rate']:>10.1%}{win_interval:>18}"
-            f"{s['mean_score']:>12.1f}{speed:>13}"
+            f"{a:<12}{r['mu']:>10.2f}{rating_interval:>20}{win_rate:>10}{win_interval:>18}{mean_score:>12}{speed:>13}"
         )
     lines += ["", "win rate of row against column [Wilson 95%]:"]
     width = max(len(a) for a in agents) + 2
@@ -371,12 +804,15 @@ def format_summary(summary: dict) -> str:
     for a in order:
         cells = []
         for b in order:
-            if a == b:
+            c = summary["crosstable"][a][b] if a != b else None
+            if c is None:
                 cells.append(f"{'-':>24}")
+            elif not c["games"]:
+                cells.append(f"{'not met':>24}")
             else:
-                c = summary["crosstable"][a][b]
                 cell = "{:.1%} [{:.1%}, {:.1%}]".format(c["win_rate"], c["low"], c["high"])
                 cells.append(f"{cell:>24}")
         lines.append(f"{a:<{width}}" + "".join(cells))
-    lines += ["", f"mean decisions per game: {summary['mean_decisions_per_game']:.1f}"]
-    return "\n".join(lines)
+    mean_decisions = summary["mean_decisions_per_game"]
+    lines += ["", f"mean decisions per game: {mean_decisions:.1f}" if mean_decisions is not None else ""]
+    return "\n".join(lines).rstrip("\n")

@@ -57,6 +57,9 @@ class GameRecord:
     played: list[list[int]] = field(default_factory=list)  # cards that entered the seat's play area
     seconds_per_seat: list[float] = field(default_factory=list)
     decisions_per_seat: list[int] = field(default_factory=list)
+    # Every action id in the order played: ``Game.new(num_players, level, seed)`` then ``apply`` of each one
+    # replays the game exactly.
+    actions: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -79,6 +82,7 @@ def play_game(
     seconds = [0.0] * n
     counts = [0] * n
     decks: list[list[int]] = []
+    actions: list[int] = []
     played: list[set[int]] = [set() for _ in range(n)]  # instances that entered each seat's play area
     decisions = 0
     while not game.is_over:
@@ -92,6 +96,7 @@ def play_game(
         if not decks and game.pending_decision == "library_split":
             decks = [sorted((*game.hand[p], *game.library[p][0], *game.library[p][1])) for p in range(n)]
         game.apply(action)
+        actions.append(int(action))
         for p in range(n):
             played[p].update(game.in_play[p])
         decisions += 1
@@ -109,4 +114,5 @@ def play_game(
         played=[sorted(CARD_OF[i] for i in instances) for instances in played],
         seconds_per_seat=seconds,
         decisions_per_seat=counts,
+        actions=actions,
     )

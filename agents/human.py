@@ -7,6 +7,7 @@ what the other players do (without the cards they may not see) and printing the 
 from __future__ import annotations
 
 import inspect
+import re
 import secrets
 import sys
 from collections.abc import Callable, Sequence
@@ -137,6 +138,10 @@ COMMANDS_HELP = (
 # Card choices another player makes without showing the card (everything else they choose is public).
 _PUBLIC_CARD_CHOICES = frozenset({"divine_chalice", "potion_of_dreams"})
 ELEMENTAL_AMULET = CARD_BY_NAME["Elemental Amulet"]
+
+
+#: An option number: ASCII digits only (``str.isdigit`` also accepts "²" and "①", which ``int`` rejects).
+ASCII_NUMBER = re.compile(r"[0-9]+")
 
 
 class QuitGame(Exception):
@@ -271,11 +276,11 @@ class HumanAgent:
                 self._show(view, seat, legal)
             elif command in ("c", "cards") or command.startswith(("c ", "cards ")):
                 self._cards(view, seat, legal, line.strip().partition(" ")[2].strip())
-            elif command.isdigit() and 1 <= int(command) <= len(legal):
+            elif ASCII_NUMBER.fullmatch(command) and 1 <= int(command) <= len(legal):
                 action = legal[int(command) - 1]
                 self.say(f"You chose: {option_label(view, seat, action)}")
                 return action
-            elif command.lstrip("+-").isdigit():
+            elif ASCII_NUMBER.fullmatch(command.lstrip("+-")):
                 self.say(f"{line.strip()} is not an option: type a number from 1 to {len(legal)}.")
             else:
                 self.say(

@@ -124,10 +124,6 @@ def format_summary(summary: dict) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
-
-
 def _agent_list(value: str) -> tuple[str, ...]:
     names = tuple(name.strip() for name in value.split(",") if name.strip())
     if len(names) < 2:
@@ -161,9 +157,10 @@ def arena(
     """Play agents against each other with seats rotated, rate them, and write the results.
 
     Writes games.jsonl (one line per finished game: an interrupted run resumes from it), results.json,
-    ratings.csv, crosstable.csv and arena.png into the results folder.
+    ratings.csv, crosstable.csv and arena.png into the results folder. Records are never deleted (a smaller
+    --games reports on the first games), and one folder takes one run at a time.
     """
-    from agents.arena import Arena, ArenaConfig, format_summary
+    from agents.arena import Arena, ArenaConfig, ArenaFolderError, format_summary
 
     names = _agent_list(agent_names)
     try:
@@ -171,10 +168,16 @@ def arena(
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--agents'") from None
     out = out or Path("results") / f"arena-{'-'.join(names)}-{players}p-{level}"
+    runner = Arena(config, out)
     try:
-        summary = Arena(config, out).run(workers=workers, progress=progress)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="'--out'") from None
+        summary = runner.run(workers=workers, progress=progress)
+    except ArenaFolderError as error:  # damaged or foreign records, other settings, a run in progress
+        raise click.ClickException(str(error)) from None
+    except OSError as error:  # the folder cannot be written (permissions, a full disk)
+        raise click.FileError(str(error.filename or out), hint=error.strerror or str(error)) from None
+    finally:
+        for note in runner.notes:
+            click.echo(note, err=True)
     click.echo(format_summary(summary))
     click.echo(f"\nresults written to {out}/ (results.json, ratings.csv, crosstable.csv, arena.png, games.jsonl)")
 
@@ -200,3 +203,8 @@ def play(opponent: str, players: int, level: str, seed: int | None, seat: int) -
             f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
         )
     run_terminal_game(factories[opponent], num_players=players, level=level, seed=seed, human_seat=seat)
+
+
+# Last, so that every command above is defined when the module runs as a script (python -m seasons_env.cli).
+if __name__ == "__main__":  # pragma: no cover
+    main()

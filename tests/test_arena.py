@@ -156,3 +156,318 @@ def test_arena_command_rejects_unknown_agents(tmp_path) -> None:
 
     result = CliRunner().invoke(main, ["arena", "--agents", "random,wizard", "--out", str(tmp_path)])
     assert result.exit_code != 0 and "unknown agent(s) wizard" in result.output
+
+
+# ---------------------------------------------------------------------------- records never lost or miscounted
+
+
+class LastLegal(RandomAgent):
+    """Always the last legal action (a third deterministic agent)."""
+
+    name = "last"
+
+    def act(self, view, seat, legal):
+        return legal[-1]
+
+
+def _child_env() -> dict[str, str]:
+    """The environment of a child Python that imports this checkout's code."""
+    import os
+    from pathlib import Path
+
+    return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+
+def _lines(folder) -> list[dict]:
+    return [json.loads(line) for line in (folder / "games.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def _config(**overrides) -> ArenaConfig:
+    settings = {"agents": ("random", "first"), "players": 2, "games": 4, "level": "apprentice", "seed": 3}
+    return ArenaConfig(**{**settings, **overrides})
+
+
+def test_a_smaller_games_keeps_every_record_and_reports_on_the_first_n(tmp_path) -> None:
+    Arena(_config(games=6), tmp_path).run(progress=False)
+    summary = Arena(_config(games=2), tmp_path).run(progress=False)
+    assert summary["games_played"] == 2
+    assert sorted(r["game_index"] for r in _lines(tmp_path)) == list(range(6))  # nothing deleted
+    assert [r["game_index"] for r in Arena(_config(games=2), tmp_path).finished()] == [0, 1]
+    grown = Arena(_config(games=7), tmp_path)
+    grown.run(progress=False)
+    # growing again plays only the missing game: the 6 kept records are reused, none is counted twice
+    assert sorted(r["game_index"] for r in _lines(tmp_path)) == list(range(7))
+
+
+@pytest.mark.parametrize("kill_at", ["open for writing", "fsync", "replace"])
+def test_a_kill_while_repairing_the_records_loses_none(tmp_path, monkeypatch, kill_at) -> None:
+    """A run killed while it rewrites games.jsonl (here: to drop a torn last line) leaves every record."""
+    import builtins
+    import contextlib
+    import io
+    import os
+
+    Arena(_config(), tmp_path).run(progress=False)
+    games_file = tmp_path / "games.jsonl"
+    with games_file.open("a") as sink:
+        sink.write('{"game_index": 9, "seats": [')  # torn by an earlier kill
+    before = games_file.read_bytes()
+
+    kills = []
+
+    def killed(*args, **kwargs):
+        kills.append(kill_at)
+        raise KeyboardInterrupt  # what a kill at this point does to the rewrite
+
+    real_open = builtins.open
+
+    def open_then_killed(file, mode="r", *args, **kwargs):
+        handle = real_open(file, mode, *args, **kwargs)
+        if str(file) == str(games_file) and "w" in mode:  # opened for a rewrite in place: truncated already
+            handle.close()
+            killed()
+        return handle
+
+    with monkeypatch.context() as patch:
+        if kill_at == "open for writing":
+            patch.setattr(builtins, "open", open_then_killed)
+            patch.setattr(io, "open", open_then_killed)
+        else:
+            patch.setattr(os, kill_at, killed)
+        with contextlib.suppress(KeyboardInterrupt):
+            Arena(_config(), tmp_path).run(progress=False)
+    assert kills or kill_at == "open for writing"  # the repair reached this point (a rewrite in place never may)
+    after = games_file.read_bytes()
+    assert after == before or after == before[: before.rindex(b"\n") + 1]  # old file, or the repaired one
+    assert [r["game_index"] for r in Arena(_config(), tmp_path).finished()] == [0, 1, 2, 3]
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left behind
+
+
+def test_each_game_is_on_disk_before_the_next_is_played(tmp_path, monkeypatch) -> None:
+    played = []
+    real_play_one = arena_module.play_one
+
+    def play_and_look(job):
+        lines = (tmp_path / "games.jsonl").read_text().splitlines() if (tmp_path / "games.jsonl").exists() else []
+        assert len(lines) == len(played)  # every earlier game already written out (flushed), and complete
+        played.append(job[1])
+        return real_play_one(job)
+
+    monkeypatch.setattr(arena_module, "play_one", play_and_look)
+    Arena(_config(), tmp_path).run(progress=False)
+    assert played == [0, 1, 2, 3]
+
+
+def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    Arena(_config(), tmp_path).run(progress=False)
+    holder = arena_module.FolderLock(tmp_path)
+    holder.acquire()
+    try:
+        with pytest.raises(arena_module.ArenaFolderError, match=f"in use by another arena run \\(pid {os.getpid()}"):
+            Arena(_config(games=6), tmp_path).run(progress=False)
+    finally:
+        holder.release()
+    # another process holding the folder is named by its pid
+    script = "import sys, time; from agents.arena import FolderLock; FolderLock(sys.argv[1]).acquire(); "
+    script += "print('held', flush=True); time.sleep(60)"
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=_child_env()
+    )
+    try:
+        assert child.stdout.readline().strip() == "held"
+        with pytest.raises(arena_module.ArenaFolderError, match=f"pid {child.pid}"):
+            Arena(_config(games=6), tmp_path).run(progress=False)
+    finally:
+        child.kill()
+        child.wait()
+        child.stdout.close()
+    # the holder was killed: its lock is stale and is taken over, saying so
+    arena = Arena(_config(games=6), tmp_path)
+    assert arena.run(progress=False)["games_played"] == 6
+    assert any(f"pid {child.pid}" in note and "no longer running" in note for note in arena.notes)
+    assert len(_lines(tmp_path)) == 6
+
+
+def test_a_duplicated_game_is_counted_once(tmp_path) -> None:
+    Arena(_config(), tmp_path).run(progress=False)
+    games_file = tmp_path / "games.jsonl"
+    lines = games_file.read_text().splitlines()
+    games_file.write_text("\n".join([*lines, lines[1], lines[2], lines[1]]) + "\n")
+    arena = Arena(_config(), tmp_path)
+    assert [r["game_index"] for r in arena.finished()] == [0, 1, 2, 3]
+    summary = arena.run(progress=False)
+    assert summary["games_played"] == 4 and summary["crosstable"]["random"]["first"]["games"] == 4
+    assert any("line 5" in note and "game 1" in note for note in arena.notes)
+
+
+def test_records_carry_their_configuration_and_actions(tmp_path) -> None:
+    from seasons_env import ACTION_TABLE_VERSION, Game, __version__
+
+    Arena(_config(), tmp_path).run(progress=False)
+    for record in _lines(tmp_path):
+        assert record["config"] == {
+            "agents": ["random", "first"],
+            "players": 2,
+            "level": "apprentice",
+            "seed": 3,
+            "seasons_env_version": __version__,
+            "state_version": Game.new(2, "magician", 0).to_dict()["version"],
+            "action_table_version": ACTION_TABLE_VERSION,
+        }
+        game = Game.new(record["num_players"], record["level"], record["seed"])  # the actions replay the game
+        for action in record["actions"]:
+            game.apply(action)
+        assert game.is_over and game.scores() == record["scores"] and len(record["actions"]) == record["decisions"]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"players": 3}, "players"), ({"level": "magician"}, "level"), ({"seed": 4}, "seed")],
+)
+def test_records_of_another_configuration_are_refused_even_without_config_json(tmp_path, change, field) -> None:
+    Arena(_config(), tmp_path).run(progress=False)
+    (tmp_path / "config.json").unlink()
+    before = (tmp_path / "games.jsonl").read_bytes()
+    with pytest.raises(arena_module.ArenaFolderError, match=rf"games\.jsonl line 1: .*{field}"):
+        Arena(_config(**change), tmp_path).run(progress=False)
+    assert (tmp_path / "games.jsonl").read_bytes() == before
+    assert Arena(_config(), tmp_path).run(progress=False)["games_played"] == 4  # its own settings resume it
+
+
+def test_records_of_another_engine_version_are_refused(tmp_path) -> None:
+    Arena(_config(), tmp_path).run(progress=False)
+    games_file = tmp_path / "games.jsonl"
+    records = _lines(tmp_path)
+    records[2]["config"]["action_table_version"] += 1
+    games_file.write_text("".join(json.dumps(r) + "\n" for r in records))
+    (tmp_path / "config.json").unlink()
+    with pytest.raises(arena_module.ArenaFolderError, match=r"games\.jsonl line 3: .*action_table_version"):
+        Arena(_config(), tmp_path).finished()
+
+
+def test_old_records_without_configuration_or_actions_are_read_when_config_json_vouches(tmp_path) -> None:
+    Arena(_config(), tmp_path).run(progress=False)
+    records = _lines(tmp_path)
+    for record in records:  # as the arena wrote them before records carried these fields
+        del record["config"], record["actions"]
+    (tmp_path / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (tmp_path / "config.json").write_text(json.dumps(_config().to_dict()))
+    assert Arena(_config(games=6), tmp_path).run(progress=False)["games_played"] == 6
+    (tmp_path / "config.json").unlink()  # now nothing says which arena the old records belong to
+    with pytest.raises(arena_module.ArenaFolderError, match=r"games\.jsonl line 1: .*no configuration"):
+        Arena(_config(players=3), tmp_path).finished()
+
+
+MALFORMED = {
+    "missing key": (lambda r: {k: v for k, v in r.items() if k != "scores"}, "missing key 'scores'"),
+    "a list": (lambda r: [r], "must be a JSON object; got a list"),
+    "string index": (lambda r: {**r, "game_index": "1"}, "'game_index' must be a non-negative integer; got '1'"),
+    "bool index": (lambda r: {**r, "game_index": True}, "'game_index' must be a non-negative integer; got True"),
+    "negative index": (lambda r: {**r, "game_index": -1}, "'game_index' must be a non-negative integer; got -1"),
+    "scores of strings": (lambda r: {**r, "scores": ["9", "8"]}, "'scores' must be a list of 2 integers"),
+    "winner out of range": (lambda r: {**r, "winners": [5]}, "'winners' must be"),
+    "seats swapped": (lambda r: {**r, "seats": r["seats"][::-1]}, "seats"),
+    "bad action": (lambda r: {**r, "actions": ["x"]}, "'actions' must be"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_line_names_the_file_the_line_and_the_fault(tmp_path, case) -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    Arena(_config(), tmp_path).run(progress=False)
+    games_file = tmp_path / "games.jsonl"
+    lines = games_file.read_text().splitlines()
+    damage, message = MALFORMED[case]
+    lines[1] = json.dumps(damage(json.loads(lines[1])))
+    games_file.write_text("\n".join(lines) + "\n")
+    with pytest.raises(arena_module.ArenaFolderError) as error:
+        Arena(_config(), tmp_path).finished()
+    assert f"{games_file} line 2: " in str(error.value) and message in str(error.value)
+    args = ["arena", "--agents", "random,first", "--games", "4", "--level", "apprentice", "--seed", "3"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "--no-progress", "--workers", "1"])
+    assert result.exit_code != 0 and "line 2: " in result.output and message in result.output
+    assert "--out" not in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe{}", b"{not json}", b"[[[" * 50000], ids=["utf-8", "json", "deep"])
+def test_undecodable_lines_are_named_and_a_torn_last_line_is_replayed(tmp_path, damage) -> None:
+    Arena(_config(), tmp_path).run(progress=False)
+    games_file = tmp_path / "games.jsonl"
+    whole = games_file.read_bytes()
+    first, rest = whole.split(b"\n", 1)
+    games_file.write_bytes(first + b"\n" + damage + b"\n" + rest)
+    with pytest.raises(arena_module.ArenaFolderError, match=r"games\.jsonl line 2: not (valid UTF-8|a JSON)"):
+        Arena(_config(), tmp_path).finished()
+    # the same damage as the last line, with no newline after it, is a write cut short: skipped and replayed
+    last_start = whole.rstrip(b"\n").rindex(b"\n") + 1
+    games_file.write_bytes(whole[:last_start] + whole[last_start:][:37] + damage[:3])
+    arena = Arena(_config(), tmp_path)
+    assert [r["game_index"] for r in arena.finished()] == [0, 1, 2]
+    assert arena.run(progress=False)["games_played"] == 4
+    assert games_file.read_bytes().count(b"\n") == 4 and [r["game_index"] for r in _lines(tmp_path)] == [0, 1, 2, 3]
+
+
+def test_three_agents_with_unmet_pairs_plot_blank_cells_and_print_the_summary(tmp_path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    monkeypatch.setattr(
+        arena_module, "agent_factories", lambda: {"random": RandomAgent, "first": FirstLegal, "last": LastLegal}
+    )
+    args = ["arena", "--agents", "random,first,last", "--games", "2", "--workers", "1", "--level", "apprentice"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "2 games, 2 players, level apprentice" in result.output and "win rate of row against column" in result.output
+    assert (tmp_path / "arena.png").read_bytes()[:4] == b"\x89PNG"
+
+    summary = json.loads((tmp_path / "results.json").read_text())
+    figure = arena_module.plot(summary, tmp_path / "again.png")
+    left, right = figure.axes[:2]
+
+    def top_to_bottom(axes) -> list[str]:
+        labels = [
+            (axes.transData.transform((0, y))[1], t.get_text())
+            for y, t in zip(axes.get_yticks(), axes.get_yticklabels(), strict=True)
+        ]
+        return [text for _, text in sorted(labels, reverse=True)]
+
+    assert top_to_bottom(left) == top_to_bottom(right) and sorted(top_to_bottom(left)) == ["first", "last", "random"]
+    title = figure.get_suptitle()
+    assert "2 games" in title and "2 players" in title and "level apprentice" in title
+    rows = top_to_bottom(right)
+    cells = right.images[0].get_array()
+    texts = {(round(t.get_position()[1]), round(t.get_position()[0])) for t in right.texts}
+    for i, a in enumerate(rows):
+        for j, b in enumerate(rows):
+            met = a != b and summary["crosstable"][a][b]["games"] > 0
+            assert bool(cells.mask[i, j]) != met or a == b  # unmet pairs (and the diagonal) are blank
+            assert ((i, j) in texts) == met
+
+
+def test_plotting_leaves_the_matplotlib_backend_alone(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    summary = Arena(_config(), tmp_path).run(progress=False)
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    script = (
+        "import json, sys, matplotlib; matplotlib.use('svg'); from agents.arena import plot; "
+        "plot(json.load(open(sys.argv[1])), sys.argv[2]); print(matplotlib.get_backend())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "summary.json"), str(tmp_path / "p.png")],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_child_env(),
+    )
+    assert out.stdout.strip() == "svg"
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"

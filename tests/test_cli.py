@@ -103,3 +103,24 @@ def test_play_random_game_is_deterministic(level: str) -> None:
     assert first["seed"] == 123
     others = [play_random_game(2, level, seed) for seed in range(124, 128)]
     assert any((o["scores"], o["decisions"]) != (first["scores"], first["decisions"]) for o in others)
+
+
+@pytest.mark.parametrize("module", ["seasons_env.cli", "seasons_env"])
+def test_python_dash_m_runs_every_command(module: str) -> None:
+    """``python -m seasons_env.cli`` and ``python -m seasons_env`` know every command of ``seasons``."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+
+    def python_m(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=env)
+
+    listing = python_m("--help")
+    assert listing.returncode == 0, listing.stderr
+    assert main.commands and all(re.search(rf"^\s+{name}\b", listing.stdout, re.M) for name in main.commands)
+    arena = python_m("arena", "--help")
+    assert arena.returncode == 0, arena.stderr
+    assert "--agents" in arena.stdout and "--out" in arena.stdout

@@ -142,3 +142,14 @@ def test_play_command_rejects_a_bad_opponent_and_seat() -> None:
     assert result.exit_code != 0 and "unknown agent 'wizard'" in result.output
     result = CliRunner().invoke(main, ["play", "--vs", "random", "--players", "2", "--seat", "3"])
     assert result.exit_code != 0 and "seat must be 0..1" in result.output
+
+
+@pytest.mark.parametrize("junk", ["²", "①", "١", "１", "1²", "+²"])
+def test_digits_other_than_ascii_are_refused_with_a_message(junk: str) -> None:
+    """ "²", "①", Arabic-Indic and full-width digits pass ``str.isdigit``; only 0-9 number an option."""
+    game = Game.new(2, "archmage", seed=3)
+    legal = list(game.legal_action_list())
+    out = io.StringIO()
+    agent = HumanAgent(io.StringIO(f"{junk}\n1\n"), out)
+    assert agent.act(game, 0, legal) == legal[0]
+    assert f"{junk!r} is not a number or a command: type a number from 1 to {len(legal)}" in out.getvalue()

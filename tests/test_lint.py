@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,3 +18,23 @@ def test_ruff(command: list[str]) -> None:
     assert ruff is not None, "ruff is part of the [test] extra: pip install -e '.[test]'"
     result = subprocess.run([ruff, *command], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_is_pinned_to_the_version_the_code_is_checked_with() -> None:
+    """A new ruff release may add checks: the test extra pins the version this code base is clean under."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    pins = re.findall(r'"ruff\s*([=<>!~]=?)\s*([0-9][0-9.]*)"', pyproject)
+    assert [operator for operator, _ in pins] == ["=="], f"pin ruff exactly in pyproject.toml; found {pins}"
+    ruff = shutil.which("ruff")
+    assert ruff is not None
+    installed = subprocess.run([ruff, "--version"], capture_output=True, text=True, check=True).stdout.split()[-1]
+    assert installed == pins[0][1], f"ruff {installed} is installed, pyproject.toml pins {pins[0][1]}"
+
+
+def test_readme_says_the_tests_compare_the_data_with_the_shared_spec() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    data_test = (ROOT / "tests" / "test_data.py").read_text(encoding="utf-8")
+    assert '"shared" / "spec" / "seasons_data.json"' in data_test  # what the README sentence describes
+    assert re.search(
+        r"compare the card data\s+shipped in the package with `\.\./shared/spec/seasons_data\.json`", readme
+    )

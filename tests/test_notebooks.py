@@ -26,8 +26,21 @@ def test_notebook_stored_without_outputs(path: Path) -> None:
             assert cell.execution_count is None, f"{path.name}: cell {index} is stored with an execution count"
 
 
+def figure_cells(notebook: nbformat.NotebookNode) -> list[int]:
+    """The code cells that draw a chart (they end it with ``plt.show()``)."""
+    return [
+        index for index, cell in enumerate(notebook.cells) if cell.cell_type == "code" and "plt.show()" in cell.source
+    ]
+
+
+def test_card_strength_draws_charts() -> None:
+    assert len(figure_cells(nbformat.read(ROOT / "notebooks" / "card_strength.ipynb", as_version=4))) >= 2
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path: Path) -> None:
+def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The kernel's own backend (inline), as when a person runs the notebook: no backend forced from outside.
+    monkeypatch.delenv("MPLBACKEND", raising=False)
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
         notebook,
@@ -44,3 +57,7 @@ def test_notebook_runs(path: Path) -> None:
         if output.output_type == "error"
     ]
     assert not errors, f"{path.name}: {errors}"
+    # Each chart reached the page (a library switching matplotlib's backend inside the kernel stops that).
+    for index in figure_cells(notebook):
+        shown = [output for output in notebook.cells[index].outputs if "image/png" in output.get("data", {})]
+        assert shown, f"{path.name}: cell {index} draws a chart but produced no image/png output"
