@@ -137,8 +137,8 @@ class Game(State):
         return np.array(self._legal, dtype=np.int64)
 
     def legal_action_list(self) -> list[int]:
-        """The legal action ids as a sorted Python list (the engine's own copy; do not mutate)."""
-        return self._legal
+        """The legal action ids as a sorted Python list (a fresh copy: changing it changes nothing)."""
+        return self._legal[:]
 
     def apply(self, action: int) -> None:
         """Resolve the pending decision with ``action``; raises ``IllegalActionError`` if it is not legal."""

@@ -33,6 +33,13 @@ from .state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED, ZERO4, State, check_
 STATE_FORMAT = "seasons-env/state"
 STATE_VERSION = 1
 
+#: The bit generators a position may name, by an explicit table: a name read from a file is never looked up.
+BIT_GENERATORS = {"PCG64": np.random.PCG64}
+#: Bounds far above any reachable position, so that a position read from a file cannot blow up the engine:
+#: a reserve is over its limit (7, or 10) only by the tokens of one gain, still to be discarded.
+MAX_CRYSTALS = 100_000
+MAX_TOKENS = 20
+
 S = TypeVar("S", bound=State)
 
 
@@ -110,17 +117,7 @@ def from_dict(cls: type[S], d: dict) -> S:
     if level not in LEVELS:
         raise ValueError(f"state: field 'level' must be one of {LEVELS}; got {level!r}")
     rng_data = d.get("rng")
-    if rng_data is None:
-        rng = np.random.default_rng(0)
-    else:
-        bit_generator = getattr(np.random, rng_data.get("bit_generator", "PCG64"))()
-        bit_generator.state = {
-            "bit_generator": rng_data.get("bit_generator", "PCG64"),
-            "state": {"state": int(rng_data["state"]), "inc": int(rng_data["inc"])},
-            "has_uint32": int(rng_data.get("has_uint32", 0)),
-            "uinteger": int(rng_data.get("uinteger", 0)),
-        }
-        rng = np.random.Generator(bit_generator)
+    rng = np.random.default_rng(0) if rng_data is None else _generator(rng_data)
     game = cls.blank(n, level, rng)
     game.year = _field_int(d, "year", 1, 1, NUM_YEARS + 1)
     game.position = _field_int(d, "position", 1, 1, 12)
@@ -151,7 +148,7 @@ def from_dict(cls: type[S], d: dict) -> S:
     if len(players) != n:
         raise ValueError(f"state: field 'players' must have {n} entries; got {len(players)}")
     for p, pd in enumerate(players):
-        game.crystals[p] = _field_int(pd, "crystals", 0, 0, None, f"players[{p}].")
+        game.crystals[p] = _field_int(pd, "crystals", 0, 0, MAX_CRYSTALS, f"players[{p}].")
         game.reserve[p] = _energy_tuple(pd.get("reserve", {}), f"players[{p}].reserve")
         game.gauge[p] = _field_int(pd, "summoning_gauge", 0, 0, GAUGE_MAX, f"players[{p}].")
         game.bonuses_used[p] = _field_int(pd, "bonuses_used", 0, 0, MAX_BONUSES, f"players[{p}].")
@@ -198,6 +195,41 @@ def from_dict(cls: type[S], d: dict) -> S:
     return game
 
 
+def _generator(rng_data: object) -> np.random.Generator:
+    """The generator a position's ``rng`` field describes (only the bit generators of ``BIT_GENERATORS``)."""
+    if not isinstance(rng_data, dict):
+        raise ValueError(f"state: field 'rng' must be a dict; got {type(rng_data).__name__}")
+    unknown = set(rng_data) - {"bit_generator", "state", "inc", "has_uint32", "uinteger"}
+    if unknown:
+        raise ValueError(f"state: field 'rng' has unknown keys {sorted(unknown)}")
+    name = rng_data.get("bit_generator", "PCG64")
+    if not isinstance(name, str) or name not in BIT_GENERATORS:
+        raise ValueError(f"state: field 'rng.bit_generator' must be one of {sorted(BIT_GENERATORS)}; got {name!r}")
+    values = {}
+    for key, default, bound in (
+        ("state", None, 2**128),
+        ("inc", None, 2**128),
+        ("has_uint32", 0, 2),
+        ("uinteger", 0, 2**32),
+    ):
+        raw = rng_data.get(key, default)
+        if raw is None:
+            raise ValueError(f"state: field 'rng.{key}' is required")
+        if isinstance(raw, str) and raw.isascii() and raw.isdigit() and key in ("state", "inc"):
+            raw = int(raw)  # to_dict writes the 128-bit words as decimal strings (JSON numbers lose precision)
+        if isinstance(raw, bool) or not isinstance(raw, numbers.Integral) or not 0 <= raw < bound:
+            raise ValueError(f"state: field 'rng.{key}' must be an int in 0..{bound - 1}; got {raw!r}")
+        values[key] = int(raw)
+    bit_generator = BIT_GENERATORS[name](0)  # a fixed seed: the state is replaced at once
+    bit_generator.state = {
+        "bit_generator": name,
+        "state": {"state": values["state"], "inc": values["inc"]},
+        "has_uint32": values["has_uint32"],
+        "uinteger": values["uinteger"],
+    }
+    return np.random.Generator(bit_generator)
+
+
 def _field_int(d: dict, key: str, default: int, lo: int, hi: int | None, prefix: str = "") -> int:
     value = d.get(key, default)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -214,9 +246,15 @@ def _energy_dict(tokens: Sequence[int]) -> dict[str, int]:
 def _energy_tuple(value: dict, what: str) -> tuple[int, int, int, int]:
     if not isinstance(value, dict) or set(value) - set(ENERGIES):
         raise ValueError(f"state: {what} must map energy names {ENERGIES} to counts; got {value!r}")
+    for e in ENERGIES:
+        count = value.get(e, 0)
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral):
+            raise ValueError(f"state: {what}.{e} must be an int; got {count!r}")
+        if not 0 <= count <= MAX_TOKENS:
+            raise ValueError(f"state: {what}.{e} must be in 0..{MAX_TOKENS}; got {count}")
     tokens = tuple(int(value.get(e, 0)) for e in ENERGIES)
-    if min(tokens) < 0:
-        raise ValueError(f"state: {what} has a negative count: {value!r}")
+    if sum(tokens) > MAX_TOKENS:
+        raise ValueError(f"state: {what} holds {sum(tokens)} tokens; at most {MAX_TOKENS} are possible")
     return tokens
 
 
