@@ -239,13 +239,22 @@ def play(opponent: str, players: int, level: str, seed: int | None, seat: int, r
     help="Write one self-contained HTML page: the board at every position, a slider, the scores over time.",
 )
 @click.option(
+    "--png", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the picture of one position."
+)
+@click.option(
+    "--at",
+    type=click.IntRange(min=0),
+    default=None,
+    help="The position --png draws (0: before the first action). Default: the last.",
+)
+@click.option(
     "--fps", type=click.FloatRange(0.1, 60), default=2.0, show_default=True, help="Positions per second (GIF, MP4)."
 )
 @click.option(
     "--notable",
     is_flag=True,
-    help="Pick the notable games of an arena (highest score, biggest upset) and print them; with --html, --gif or "
-    "--mp4, write one file per game (OUT-highest-score.html, OUT-biggest-upset.html).",
+    help="Pick the notable games of an arena (highest score, biggest upset) and print them; with --html, --gif, "
+    "--mp4 or --png, write one file per game (OUT-highest-score.html, OUT-biggest-upset.html).",
 )
 def replay(
     record: Path,
@@ -254,10 +263,13 @@ def replay(
     gif: Path | None,
     mp4: Path | None,
     html: Path | None,
+    png: Path | None,
+    at: int | None,
     fps: float,
     notable: bool,
 ) -> None:
-    """Replay a recorded game: step through it at the terminal, or write it as a GIF, an MP4 or an HTML page.
+    """Replay a recorded game: step through it at the terminal, or write it as a GIF, an MP4, an HTML page or the
+    picture of one position (PNG).
 
     RECORD is a record file ('seasons play --record'), a JSONL file of records or an arena folder (its
     games.jsonl). Every action is checked as it is replayed, and the game must end at the recorded scores.
@@ -273,7 +285,7 @@ def replay(
         step_through,
     )
 
-    outputs = {"html": html, "gif": gif, "mp4": mp4}
+    outputs = {"html": html, "gif": gif, "mp4": mp4, "png": png}
     for name, path in outputs.items():
         if path is not None and not path.resolve().parent.is_dir():
             raise click.BadParameter(f"folder {str(path.parent)!r} does not exist", param_hint=f"'--{name}'")
@@ -295,6 +307,11 @@ def replay(
             where, data = select_game(entries, game)
             jobs = [(Replay(parse_record(data, where)), None)]
         for game_replay, _name in jobs:
+            if at is not None and at >= len(game_replay):
+                raise click.BadParameter(
+                    f"position must be 0..{len(game_replay) - 1} for {game_replay.record.source}; got {at}",
+                    param_hint="'--at'",
+                )
             if seat is not None and seat >= game_replay.record.num_players:
                 raise click.BadParameter(
                     f"seat must be 0..{game_replay.record.num_players - 1} for this {game_replay.record.num_players}"
@@ -307,18 +324,21 @@ def replay(
             step_through(jobs[0][0], seat)
             return
         for game_replay, name in jobs:
-            _write_replay_outputs(game_replay, outputs, name, seat, fps, notable_outputs)
+            _write_replay_outputs(game_replay, outputs, name, seat, fps, at, notable_outputs)
     except RecordError as error:
         raise click.ClickException(str(error)) from None
 
 
-def _write_replay_outputs(game_replay, outputs: dict, name: str | None, seat: int | None, fps: float, rename) -> None:
-    from .replay import write_gif, write_html, write_mp4
+def _write_replay_outputs(
+    game_replay, outputs: dict, name: str | None, seat: int | None, fps: float, at: int | None, rename
+) -> None:
+    from .replay import write_gif, write_html, write_mp4, write_png
 
     writers = {
         "html": lambda path: write_html(game_replay, path, seat),
         "gif": lambda path: write_gif(game_replay, path, seat, fps),
         "mp4": lambda path: write_mp4(game_replay, path, seat, fps),
+        "png": lambda path: write_png(game_replay, path, seat, at),
     }
     for kind, path in outputs.items():
         if path is None:

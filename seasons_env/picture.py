@@ -226,19 +226,19 @@ def _wheel(draw: Canvas, view: dict) -> None:
         box = (cx - radius, cy - radius, cx + radius, cy + radius)
         draw.pieslice(box, start, start + 30, fill=SEASON_COLORS[season], outline=BACKGROUND, width=2)
         angle = np.deg2rad(start + 15)
-        tx, ty = cx + 0.8 * radius * np.cos(angle), cy + 0.8 * radius * np.sin(angle)
+        tx, ty = cx + 0.84 * radius * np.cos(angle), cy + 0.84 * radius * np.sin(angle)
         draw.text((round(tx), round(ty)), str(space), font=small, fill=INK, anchor="mm")
     # The current space's outline, over its neighbours' edges.
     start = -90 + (view["position"] - 1) * 30
-    draw.arc((cx - radius, cy - radius, cx + radius, cy + radius), start, start + 30, fill=INK, width=3)
-    inner = 50
+    draw.pieslice((cx - radius, cy - radius, cx + radius, cy + radius), start, start + 30, outline=INK, width=3)
+    inner = 46
     draw.ellipse((cx - inner, cy - inner, cx + inner, cy + inner), fill=PANEL, outline=INK)
     year = "Year 3 (end)" if view["past_end"] else f"Year {view['year']}"
     draw.text((cx, cy - 12), year, font=_font(16), fill=INK, anchor="mm")
     draw.text((cx, cy + 10), view["season"], font=_font(14), fill=INK, anchor="mm")
     # The month marker: a dark disc on the current space.
     angle = np.deg2rad(start + 15)
-    mx, my = round(cx + 0.56 * radius * np.cos(angle)), round(cy + 0.56 * radius * np.sin(angle))
+    mx, my = round(cx + 0.64 * radius * np.cos(angle)), round(cy + 0.64 * radius * np.sin(angle))
     draw.ellipse((mx - 7, my - 7, mx + 7, my + 7), fill=INK, outline=PANEL, width=2)
 
 
@@ -315,6 +315,10 @@ def _card_chip(draw: Canvas, x: int, y: int, card: dict) -> None:
         _tokens_row(draw, x + 60, y + 25, card["stored"], radius=7)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _names(names: list[str]) -> str:
     return ", ".join(names) or "-"
 
@@ -356,7 +360,7 @@ def _panel(draw: Canvas, view: dict, p: int) -> None:
     draw.text((x + 160, y), f"{player['bonuses_used']}/{MAX_BONUSES}", font=body, fill=MUTED)
     y += 20
     library = sum(player["library_sizes"])
-    draw.text((x, y), f"Hand {player['hand_size']} cards, library {library}", font=body, fill=INK)
+    draw.text((x, y), f"Hand {_count(player['hand_size'], 'card')}, library {library}", font=body, fill=INK)
     # Right: the cards in play (at most 15: the gauge's maximum), 5 to a row.
     cx0, cy0 = 310, y0 + 10
     if not player["in_play"]:
@@ -375,7 +379,7 @@ def _panel(draw: Canvas, view: dict, p: int) -> None:
             year2, year3 = player["library"]
             lines.append(f"Library: year 2: {_names(year2)}; year 3: {_names(year3)}")
     else:
-        lines = [f"Hand: {player['hand_size']} cards (hidden)"]
+        lines = [f"Hand: {_count(player['hand_size'], 'card')} (hidden)"]
         if player["pack_size"]:
             lines.append(f"Draft pack: {player['pack_size']} cards (hidden)")
         elif library:

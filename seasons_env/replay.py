@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import html
+import io
 import json
 import numbers
 import os
@@ -127,7 +128,8 @@ def _parse_record(data: object, source: str) -> Record:
         raise RecordError(f"a record must be a JSON object; got {type(data).__name__}")
     for key in ("num_players", "level", "seed", "actions"):
         if key not in data:
-            raise RecordError(f"field {key!r} is missing")
+            hint = " (a record without its actions, such as an older arena's, cannot be replayed)" * (key == "actions")
+            raise RecordError(f"field {key!r} is missing{hint}")
     for key, expected in current_versions().items():
         if key in data:
             found = _int(data[key], key, 0, 2**31)
@@ -349,6 +351,12 @@ def load_replay(path: Path, game: int | None = None) -> Replay:
 # ---------------------------------------------------------------------------- files, written atomically
 
 
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
     """Write through ``write(temp_path)`` into a temporary file beside ``path``, fsync it, then rename it over."""
     path = Path(path)
@@ -360,6 +368,8 @@ def _replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
         write(Path(temp))
         with open(temp, "rb+") as stream:
             os.fsync(stream.fileno())
+        # mkstemp makes the file private (0600): give it the mode a plain open() would (or the replaced file's).
+        os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else _new_file_mode())
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
@@ -494,6 +504,17 @@ def write_mp4(replay: Replay, path: Path, seat: int | None = None, fps: float = 
             writer.close()
 
     _replace_atomically(path, write)
+
+
+def write_png(replay: Replay, path: Path, seat: int | None = None, at: int | None = None) -> None:
+    """The picture of position ``at`` (default: the last), as a PNG written atomically."""
+    last = len(replay) - 1
+    at = last if at is None else at
+    if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= last:
+        raise RecordError(f"position must be 0..{last} for this record; got {at!r}")
+    buffer = io.BytesIO()
+    draw_view(board_view(replay.positions[at], seat)).save(buffer, format="PNG")
+    write_bytes_atomically(path, buffer.getvalue())
 
 
 # ---------------------------------------------------------------------------- notable games
@@ -729,5 +750,6 @@ __all__ = [
     "write_gif",
     "write_html",
     "write_mp4",
+    "write_png",
     "write_record",
 ]

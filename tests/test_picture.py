@@ -131,7 +131,10 @@ def test_tapped_cards_and_stored_tokens_are_shown() -> None:
     state = {
         "num_players": 2,
         "level": "magician",
-        "players": [{"in_play": [{"card": 1, "tokens": {"water": 2}}, {"card": 2, "tapped": True}], "summoning_gauge": 2}, {}],
+        "players": [
+            {"in_play": [{"card": 1, "tokens": {"water": 2}}, {"card": 2, "tapped": True}], "summoning_gauge": 2},
+            {},
+        ],
         "pending": [{"step": "turn", "player": 0}],
         "turn_player": 0,
     }

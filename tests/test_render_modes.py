@@ -56,9 +56,8 @@ def test_sb3_make_vec_env_trains_maskable_ppo_on_the_env_id() -> None:
     torch.set_num_threads(1)
     venv = make_vec_env(seasons_env.GYM_ENV_ID, n_envs=2, seed=0, env_kwargs={"num_players": 2, "level": "apprentice"})
     assert venv.render_mode == "rgb_array"
-    model = MaskablePPO(
-        "MlpPolicy", venv, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu", policy_kwargs={"net_arch": [32]}
-    )
+    small = {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "policy_kwargs": {"net_arch": [32]}}
+    model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", **small)
     model.learn(300)
     assert model.num_timesteps >= 300
     tiles = venv.render()
