@@ -425,10 +425,14 @@ def display_available() -> bool:
     if sys.platform not in ("darwin", "win32") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         return False
     import matplotlib
-    from matplotlib.backends import BackendFilter, backend_registry
 
-    backend = matplotlib.get_backend().lower()
-    return backend in backend_registry.list_builtin(BackendFilter.INTERACTIVE)
+    try:
+        from matplotlib.backends import BackendFilter, backend_registry
+
+        interactive = backend_registry.list_builtin(BackendFilter.INTERACTIVE)
+    except ImportError:  # matplotlib before 3.9
+        interactive = matplotlib.rcsetup.interactive_bk
+    return matplotlib.get_backend().lower() in {name.lower() for name in interactive}
 
 
 class PictureWindow:

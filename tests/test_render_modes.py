@@ -118,3 +118,19 @@ def test_picture_window_shows_the_frame() -> None:
     assert plt.fignum_exists("test window")
     window.close()
     assert not plt.fignum_exists("test window")
+
+
+def test_a_window_needs_a_display_and_an_interactive_backend(monkeypatch) -> None:
+    import matplotlib
+
+    from seasons_env.picture import display_available
+
+    monkeypatch.setattr("sys.platform", "linux")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.setattr(matplotlib, "get_backend", lambda: "TkAgg")
+    assert not display_available()  # no display
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert display_available()
+    monkeypatch.setattr(matplotlib, "get_backend", lambda: "agg")
+    assert not display_available()  # a display, but a backend that draws only to files
