@@ -295,7 +295,8 @@ def replay(
         entries = read_record_lines(record)
         if notable:
             chosen = []
-            for name, info in notable_games([data for _, data in entries]).items():
+            found = notable_games([data for _, data in entries], [where for where, _ in entries])
+            for name, info in found.items():
                 if info is None:
                     click.echo(f"{name.replace('_', ' ')}: none (no game was won by the agent with fewer wins)")
                     continue

@@ -527,17 +527,20 @@ def _scores_of(record: Mapping, where: str) -> list[int]:
     return [_int(s, f"{where}: scores[{k}]", -(10**6), 10**6) for k, s in enumerate(scores)]
 
 
-def notable_games(records: Sequence[Mapping]) -> dict:
+def notable_games(records: Sequence[Mapping], sources: Sequence[str] | None = None) -> dict:
     """The arena's notable games: ``highest_score`` (the game with the highest score of any seat) and
     ``biggest_upset`` (the win whose winner's agent has the lowest overall win rate compared with the best
     agent it beat; ``None`` when no game was won by the weaker agent). Each is a dict with ``index`` (position in
     ``records``), ``game_index``, ``seat``, ``score`` and ``reason``. Records are untrusted: bad ``scores``,
-    ``seats`` or ``winners`` raise ``RecordError``."""
+    ``seats`` or ``winners`` raise ``RecordError`` naming the record (``sources[i]`` when given, such as
+    ``games.jsonl line 3``, else ``record i``)."""
     if not records:
         raise RecordError("no records to choose from")
     parsed = []
+    if sources is not None and len(sources) != len(records):
+        raise ValueError(f"sources must name every record: {len(sources)} names for {len(records)} records")
     for index, record in enumerate(records):
-        where = f"record {index}"
+        where = sources[index] if sources is not None else f"record {index}"
         if not isinstance(record, Mapping):
             raise RecordError(f"{where}: a record must be a JSON object; got {type(record).__name__}")
         scores = _scores_of(record, where)

@@ -293,6 +293,8 @@ def test_notable_games_highest_score_and_biggest_upset() -> None:
         notable_games([records[0], {"seats": ["a", "b"]}])
     with pytest.raises(RecordError, match=r"record 0: field 'seats' must list one agent name per seat"):
         notable_games([{**records[0], "seats": ["a"]}])
+    with pytest.raises(RecordError, match=r"games.jsonl line 2: winners\[0\] must be an int 0..1"):
+        notable_games([records[0], {**records[1], "winners": [7]}], ["games.jsonl line 1", "games.jsonl line 2"])
 
 
 def test_cli_replay_writes_a_page_and_refuses_a_bad_record(tmp_path: Path) -> None:

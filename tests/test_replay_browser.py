@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from seasons_env import Game
+from seasons_env.engine.data import CARD_NAMES
 from seasons_env.replay import Replay, make_record, parse_record, write_html
 
 CHROMIUM_FLAGS = [
@@ -77,7 +78,8 @@ def test_replay_page_steps_forward_and_back_in_chromium(tmp_path: Path) -> None:
                 for p in range(2):
                     assert page.inner_text(f"#p{p}-crystals") == f"Crystals {game.crystals[p]}"
                     hand = page.inner_text(f"#p{p}-hand-size")
-                    assert hand.startswith(f"Hand {len(game.hand[p])} cards")
+                    count, library = len(game.hand[p]), sum(len(s) for s in game.library[p])
+                    assert hand == f"Hand {count} card{'' if count == 1 else 's'}, library {library}"
                 scores = ", ".join(f"{replay.seat_name(p)} {s}" for p, s in enumerate(game.scores()))
                 assert page.inner_text("#scores") == f"Scores: {scores}"
                 if game.is_over:
@@ -113,6 +115,20 @@ def test_replay_page_steps_forward_and_back_in_chromium(tmp_path: Path) -> None:
             page.locator("#slider").fill(str(last // 2))
             screenshot = tmp_path / "replay.png"
             page.screenshot(path=str(screenshot), full_page=True)
+            # The page of seat 1's view names seat 1's cards and only counts seat 0's.
+            seat_file = tmp_path / "seat1.html"
+            write_html(replay, seat_file, seat=1)
+            page.goto(seat_file.as_uri())
+            page.locator("#slider").fill(str(last // 2))
+            game = replay.positions[last // 2]
+            assert page.inner_text("#view-label") == "As seen by player 1"
+            own = page.inner_text("#p1-cards").splitlines()[0]
+            assert own == "Hand: " + (", ".join(CARD_NAMES[c] for c in game.hand[1]) or "-")
+            count = len(game.hand[0])
+            assert (
+                page.inner_text("#p0-cards").splitlines()[0]
+                == f"Hand: {count} card{'' if count == 1 else 's'} (hidden)"
+            )
         finally:
             browser.close()
     assert not errors, errors

@@ -69,6 +69,7 @@
     return wrap;
   }
   function names(list) { return list.length ? list.join(", ") : "-"; }
+  function countCards(n) { return n + (n === 1 ? " card" : " cards"); }
   function player(view, p) {
     const info = view.players[p];
     const box = el("div", {class: "player" + (view.decider === p ? " acting" : ""), id: "player-" + p});
@@ -95,7 +96,7 @@
     stats.appendChild(gauge);
     stats.appendChild(el("div", {id: "p" + p + "-bonuses"}, "Bonuses used " + info.bonuses_used + "/" + data.maxBonuses));
     const library = info.library_sizes[0] + info.library_sizes[1];
-    stats.appendChild(el("div", {id: "p" + p + "-hand-size"}, "Hand " + info.hand_size + " cards, library " + library));
+    stats.appendChild(el("div", {id: "p" + p + "-hand-size"}, "Hand " + countCards(info.hand_size) + ", library " + library));
     box.appendChild(stats);
     const right = el("div");
     const cards = el("div", {class: "cards", id: "p" + p + "-in-play"});
@@ -114,8 +115,8 @@
       if (info.pack.length) lines.appendChild(el("div", {}, "Draft pack: " + names(info.pack)));
       else if (library) lines.appendChild(el("div", {}, "Library: year 2: " + names(info.library[0]) + "; year 3: " + names(info.library[1])));
     } else {
-      lines.appendChild(el("div", {class: "hidden"}, "Hand: " + info.hand_size + " cards (hidden)"));
-      if (info.pack_size) lines.appendChild(el("div", {class: "hidden"}, "Draft pack: " + info.pack_size + " cards (hidden)"));
+      lines.appendChild(el("div", {class: "hidden"}, "Hand: " + countCards(info.hand_size) + " (hidden)"));
+      if (info.pack_size) lines.appendChild(el("div", {class: "hidden"}, "Draft pack: " + countCards(info.pack_size) + " (hidden)"));
       else if (library) lines.appendChild(el("div", {class: "hidden"}, "Library: " + info.library_sizes[0] + " + " + info.library_sizes[1] + " cards (hidden)"));
     }
     right.appendChild(lines);
