@@ -11,6 +11,7 @@ import re
 import secrets
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TextIO
 
 from seasons_env import Game, describe_action
@@ -18,6 +19,7 @@ from seasons_env.engine import steps
 from seasons_env.engine.actions import ACTIVATABLE_INSTANCES, SEASON_MOVES, decode
 from seasons_env.engine.data import CARD_BY_NAME, CARD_NAMES, CARDS, ENERGIES, SEASONS, TRANSMUTE_RATE, card_of
 from seasons_env.rendering import _face, render_text
+from seasons_env.replay import make_record, write_record
 
 from .base import Agent, GameRecord, play_game
 
@@ -408,12 +410,16 @@ def run_terminal_game(
     human_seat: int = 0,
     input_stream: TextIO | None = None,
     output_stream: TextIO | None = None,
+    record_path: Path | None = None,
 ) -> GameRecord | None:
     """Play one game: the person at ``human_seat``, ``opponent_factory(seat)`` (or ``opponent_factory()``) at the
     other seats. Prints the final scores and the winner and returns the ``GameRecord``; returns ``None`` if
-    the person quit, after a goodbye line with the scores so far."""
+    the person quit, after a goodbye line with the scores so far. With ``record_path``, the game's record
+    (every action, for ``seasons replay``) is written there atomically, also for a game left unfinished."""
     if not 0 <= human_seat < num_players:
         raise ValueError(f"human_seat must be a seat 0..{num_players - 1}; got {human_seat!r}")
+    if record_path is not None and not Path(record_path).resolve().parent.is_dir():
+        raise ValueError(f"record_path: folder {str(Path(record_path).parent)!r} does not exist")
     human = HumanAgent(input_stream, output_stream)
     say = human.say
     if seed is None:
@@ -434,8 +440,14 @@ def run_terminal_game(
     except QuitGame:
         game = _replay(num_players, level, seed, log)
         say(f"Goodbye: you left the game. Scores so far: {_score_line(game.scores(), names, human_seat)}.")
+        if record_path is not None:
+            write_record(record_path, make_record(num_players, level, seed, log, seats=names))
+            say(f"Record of the unfinished game written to {record_path} (seasons replay {record_path}).")
         return None
     game = _replay(num_players, level, seed, log)
+    if record_path is not None:
+        saved = make_record(num_players, level, seed, log, seats=names, scores=record.scores, winners=record.winners)
+        write_record(record_path, {**record.to_dict(), **saved})
     say()
     say(render_text(game, viewer=human_seat))
     say()
@@ -448,4 +460,6 @@ def run_terminal_game(
         say("You win!")
     else:
         say(f"Winner: {winners[0]}.")
+    if record_path is not None:
+        say(f"Game record written to {record_path} (seasons replay {record_path}).")
     return record

@@ -188,7 +188,14 @@ def arena(
 @click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the deal (random if not given).")
 @click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True, help="Your seat (0 plays first).")
-def play(opponent: str, players: int, level: str, seed: int | None, seat: int) -> None:
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the game's record (every action, for 'seasons replay') to this JSON file, also if you quit.",
+)
+def play(opponent: str, players: int, level: str, seed: int | None, seat: int, record_path: Path | None) -> None:
     """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit."""
     from agents.arena import agent_factories
     from agents.human import run_terminal_game
@@ -202,7 +209,147 @@ def play(opponent: str, players: int, level: str, seed: int | None, seat: int) -
         raise click.BadParameter(
             f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
         )
-    run_terminal_game(factories[opponent], num_players=players, level=level, seed=seed, human_seat=seat)
+    if record_path is not None and not record_path.resolve().parent.is_dir():
+        raise click.BadParameter(f"folder {str(record_path.parent)!r} does not exist", param_hint="'--record'")
+    run_terminal_game(
+        factories[opponent], num_players=players, level=level, seed=seed, human_seat=seat, record_path=record_path
+    )
+
+
+@main.command()
+@click.argument("record", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--game",
+    type=click.IntRange(min=0),
+    default=None,
+    help="The game of a games.jsonl or arena folder: its game_index (its place from 0 in records without one). "
+    "Default: the first.",
+)
+@click.option(
+    "--seat",
+    type=click.IntRange(0, 3),
+    default=None,
+    help="Show only what this seat may see (default: the god view, every hand shown).",
+)
+@click.option("--gif", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write an animated GIF.")
+@click.option(
+    "--mp4", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write an MP4 video (video extra)."
+)
+@click.option(
+    "--html",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write one self-contained HTML page: the board at every position, a slider, the scores over time.",
+)
+@click.option(
+    "--png", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the picture of one position."
+)
+@click.option(
+    "--at",
+    type=click.IntRange(min=0),
+    default=None,
+    help="The position --png draws (0: before the first action). Default: the last.",
+)
+@click.option(
+    "--fps", type=click.FloatRange(0.1, 60), default=2.0, show_default=True, help="Positions per second (GIF, MP4)."
+)
+@click.option(
+    "--notable",
+    is_flag=True,
+    help="Pick the notable games of an arena (highest score, biggest upset) and print them; with --html, --gif, "
+    "--mp4 or --png, write one file per game (OUT-highest-score.html, OUT-biggest-upset.html).",
+)
+def replay(
+    record: Path,
+    game: int | None,
+    seat: int | None,
+    gif: Path | None,
+    mp4: Path | None,
+    html: Path | None,
+    png: Path | None,
+    at: int | None,
+    fps: float,
+    notable: bool,
+) -> None:
+    """Replay a recorded game: step through it at the terminal, or write it as a GIF, an MP4, an HTML page or the
+    picture of one position (PNG).
+
+    RECORD is a record file ('seasons play --record'), a JSONL file of records or an arena folder (its
+    games.jsonl). Every action is checked as it is replayed, and the game must end at the recorded scores.
+    """
+    from .replay import (
+        RecordError,
+        Replay,
+        notable_games,
+        notable_outputs,
+        parse_record,
+        read_record_lines,
+        select_game,
+        step_through,
+    )
+
+    outputs = {"html": html, "gif": gif, "mp4": mp4, "png": png}
+    for name, path in outputs.items():
+        if path is not None and not path.resolve().parent.is_dir():
+            raise click.BadParameter(f"folder {str(path.parent)!r} does not exist", param_hint=f"'--{name}'")
+    if notable and game is not None:
+        raise click.BadParameter("--game picks one game; --notable picks the notable ones: give one of them")
+    try:
+        entries = read_record_lines(record)
+        if notable:
+            chosen = []
+            found = notable_games([data for _, data in entries], [where for where, _ in entries])
+            for name, info in found.items():
+                if info is None:
+                    click.echo(f"{name.replace('_', ' ')}: none (no game was won by the agent with fewer wins)")
+                    continue
+                where = entries[info["index"]][0]
+                click.echo(f"{name.replace('_', ' ')}: {where}: {info['reason']}")
+                chosen.append((name, where, entries[info["index"]][1]))
+            jobs = [(Replay(parse_record(data, where)), name) for name, where, data in chosen]
+        else:
+            where, data = select_game(entries, game)
+            jobs = [(Replay(parse_record(data, where)), None)]
+        for game_replay, _name in jobs:
+            if at is not None and at >= len(game_replay):
+                raise click.BadParameter(
+                    f"position must be 0..{len(game_replay) - 1} for {game_replay.record.source}; got {at}",
+                    param_hint="'--at'",
+                )
+            if seat is not None and seat >= game_replay.record.num_players:
+                raise click.BadParameter(
+                    f"seat must be 0..{game_replay.record.num_players - 1} for this {game_replay.record.num_players}"
+                    f"-player game; got {seat}",
+                    param_hint="'--seat'",
+                )
+        if not any(outputs.values()):
+            if notable:
+                return
+            step_through(jobs[0][0], seat)
+            return
+        for game_replay, name in jobs:
+            _write_replay_outputs(game_replay, outputs, name, seat, fps, at, notable_outputs)
+    except RecordError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _write_replay_outputs(
+    game_replay, outputs: dict, name: str | None, seat: int | None, fps: float, at: int | None, rename
+) -> None:
+    from .replay import write_gif, write_html, write_mp4, write_png
+
+    writers = {
+        "html": lambda path: write_html(game_replay, path, seat),
+        "gif": lambda path: write_gif(game_replay, path, seat, fps),
+        "mp4": lambda path: write_mp4(game_replay, path, seat, fps),
+        "png": lambda path: write_png(game_replay, path, seat, at),
+    }
+    for kind, path in outputs.items():
+        if path is None:
+            continue
+        target = rename(path, name) if name is not None else path
+        writers[kind](target)
+        click.echo(f"{kind} written to {target} ({len(game_replay) - 1} actions of {game_replay.record.source})")
 
 
 # Last, so that every command above is defined when the module runs as a script (python -m seasons_env.cli).

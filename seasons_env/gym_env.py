@@ -23,6 +23,10 @@
   ends the episode with reward -1 (``illegal="penalize"``, the default here, so that unmasked algorithms
   and ``check_env`` can run), or raises ``IllegalActionError`` with ``illegal="raise"``. After the episode
   ends, ``step`` raises until ``reset``.
+- Render modes: ``"rgb_array"`` (the board picture of ``seasons_env.picture`` as the learning seat sees it:
+  what ``RecordVideo`` and SB3's ``make_vec_env`` use), ``"ansi"`` (the text board from the learning seat) and
+  ``"human"`` (the picture in a matplotlib window where a display and an interactive backend exist, the text
+  board on standard output otherwise).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_pl
 from .engine.actions import NUM_ACTIONS, describe_action
 from .env_inputs import action_id, position_from_options
 from .pettingzoo_env import ILLEGAL, REWARDS, final_rewards
+from .picture import PictureWindow, display_available, render_rgb
 from .rendering import render_text
 
 
@@ -93,7 +98,7 @@ def _agent_named(name: str, field: str) -> AgentLike:
 
 
 class SeasonsGymEnv(gym.Env):
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -118,6 +123,7 @@ class SeasonsGymEnv(gym.Env):
         self.reward = reward
         self.illegal = illegal
         self.render_mode = render_mode
+        self._window: PictureWindow | None = None  # the human mode's window, opened at the first render
         self.agent_seat_option = agent_seat
         self.observation_space = spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -240,15 +246,30 @@ class SeasonsGymEnv(gym.Env):
         """Boolean mask of the legal actions (for sb3-contrib's MaskablePPO)."""
         return action_mask(self.game, self.seat).astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The position as the learning seat sees it, in the ``render_mode`` given at construction."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gym.logger.warn("render() called without a render_mode; pass render_mode='rgb_array', 'ansi' or 'human'.")
             return None
-        text = render_text(self.game, viewer=self.seat)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        if self.game is None:
+            raise RuntimeError("render() called before reset()")
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game, seat=self.seat)
+        if self.render_mode == "ansi":
+            return render_text(self.game, viewer=self.seat)
+        if self._window is None and display_available():
+            self._window = PictureWindow("Seasons")
+        if self._window is not None:
+            self._window.show(render_rgb(self.game, seat=self.seat))
+        else:
+            print(render_text(self.game, viewer=self.seat))
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+        super().close()
 
     # -- internals
 

@@ -23,6 +23,12 @@ for the offender and 0 for the others (`illegal="penalize"`, as PettingZoo's cla
 Two ways to create it, the same environment: ``seasons_env.env(num_players=3)`` and, through PettingZoo's
 registry (which ``import seasons_env`` fills), ``pettingzoo.make("aec", "seasons_env/Seasons-v0",
 num_players=3)``.
+
+Rendering: ``render()`` is the **god view** by default: it shows every hand, draft pack and library, and the
+options of whoever decides (for watching and debugging, never for an agent's input). ``render_seat=p`` shows
+only what seat ``p`` may see. Modes: ``"rgb_array"`` (the board picture of ``seasons_env.picture``), ``"ansi"``
+(the text board) and ``"human"`` (the picture in a matplotlib window where a display and an interactive
+backend exist, the text board on standard output otherwise).
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS
 from .env_inputs import action_id, position_from_options
+from .picture import PictureWindow, display_available, render_rgb
 from .rendering import render_text
 
 REWARDS = ("win", "score", "rank")
@@ -97,10 +104,10 @@ def final_rewards(game: Game, reward: str) -> list[float]:
 
 class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     metadata: ClassVar[dict] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "seasons_v0",
         "is_parallelizable": False,
-        "render_fps": 1,
+        "render_fps": 4,
     }
 
     def __init__(
@@ -111,16 +118,25 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         reward: str = "win",
         seed: int | None = None,
         illegal: str = "raise",
+        render_seat: int | None = None,
     ) -> None:
-        EzPickle.__init__(self, num_players, level, render_mode, reward, seed, illegal)
+        EzPickle.__init__(self, num_players, level, render_mode, reward, seed, illegal, render_seat)
         super().__init__()
         self.num_players = check_num_players(num_players)
         check_choice("level", level, LEVELS)
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         check_choice("reward", reward, REWARDS)
         check_choice("illegal", illegal, ILLEGAL)
+        if render_seat is not None and (
+            isinstance(render_seat, bool) or not isinstance(render_seat, int) or not 0 <= render_seat < num_players
+        ):
+            raise ValueError(
+                f"render_seat must be None (the god view) or a seat 0..{num_players - 1}; got {render_seat!r}"
+            )
         self.level = level
         self.render_mode = render_mode
+        self.render_seat = render_seat
+        self._window: PictureWindow | None = None  # the human mode's window, opened at the first render
         self.reward = reward
         self.illegal = illegal
         self._seed = seed
@@ -206,20 +222,33 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The god view (every hand shown), or what ``render_seat`` may see, in the ``render_mode``."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='rgb_array', 'ansi' or 'human'."
+            )
             return None
-        text = render_text(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        if self.game is None:
+            raise RuntimeError("render() called before reset()")
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game, seat=self.render_seat)
+        if self.render_mode == "ansi":
+            return render_text(self.game, viewer=self.render_seat)
+        if self._window is None and display_available():
+            self._window = PictureWindow("Seasons")
+        if self._window is not None:
+            self._window.show(render_rgb(self.game, seat=self.render_seat))
+        else:
+            print(render_text(self.game, viewer=self.render_seat))
+        return None
 
     def close(self) -> None:
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
     # -- copies and state
 
@@ -238,6 +267,8 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
                 other.game = value.clone() if value is not None else None
             elif key == "_np_random":
                 other._np_random = copy.deepcopy(value, memo)
+            elif key == "_window":  # a window is not copied: the copy opens its own when it renders
+                other._window = None
             else:
                 object.__setattr__(other, key, copy.deepcopy(value, memo))
         return other
@@ -245,6 +276,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["game"] = self.game.to_dict() if self.game is not None else None
+        state["_window"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:

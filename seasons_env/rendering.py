@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 from .engine import Game
 from .engine.actions import describe_action
 from .engine.data import CARD_NAMES, CARD_OF, DICE, ENERGIES, MAX_BONUSES, SEASONS, TRANSMUTE_RATE
@@ -31,11 +33,18 @@ def _face(season: int, die: int, face_index: int) -> str:
 
 
 def render_text(game: Game, viewer: int | None = None) -> str:
-    """The board as text. With ``viewer`` set, only what that seat may know is shown of other seats."""
+    """The board as text. With ``viewer`` set, only what that seat may know is shown of other seats (their
+    hidden cards as counts, the name of their pending decision without its options); ``None`` is the god view
+    (every hand, draft pack and library, and the options of whoever decides), labelled as such."""
+    if viewer is not None and (
+        isinstance(viewer, bool) or not isinstance(viewer, numbers.Integral) or not 0 <= viewer < game.num_players
+    ):
+        raise ValueError(f"viewer must be None (god view) or a seat 0..{game.num_players - 1}; got {viewer!r}")
     lines = [
         f"Seasons - {game.num_players} players, {game.level} - year {min(game.year, 3)}"
         f"{' (past the end)' if game.year > 3 else ''}, {SEASONS[game.season]} (space {game.position}/12),"
-        f" first player {game.first_player}",
+        f" first player {game.first_player}"
+        + (" - god view: every hand, pack and library shown" if viewer is None else f" - as seen by player {viewer}"),
         "Transmuting a token now gives "
         + ", ".join(f"{e} {r}" for e, r in zip(ENERGIES, TRANSMUTE_RATE[game.season], strict=True))
         + " crystals (tokens: W water, E earth, F fire, A air)",
@@ -84,9 +93,11 @@ def render_text(game: Game, viewer: int | None = None) -> str:
     lines.append(f"Draw pile {len(game.draw_pile)}, discard pile {len(game.discard_pile)}")
     if game.is_over:
         lines.append(f"Game over. Scores {game.scores()}, winners {game.winners()}")
-    else:
+    elif viewer is None or viewer == game.current_player:
         legal = game.legal_action_list()
         shown = ", ".join(describe_action(a) for a in legal[:8])
         more = f" (+{len(legal) - 8} more)" if len(legal) > 8 else ""
         lines.append(f"Player {game.current_player} decides: {game.pending_decision}: {shown}{more}")
+    else:  # another seat's options may name its hidden cards (its draft pack, its hand): only the decision
+        lines.append(f"Player {game.current_player} decides: {game.pending_decision}")
     return "\n".join(lines)

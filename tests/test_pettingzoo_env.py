@@ -169,7 +169,8 @@ def test_ansi_render_is_a_readable_board() -> None:
         ({"level": "wizard"}, "level"),
         ({"reward": "money"}, "reward"),
         ({"illegal": "ignore"}, "illegal"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb_array_list"}, "render_mode"),
+        ({"render_seat": 2}, "render_seat"),
     ],
 )
 def test_bad_configuration_names_the_field(kwargs: dict, field: str) -> None:

@@ -1,0 +1,384 @@
+"""Replays: records checked as untrusted input, every position rebuilt, the terminal stepper, animations, the page,
+notable games, ``seasons replay`` and ``seasons play --record``."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from agents import HeuristicAgent, RandomAgent, play_game
+from agents.human import run_terminal_game
+from seasons_env import ACTION_TABLE_VERSION, Game, describe_action
+from seasons_env.cli import main
+from seasons_env.picture import board_view, picture_size, render_rgb
+from seasons_env.replay import (
+    RecordError,
+    Replay,
+    current_versions,
+    html_page,
+    load_replay,
+    make_record,
+    notable_games,
+    parse_record,
+    read_record_lines,
+    select_game,
+    step_through,
+    write_gif,
+    write_mp4,
+    write_record,
+)
+
+
+def random_record(num_players: int = 2, level: str = "magician", seed: int = 1, policy: bool = False) -> dict:
+    """A finished game of random play as a record (the fields an arena record has, plus the actions)."""
+    game = Game.new(num_players, level, seed=seed)
+    rng = np.random.default_rng(seed)
+    actions = []
+    while not game.is_over:
+        legal = game.legal_action_list()
+        action = legal[int(rng.integers(len(legal)))]
+        actions.append(action)
+        game.apply(action)
+    record = make_record(
+        num_players, level, seed, actions, seats=["random"] * num_players, scores=game.scores(), winners=game.winners()
+    )
+    if policy:
+        record["policy"] = [[[a, 0.75], [0, 0.25]] if k % 3 == 0 else None for k, a in enumerate(actions)]
+    return record
+
+
+def test_replay_rebuilds_every_position_and_ends_at_the_recorded_scores() -> None:
+    record = random_record(3, "archmage", 4)
+    replay = Replay(parse_record(record))
+    game = Game.new(3, "archmage", seed=4)
+    for k, action in enumerate(record["actions"]):
+        assert replay.positions[k].to_dict() == game.to_dict()
+        assert replay.move(k).endswith(describe_action(action))
+        game.apply(action)
+    assert replay.positions[-1].to_dict() == game.to_dict()
+    assert replay.finished and replay.positions[-1].scores() == record["scores"]
+    assert replay.score_history()[-1] == record["scores"] and len(replay.score_history()) == len(replay)
+
+
+class Logged:
+    """An agent whose actions are written down (what the arena's records will hold)."""
+
+    def __init__(self, agent, log: list[int]) -> None:
+        self.agent, self.log, self.name = agent, log, agent.name
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed=seed)
+
+    def act(self, view: Game, seat: int, legal: Sequence[int]) -> int:
+        action = self.agent.act(view, seat, legal)
+        self.log.append(int(action))
+        return action
+
+
+def test_a_game_of_play_game_replays_to_its_final_scores() -> None:
+    log: list[int] = []
+    result = play_game([Logged(RandomAgent(), log), Logged(HeuristicAgent(), log)], level="archmage", seed=11)
+    record = {**result.to_dict(), "actions": log, **current_versions(), "game_index": 3}
+    replay = Replay(parse_record(json.loads(json.dumps(record)), "games.jsonl line 4"))
+    assert replay.positions[-1].scores() == result.scores and replay.record.seats == ("random", "heuristic")
+
+
+def _broken(change) -> dict:
+    record = random_record()
+    change(record)
+    return record
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: r.pop("seed"), "field 'seed' is missing"),
+        (lambda r: r.update(num_players=True), "num_players must be an int 2..4; got True"),
+        (lambda r: r.update(num_players=5), "num_players must be an int 2..4; got 5"),
+        (lambda r: r.update(level="wizard"), "level must be one of"),
+        (lambda r: r.update(seed="7"), "seed must be an int"),
+        (lambda r: r.update(seed=2**70), "seed must be an int 0..18446744073709551615"),
+        (lambda r: r.update(actions="1,2"), "actions must be a list; got str"),
+        (lambda r: r["actions"].__setitem__(5, 2.0), r"actions\[5\] must be an int 0..313; got 2.0"),
+        (lambda r: r["actions"].__setitem__(7, 999), r"actions\[7\] must be an int 0..313; got 999"),
+        (lambda r: r.update(action_table_version=ACTION_TABLE_VERSION + 1), "action_table_version is"),
+        (lambda r: r.update(state_version=99), "state_version is 99 but this engine's is"),
+        (lambda r: r.update(seats=["a"]), "seats must hold 2 entries"),
+        (lambda r: r.update(seats=["a", 3]), r"seats\[1\] must be a name"),
+        (lambda r: r.update(scores=[1, "2"]), r"scores\[1\] must be an int"),
+        (lambda r: r.update(winners=[2]), r"winners\[0\] must be an int 0..1"),
+        (lambda r: r.update(policy=[]), "policy must hold"),
+        (lambda r: r.update(policy=[[[1, 1.5]]] + [None] * (len(r["actions"]) - 1)), r"policy\[0\]\[0\]\[1\]"),
+        (lambda r: r.update(policy=[[[1]]] + [None] * (len(r["actions"]) - 1)), r"policy\[0\]\[0\] must be a pair"),
+    ],
+)
+def test_a_malformed_record_is_refused_naming_the_field(change, message: str) -> None:
+    with pytest.raises(RecordError, match=message) as caught:
+        Replay(parse_record(_broken(change), "games.jsonl line 9"))
+    assert str(caught.value).startswith("games.jsonl line 9: ")
+
+
+def test_an_illegal_action_is_refused_naming_the_step() -> None:
+    record = random_record()
+    game = Game.new(2, "magician", seed=1)
+    for action in record["actions"][:20]:
+        game.apply(action)
+    illegal = next(a for a in range(314) if a not in game.legal_action_list())
+    record["actions"][20] = illegal
+    with pytest.raises(RecordError, match=rf"step 20: action {illegal} \(.*\) is not legal for player \d's decision"):
+        Replay(parse_record(record))
+
+
+def test_the_replay_must_end_where_the_record_says() -> None:
+    record = random_record()
+    with pytest.raises(RecordError, match=r"ends with scores .*, the record says \[1, 2\]"):
+        Replay(parse_record({**record, "scores": [1, 2]}))
+    with pytest.raises(RecordError, match="the record says"):
+        Replay(parse_record({**record, "winners": [1 - record["winners"][0]]}))
+    with pytest.raises(RecordError, match="end before the game does"):
+        Replay(parse_record({**record, "actions": record["actions"][:-1]}))
+    with pytest.raises(RecordError, match=rf"step {len(record['actions'])}: the game is over"):
+        Replay(parse_record({**record, "actions": [*record["actions"], 0]}))
+    unfinished = {k: v for k, v in record.items() if k not in ("scores", "winners")}
+    unfinished["actions"] = record["actions"][:30]
+    replay = Replay(parse_record(unfinished))
+    assert not replay.finished and len(replay) == 31 and "not finished" in replay.move(30)
+
+
+def test_records_from_jsonl_files_and_arena_folders(tmp_path: Path) -> None:
+    records = [{**random_record(seed=s), "game_index": 10 + s} for s in range(3)]
+    folder = tmp_path / "arena"
+    folder.mkdir()
+    lines = "".join(json.dumps(r) + "\n" for r in records) + '{"torn": '  # a run killed mid-line
+    (folder / "games.jsonl").write_text(lines, encoding="utf-8")
+    entries = read_record_lines(folder)
+    assert [w for w, _ in entries] == [f"{folder / 'games.jsonl'} line {k}" for k in (1, 2, 3)]
+    assert select_game(entries, 12)[1]["seed"] == 2 and select_game(entries, None)[1]["seed"] == 0
+    with pytest.raises(RecordError, match="no record has game_index 5; the records hold 10, 11, 12"):
+        select_game(entries, 5)
+    assert load_replay(folder, 11).record.seed == 1
+    # A malformed line in the middle is an error naming the file and the line.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(json.dumps(records[0]).encode() + b"\n[1, 2]\n" + json.dumps(records[1]).encode() + b"\n")
+    with pytest.raises(RecordError, match=r"bad.jsonl line 2: a record must be a JSON object; got list"):
+        read_record_lines(bad)
+    bad.write_bytes(json.dumps(records[0]).encode() + b"\n\xff\xfe\n" + json.dumps(records[1]).encode() + b"\n")
+    with pytest.raises(RecordError, match=r"bad.jsonl line 2: not UTF-8"):
+        read_record_lines(bad)
+    without_index = tmp_path / "plain.jsonl"
+    without_index.write_text("".join(json.dumps(random_record(seed=s)) + "\n" for s in (5, 6)), encoding="utf-8")
+    assert select_game(read_record_lines(without_index), 1)[1]["seed"] == 6
+    with pytest.raises(RecordError, match=r"game 2 does not exist: the file holds 2 records \(0..1\)"):
+        select_game(read_record_lines(without_index), 2)
+    with pytest.raises(RecordError, match=r"is a folder without games\.jsonl"):
+        read_record_lines(tmp_path)
+
+
+def test_write_record_is_atomic_and_checked(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    record = random_record()
+    write_record(path, record)
+    assert json.loads(path.read_text(encoding="utf-8")) == record
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # the mode of any new file, not mkstemp's 0600
+    with pytest.raises(RecordError, match="actions"):
+        write_record(path, {**record, "actions": ["x"]})
+    assert json.loads(path.read_text(encoding="utf-8")) == record  # the old file is intact
+    assert [p.name for p in tmp_path.iterdir()] == ["game.json"]  # no temporary file left behind
+
+
+def test_terminal_stepper_moves_next_previous_and_jumps() -> None:
+    replay = Replay(parse_record(random_record()))
+    last = len(replay) - 1
+    out = io.StringIO()
+    step_through(replay, seat=1, input_stream=io.StringIO("\nn\np\n7\nzz\n99999\ne\nn\ns\np\nq\n"), output=out)
+    shown = [int(k) for k in re.findall(r"^Position (\d+) of", out.getvalue(), flags=re.M)]
+    assert shown == [0, 1, 2, 1, 7, 7, 7, last, last, 0, 0]
+    text = out.getvalue()
+    assert "'zz' is not a command" in text and f"There is no position 99999: the positions are 0..{last}" in text
+    assert "This is the last position" in text and "This is the first position" in text
+    assert "Game over. Final scores" in text and "as seen by player 1" in text
+
+
+def test_another_seats_card_choice_is_not_named_in_a_seat_view() -> None:
+    replay = Replay(parse_record(random_record()))
+    assert replay.positions[0].current_player == 0 and replay.positions[0].pending_decision == "draft_pick"
+    assert replay.label(0, seat=1) == "chooses a card (not shown to player 1)"
+    assert replay.label(0, seat=0) == replay.label(0) == describe_action(replay.record.actions[0])
+
+
+def _partial(actions: int = 12) -> Replay:
+    record = random_record()
+    unfinished = {k: v for k, v in record.items() if k not in ("scores", "winners")}
+    return Replay(parse_record({**unfinished, "actions": record["actions"][:actions]}))
+
+
+def test_gif_has_one_frame_per_position(tmp_path: Path) -> None:
+    path = tmp_path / "game.gif"
+    write_gif(_partial(12), path, seat=0, fps=4)
+    with Image.open(path) as gif:
+        assert gif.n_frames == 13 and gif.size == picture_size(2)
+    assert [p.name for p in tmp_path.iterdir()] == ["game.gif"]
+
+
+def test_mp4_has_one_frame_per_position(tmp_path: Path) -> None:
+    imageio = pytest.importorskip("imageio", reason="the video extra (imageio, imageio-ffmpeg) writes MP4")
+    path = tmp_path / "game.mp4"
+    write_mp4(_partial(12), path, fps=4)
+    reader = imageio.get_reader(path)
+    try:
+        assert reader.count_frames() == 13 and reader.get_meta_data()["size"] == picture_size(2)
+    finally:
+        reader.close()
+
+
+def _page_data(page: str) -> dict:
+    match = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', page, flags=re.S)
+    return json.loads(match.group(1))
+
+
+def test_page_is_self_contained_and_holds_only_the_seats_view() -> None:
+    record = random_record(policy=True)
+    record["seats"] = ["</script><script>alert(1)</script>", "random"]
+    replay = Replay(parse_record(record))
+    page = html_page(replay, seat=1)
+    assert "</script><script>alert(1)" not in page  # a record's text cannot end the data element
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)  # nothing fetched
+    data = _page_data(page)
+    assert len(data["steps"]) == len(replay)
+    for k, step in enumerate(data["steps"]):
+        assert step["view"] == json.loads(json.dumps(board_view(replay.positions[k], 1)))
+        assert step["move"] == replay.move(k, 1)
+        seat_decides = k < len(record["actions"]) and replay.positions[k].current_player == 1
+        assert (step["policy"] is not None) == (seat_decides and k % 3 == 0)
+    god = _page_data(html_page(replay))
+    assert god["steps"][0]["policy"] == [[describe_action(record["actions"][0]), 0.75], ["end turn", 0.25]]
+
+
+def test_notable_games_highest_score_and_biggest_upset() -> None:
+    def game(seats: list[str], scores: list[int], index: int) -> dict:
+        best = max(scores)
+        return {
+            "seats": seats,
+            "scores": scores,
+            "winners": [p for p, s in enumerate(scores) if s == best],
+            "game_index": index,
+        }
+
+    records = [
+        game(["strong", "weak"], [80, 20], 0),
+        game(["weak", "strong"], [30, 90], 1),
+        game(["strong", "weak"], [70, 75], 2),  # the weak agent's only win
+        game(["weak", "strong"], [10, 120], 3),
+        game(["strong", "weak"], [60, 40], 4),
+    ]
+    result = notable_games(records)
+    assert result["highest_score"]["index"] == 3 and result["highest_score"]["score"] == 120
+    upset = result["biggest_upset"]
+    assert upset["index"] == 2 and upset["game_index"] == 2 and upset["seat"] == 1
+    assert "weak, 20% wins overall) beat player 0 (strong, 80% wins overall), 75 to 70" in upset["reason"]
+    assert notable_games(records[:2])["biggest_upset"] is None  # the stronger agent won every game
+    with pytest.raises(RecordError, match=r"record 1: field 'scores' must be a list of ints"):
+        notable_games([records[0], {"seats": ["a", "b"]}])
+    with pytest.raises(RecordError, match=r"record 0: field 'seats' must list one agent name per seat"):
+        notable_games([{**records[0], "seats": ["a"]}])
+    with pytest.raises(RecordError, match=r"games.jsonl line 2: winners\[0\] must be an int 0..1"):
+        notable_games([records[0], {**records[1], "winners": [7]}], ["games.jsonl line 1", "games.jsonl line 2"])
+
+
+def test_cli_replay_writes_a_page_and_refuses_a_bad_record(tmp_path: Path) -> None:
+    record_file = tmp_path / "game.json"
+    write_record(record_file, random_record())
+    runner = CliRunner()
+    result = runner.invoke(main, ["replay", str(record_file), "--html", str(tmp_path / "game.html"), "--seat", "1"])
+    assert result.exit_code == 0, result.output
+    assert "html written to" in result.output and (tmp_path / "game.html").stat().st_size > 10_000
+    bad = random_record()
+    bad["actions"][3] = 313
+    (tmp_path / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
+    result = runner.invoke(main, ["replay", str(tmp_path / "bad.json")])
+    assert result.exit_code == 1 and "step 3: action 313" in result.output
+    result = runner.invoke(main, ["replay", str(record_file), "--seat", "3"])
+    assert result.exit_code == 2 and "seat must be 0..1" in result.output
+    result = runner.invoke(main, ["replay", str(record_file), "--html", str(tmp_path / "nowhere" / "x.html")])
+    assert result.exit_code == 2 and "does not exist" in result.output
+    result = runner.invoke(main, ["replay", str(record_file), "--png", str(tmp_path / "at5.png"), "--at", "5"])
+    assert result.exit_code == 0, result.output
+    with Image.open(tmp_path / "at5.png") as picture:
+        expected = render_rgb(Replay(parse_record(random_record())).positions[5])
+        assert np.array_equal(np.asarray(picture.convert("RGB")), expected)
+    result = runner.invoke(main, ["replay", str(record_file), "--png", str(tmp_path / "x.png"), "--at", "100000"])
+    assert result.exit_code == 2 and "position must be 0.." in result.output
+    result = runner.invoke(main, ["replay", str(record_file)], input="n\nq\n")
+    assert result.exit_code == 0 and "Position 1 of" in result.output
+
+
+def test_cli_replay_notable_games_of_an_arena_folder(tmp_path: Path) -> None:
+    records = []
+    for index, seed in enumerate(range(4)):
+        record = random_record(seed=seed)
+        record["seats"] = ["alpha", "beta"] if index % 2 == 0 else ["beta", "alpha"]
+        record["game_index"] = index
+        records.append(record)
+    folder = tmp_path / "arena"
+    folder.mkdir()
+    (folder / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    expected = notable_games(records)
+    result = CliRunner().invoke(main, ["replay", str(folder), "--notable", "--html", str(tmp_path / "notable.html")])
+    assert result.exit_code == 0, result.output
+    assert f"highest score: {folder / 'games.jsonl'} line {expected['highest_score']['index'] + 1}" in result.output
+    page = (tmp_path / "notable-highest-score.html").read_text(encoding="utf-8")
+    best = records[expected["highest_score"]["index"]]
+    assert _page_data(page)["steps"][-1]["view"]["players"][0]["score"] == best["scores"][0]
+    assert (tmp_path / "notable-biggest-upset.html").exists() == (expected["biggest_upset"] is not None)
+
+
+def test_play_record_option_writes_a_replayable_record(tmp_path: Path) -> None:
+    path = tmp_path / "mine.json"
+    out = io.StringIO()
+    result = run_terminal_game(
+        RandomAgent, seed=5, input_stream=io.StringIO("1\n" * 3000), output_stream=out, record_path=path
+    )
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert saved["action_table_version"] == ACTION_TABLE_VERSION and saved["seats"] == ["human", "random"]
+    replay = load_replay(path)
+    assert replay.finished and replay.positions[-1].scores() == result.scores == saved["scores"]
+    assert f"Game record written to {path}" in out.getvalue()
+    # Quitting keeps the unfinished game.
+    quit_path = tmp_path / "quit.json"
+    run_terminal_game(
+        RandomAgent, seed=5, input_stream=io.StringIO("1\n1\nq\n"), output_stream=io.StringIO(), record_path=quit_path
+    )
+    unfinished = load_replay(quit_path)
+    assert not unfinished.finished and "scores" not in json.loads(quit_path.read_text(encoding="utf-8"))
+    assert unfinished.record.actions[:2] == replay.record.actions[:2]
+    with pytest.raises(ValueError, match="record_path: folder"):
+        run_terminal_game(RandomAgent, seed=5, record_path=tmp_path / "missing" / "x.json")
+
+
+def test_readme_board_picture_is_made_by_the_command_it_shows(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    command = "seasons replay docs/board-game.json --png docs/board.png --at 240"
+    assert command in readme and "![The board" in readme and "(docs/board.png)" in readme
+    args = command.split()[1:]
+    args[args.index("docs/board.png")] = str(tmp_path / "board.png")
+    args[args.index("docs/board-game.json")] = str(root / "docs" / "board-game.json")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    with Image.open(tmp_path / "board.png") as made, Image.open(root / "docs" / "board.png") as shown:
+        made_pixels, shown_pixels = np.asarray(made.convert("RGB")), np.asarray(shown.convert("RGB"))
+    assert made_pixels.shape == shown_pixels.shape
+    # Identical here; another Pillow build may rasterise a few glyph edges differently.
+    assert (made_pixels != shown_pixels).any(axis=2).mean() < 0.01
