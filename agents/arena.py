@@ -28,14 +28,15 @@ import json
 import math
 import multiprocessing
 import os
-import stat
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from seasons_env import ACTION_TABLE_VERSION, LEVELS, NUM_ACTIONS, Game, __version__
+from seasons_env import LEVELS, NUM_ACTIONS, __version__
+from seasons_env.engine import check_choice, check_num_players
+from seasons_env.files import write_atomic
+from seasons_env.replay import current_versions
 
 from .base import Agent, play_game
 
@@ -71,10 +72,8 @@ class ArenaConfig:
             raise ValueError(f"agents must name at least 2 agents; got {list(self.agents)}")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agents must be distinct; got {list(self.agents)}")
-        if not _is_int(self.players) or self.players not in (2, 3, 4):
-            raise ValueError(f"players must be 2, 3 or 4; got {self.players!r}")
-        if self.level not in LEVELS:
-            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {self.level!r}")
+        check_num_players(self.players, "players")
+        check_choice("level", self.level, LEVELS)
         if not _is_int(self.games) or self.games < 1:
             raise ValueError(f"games must be at least 1; got {self.games!r}")
         if not _is_int(self.seed) or self.seed < 0:
@@ -100,11 +99,7 @@ class ArenaConfig:
 @functools.cache
 def code_versions() -> dict[str, int | str]:
     """The versions a record is only comparable under: the package, the position format and the action table."""
-    return {
-        "seasons_env_version": __version__,
-        "state_version": Game.new(2, "magician", seed=0).to_dict()["version"],
-        "action_table_version": ACTION_TABLE_VERSION,
-    }
+    return {"seasons_env_version": __version__, **current_versions()}
 
 
 def _is_int(value: object) -> bool:
@@ -258,40 +253,6 @@ def summarize(records: list[dict], config: ArenaConfig) -> dict:
 class ArenaFolderError(ValueError):
     """The output folder cannot be used as it is: damaged or foreign records, other settings, or a run in
     progress. The message names the file (and line) and what is wrong."""
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` by ``data`` all at once: a kill at any moment leaves the old file or the new one.
-
-    The bytes go to a temporary file in the same folder (so the rename stays on one file system), which is
-    flushed and fsynced before ``os.replace`` puts it in place; the folder is then fsynced for the rename."""
-    path = Path(path)
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as sink:
-            sink.write(data)
-            sink.flush()
-            os.fsync(sink.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    try:
-        handle = os.open(folder, os.O_RDONLY)
-    except OSError:  # a folder cannot be opened on some systems (Windows): the rename is then as durable as it gets
-        return
-    try:
-        os.fsync(handle)
-    except OSError:
-        pass
-    finally:
-        os.close(handle)
 
 
 @dataclass

@@ -529,7 +529,7 @@ class HeuristicAgent(SeededAgent):
         """One of ``legal`` for the decision pending in ``view`` (a determinized copy: it may be changed)."""
         if len(legal) == 1:
             return int(legal[0])
-        kind = view.pending_steps()[0][0]
+        kind = view.pending_task()[0]
         if kind == _DRAFT_PICK:
             return self._draft(view, seat, legal)
         if kind == _LIBRARY:
@@ -667,7 +667,7 @@ def _split_plan(hand: list[int], need2: int, need3: int, n: int) -> tuple[tuple[
 def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, float]:
     """One-ply value of each legal action: the evaluation once the seat's own sub-decisions have settled."""
     values = {}
-    kind = view.pending_steps()[0][0]
+    kind = view.pending_task()[0]
     in_turn = kind == _TURN
     for a in legal:
         if in_turn and a == A.END_TURN:
@@ -693,10 +693,10 @@ def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, floa
 def _settle(game: Game, seat: int, budget: int = 24) -> None:
     """Let the seat's own sub-decisions that follow an action resolve greedily (static one-ply)."""
     while budget > 0 and game.final_scores is None:
-        task = game.pending_steps()[0]
+        task = game.pending_task()
         if task[1] != seat or task[0] in _BOUNDARY:
             return
-        legal = list(game.legal_action_list())
+        legal = game.legal_action_list()
         best, best_value = legal[0], float("-inf")
         for a in legal:
             g = game.clone()
@@ -710,7 +710,7 @@ def _settle(game: Game, seat: int, budget: int = 24) -> None:
 
 def _enabled_summon_value(game: Game, seat: int, before: Sequence[int]) -> float:
     """The best position reached by a summon that was not possible ``before`` (two plies)."""
-    if game.final_scores is not None or game.pending_steps()[0][:2] != (_TURN, seat):
+    if game.final_scores is not None or game.pending_task()[:2] != (_TURN, seat):
         return float("-inf")
     best = float("-inf")
     for a in game.legal_action_list():

@@ -45,8 +45,7 @@ from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_pl
 from .engine.actions import NUM_ACTIONS, describe_action
 from .env_inputs import action_id, position_from_options
 from .pettingzoo_env import ILLEGAL, REWARDS, final_rewards
-from .picture import PictureWindow, display_available, render_rgb
-from .rendering import render_text
+from .picture import BoardRenderer
 
 
 class AgentLike(Protocol):
@@ -123,7 +122,7 @@ class SeasonsGymEnv(gym.Env):
         self.reward = reward
         self.illegal = illegal
         self.render_mode = render_mode
-        self._window: PictureWindow | None = None  # the human mode's window, opened at the first render
+        self._renderer = BoardRenderer(render_mode)
         self.agent_seat_option = agent_seat
         self.observation_space = spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -248,27 +247,10 @@ class SeasonsGymEnv(gym.Env):
 
     def render(self) -> str | np.ndarray | None:
         """The position as the learning seat sees it, in the ``render_mode`` given at construction."""
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='rgb_array', 'ansi' or 'human'.")
-            return None
-        if self.game is None:
-            raise RuntimeError("render() called before reset()")
-        if self.render_mode == "rgb_array":
-            return render_rgb(self.game, seat=self.seat)
-        if self.render_mode == "ansi":
-            return render_text(self.game, viewer=self.seat)
-        if self._window is None and display_available():
-            self._window = PictureWindow("Seasons")
-        if self._window is not None:
-            self._window.show(render_rgb(self.game, seat=self.seat))
-        else:
-            print(render_text(self.game, viewer=self.seat))
-        return None
+        return self._renderer.render(self.game, self.seat)
 
     def close(self) -> None:
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+        self._renderer.close()
         super().close()
 
     # -- internals

@@ -47,8 +47,7 @@ from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS
 from .env_inputs import action_id, position_from_options
-from .picture import PictureWindow, display_available, render_rgb
-from .rendering import render_text
+from .picture import BoardRenderer
 
 REWARDS = ("win", "score", "rank")
 ILLEGAL = ("raise", "penalize")
@@ -136,7 +135,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.level = level
         self.render_mode = render_mode
         self.render_seat = render_seat
-        self._window: PictureWindow | None = None  # the human mode's window, opened at the first render
+        self._renderer = BoardRenderer(render_mode)
         self.reward = reward
         self.illegal = illegal
         self._seed = seed
@@ -224,31 +223,10 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
 
     def render(self) -> str | np.ndarray | None:
         """The god view (every hand shown), or what ``render_seat`` may see, in the ``render_mode``."""
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn(
-                "render() called without a render_mode; pass render_mode='rgb_array', 'ansi' or 'human'."
-            )
-            return None
-        if self.game is None:
-            raise RuntimeError("render() called before reset()")
-        if self.render_mode == "rgb_array":
-            return render_rgb(self.game, seat=self.render_seat)
-        if self.render_mode == "ansi":
-            return render_text(self.game, viewer=self.render_seat)
-        if self._window is None and display_available():
-            self._window = PictureWindow("Seasons")
-        if self._window is not None:
-            self._window.show(render_rgb(self.game, seat=self.render_seat))
-        else:
-            print(render_text(self.game, viewer=self.render_seat))
-        return None
+        return self._renderer.render(self.game, self.render_seat)
 
     def close(self) -> None:
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+        self._renderer.close()
 
     # -- copies and state
 
@@ -267,8 +245,6 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
                 other.game = value.clone() if value is not None else None
             elif key == "_np_random":
                 other._np_random = copy.deepcopy(value, memo)
-            elif key == "_window":  # a window is not copied: the copy opens its own when it renders
-                other._window = None
             else:
                 object.__setattr__(other, key, copy.deepcopy(value, memo))
         return other
@@ -276,7 +252,6 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["game"] = self.game.to_dict() if self.game is not None else None
-        state["_window"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:

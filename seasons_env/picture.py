@@ -26,6 +26,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from . import Game, describe_action
 from .engine.data import CARD_NAMES, CARD_OF, CARDS, DICE, ENERGIES, GAUGE_MAX, MAX_BONUSES, SEASONS
+from .rendering import render_text
 
 WIDTH = 1200
 HEADER_HEIGHT = 224
@@ -464,3 +465,52 @@ class PictureWindow:
             plt.close(self._figure)
             self._figure = None
             self._image = None
+
+
+class BoardRenderer:
+    """``render()`` of both environments: the picture (``rgb_array``), the text board (``ansi``), or for
+    ``human`` the picture in a window where a display exists and the text board on standard output otherwise.
+
+    The window is opened at the first ``human`` render and never copied or pickled with its environment: a
+    copy opens its own when it renders."""
+
+    def __init__(self, mode: str | None) -> None:
+        self.mode = mode
+        self._window: PictureWindow | None = None
+
+    def render(self, game: Game, seat: int | None) -> str | np.ndarray | None:
+        """The position as ``seat`` sees it (``None``: the god view), in this renderer's mode."""
+        if self.mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='rgb_array', 'ansi' or 'human'."
+            )
+            return None
+        if game is None:
+            raise RuntimeError("render() called before reset()")
+        if self.mode == "rgb_array":
+            return render_rgb(game, seat=seat)
+        if self.mode == "ansi":
+            return render_text(game, viewer=seat)
+        if self._window is None and display_available():
+            self._window = PictureWindow("Seasons")
+        if self._window is not None:
+            self._window.show(render_rgb(game, seat=seat))
+        else:
+            print(render_text(game, viewer=seat))
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    def __getstate__(self) -> dict:
+        return {"mode": self.mode}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["mode"])
+
+    def __deepcopy__(self, memo: dict) -> BoardRenderer:
+        return BoardRenderer(self.mode)

@@ -17,7 +17,8 @@ A *record* is a JSON object: one line of an arena's ``games.jsonl`` or the file 
 | ``policy`` | list, one per action | optional: ``null`` or ``[[action, probability], ...]`` of the deciding policy |
 
 Everything read is untrusted: a record is checked field by field, and every action must be legal at its step
-(``RecordError`` names the source, the field or the step). Other keys (an arena's timings, decks...) are ignored.
+(``RecordError`` names the source, the field or the step). The versions are also read from ``config``, where an
+arena record keeps them. Other keys (an arena's timings, decks...) are ignored.
 """
 
 from __future__ import annotations
@@ -27,16 +28,16 @@ import html
 import io
 import json
 import numbers
-import os
-import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
 from . import ACTION_TABLE_VERSION, LEVELS, NUM_ACTIONS, Game, describe_action
+from .engine import STATE_VERSION
 from .engine.actions import decode
+from .files import replace_atomically, write_atomic
 from .picture import SEAT_COLORS, board_view, draw_view
 from .rendering import render_text
 
@@ -49,13 +50,9 @@ class RecordError(ValueError):
     """A record that cannot be replayed: says which file/line, which field or which step, and what is wrong."""
 
 
-@functools.cache
 def current_versions() -> dict[str, int]:
     """This engine's action table and position format versions, as a record stores them."""
-    return {
-        "action_table_version": ACTION_TABLE_VERSION,
-        "state_version": Game.new(2, "apprentice", seed=0).to_dict()["version"],
-    }
+    return {"action_table_version": ACTION_TABLE_VERSION, "state_version": STATE_VERSION}
 
 
 @dataclass(frozen=True)
@@ -130,13 +127,18 @@ def _parse_record(data: object, source: str) -> Record:
         if key not in data:
             hint = " (a record without its actions, such as an older arena's, cannot be replayed)" * (key == "actions")
             raise RecordError(f"field {key!r} is missing{hint}")
-    for key, expected in current_versions().items():
-        if key in data:
-            found = _int(data[key], key, 0, 2**31)
-            if found != expected:
-                raise RecordError(
-                    f"{key} is {found} but this engine's is {expected}: the record was made by another version"
-                )
+    settings = data.get("config", {})  # an arena record keeps its versions with its settings
+    if not isinstance(settings, Mapping):
+        raise RecordError(f"config must be a JSON object; got {type(settings).__name__}")
+    for prefix, holder in (("", data), ("config.", settings)):
+        for key, expected in current_versions().items():
+            if key in holder:
+                found = _int(holder[key], prefix + key, 0, 2**31)
+                if found != expected:
+                    raise RecordError(
+                        f"{prefix}{key} is {found} but this engine's is {expected}: the record was made by another "
+                        "version"
+                    )
     n = _int(data["num_players"], "num_players", 2, 4)
     level = data["level"]
     if level not in LEVELS:
@@ -348,47 +350,13 @@ def load_replay(path: Path, game: int | None = None) -> Replay:
     return Replay(parse_record(data, where))
 
 
-# ---------------------------------------------------------------------------- files, written atomically
-
-
-def _new_file_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through ``write(temp_path)`` into a temporary file beside ``path``, fsync it, then rename it over."""
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise RecordError(f"folder {str(path.parent)!r} does not exist (for {path.name})")
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{path.suffix}", dir=path.parent)
-    os.close(handle)
-    try:
-        write(Path(temp))
-        with open(temp, "rb+") as stream:
-            os.fsync(stream.fileno())
-        # mkstemp makes the file private (0600): give it the mode a plain open() would (or the replaced file's).
-        os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else _new_file_mode())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
-def write_bytes_atomically(path: Path, data: bytes) -> None:
-    def write(temp: Path) -> None:
-        with open(temp, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-
-    _replace_atomically(path, write)
+# ---------------------------------------------------------------------------- record files
 
 
 def write_record(path: Path, record: dict) -> None:
     """Write a record as one JSON file, atomically (after checking it as a replay would)."""
     parse_record(record, str(path))
-    write_bytes_atomically(path, (json.dumps(record) + "\n").encode("utf-8"))
+    write_atomic(path, (json.dumps(record) + "\n").encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------- the terminal
@@ -481,7 +449,7 @@ def write_gif(replay: Replay, path: Path, seat: int | None = None, fps: float = 
             optimize=False,
         )
 
-    _replace_atomically(path, write)
+    replace_atomically(path, write)
 
 
 def write_mp4(replay: Replay, path: Path, seat: int | None = None, fps: float = 2.0) -> None:
@@ -503,7 +471,7 @@ def write_mp4(replay: Replay, path: Path, seat: int | None = None, fps: float = 
         finally:
             writer.close()
 
-    _replace_atomically(path, write)
+    replace_atomically(path, write)
 
 
 def write_png(replay: Replay, path: Path, seat: int | None = None, at: int | None = None) -> None:
@@ -514,7 +482,7 @@ def write_png(replay: Replay, path: Path, seat: int | None = None, at: int | Non
         raise RecordError(f"position must be 0..{last} for this record; got {at!r}")
     buffer = io.BytesIO()
     draw_view(board_view(replay.positions[at], seat)).save(buffer, format="PNG")
-    write_bytes_atomically(path, buffer.getvalue())
+    write_atomic(path, buffer.getvalue())
 
 
 # ---------------------------------------------------------------------------- notable games
@@ -724,7 +692,7 @@ def html_page(replay: Replay, seat: int | None = None) -> str:
 
 def write_html(replay: Replay, path: Path, seat: int | None = None) -> None:
     """The replay page, written atomically."""
-    write_bytes_atomically(path, html_page(replay, seat).encode("utf-8"))
+    write_atomic(path, html_page(replay, seat).encode("utf-8"))
 
 
 def _suffixed(path: Path, name: str) -> Path:

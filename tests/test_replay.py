@@ -112,6 +112,9 @@ def _broken(change) -> dict:
         (lambda r: r["actions"].__setitem__(7, 999), r"actions\[7\] must be an int 0..313; got 999"),
         (lambda r: r.update(action_table_version=ACTION_TABLE_VERSION + 1), "action_table_version is"),
         (lambda r: r.update(state_version=99), "state_version is 99 but this engine's is"),
+        (lambda r: r.update(config={"state_version": 99}), "config.state_version is 99 but this engine's is"),
+        (lambda r: r.update(config={"action_table_version": 0}), "config.action_table_version is 0"),
+        (lambda r: r.update(config=[1]), "config must be a JSON object"),
         (lambda r: r.update(seats=["a"]), "seats must hold 2 entries"),
         (lambda r: r.update(seats=["a", 3]), r"seats\[1\] must be a name"),
         (lambda r: r.update(scores=[1, "2"]), r"scores\[1\] must be an int"),
@@ -342,6 +345,18 @@ def test_cli_replay_notable_games_of_an_arena_folder(tmp_path: Path) -> None:
     best = records[expected["highest_score"]["index"]]
     assert _page_data(page)["steps"][-1]["view"]["players"][0]["score"] == best["scores"][0]
     assert (tmp_path / "notable-biggest-upset.html").exists() == (expected["biggest_upset"] is not None)
+
+
+def test_every_game_of_an_arena_replays_to_its_recorded_scores(tmp_path: Path) -> None:
+    from agents.arena import Arena, ArenaConfig
+
+    config = ArenaConfig(agents=("random", "heuristic"), players=2, games=4, level="magician", seed=3)
+    Arena(config, tmp_path).run(progress=False)
+    entries = read_record_lines(tmp_path)
+    assert len(entries) == 4 and all("config" in data for _, data in entries)
+    for where, data in entries:
+        replay = Replay(parse_record(data, where))  # checks the versions the arena kept in the record's config
+        assert replay.finished and replay.positions[-1].scores() == data["scores"]
 
 
 def test_play_record_option_writes_a_replayable_record(tmp_path: Path) -> None:
