@@ -572,7 +572,7 @@ class HeuristicAgent(SeededAgent):
         nxt = pending[1][1] if len(pending) >= 2 and pending[1][0] == _CHOOSE_DIE and len(legal) > 2 else -1
         best, best_value = int(legal[0]), float("-inf")
         for a in legal:
-            die = a - A.TAKE_DIE0
+            die = A.die_of_action(a)
             face = next(f for d, f, _ in view.rolled if d == die)
             v = self._face_value(view, seat, die, face, nxt)
             if v > best_value:
@@ -622,7 +622,7 @@ class HeuristicAgent(SeededAgent):
         wanted = [c for c in plan[year - 1] if c in hand]
         if not wanted:
             return int(legal[0])
-        return A.choose_card(wanted[0])
+        return A.choose_card_action(wanted[0])
 
 
 def _plan_fits(plan: tuple, hand: Sequence[int], lib2: Sequence[int], lib3: Sequence[int]) -> bool:
@@ -682,7 +682,7 @@ def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, floa
         if in_turn and (a == A.BONUS_GAUGE or a == A.BONUS_EXCHANGE):
             # A gauge or exchange bonus is worth only the summon it makes possible now.
             values[a] = _enabled_summon_value(g, seat, legal)
-        elif in_turn and A.ACTIVATE0 <= a < A.TRANSMUTE0:
+        elif in_turn and A.is_activation(a):
             # An activation may pay for a summon (tokens, gauge, a freed slot): look one summon further.
             values[a] = max(evaluate(g, seat), _enabled_summon_value(g, seat, legal))
         else:
@@ -714,7 +714,7 @@ def _enabled_summon_value(game: Game, seat: int, before: Sequence[int]) -> float
         return float("-inf")
     best = float("-inf")
     for a in game.legal_action_list():
-        if A.SUMMON0 <= a < A.SUMMON0 + NUM_CARDS and a not in before:
+        if A.is_summon(a) and a not in before:
             g = game.clone()
             g.apply(a)
             _settle(g, seat)

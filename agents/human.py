@@ -16,7 +16,7 @@ from typing import TextIO
 
 from seasons_env import Game, describe_action
 from seasons_env.engine import steps
-from seasons_env.engine.actions import ACTIVATABLE_INSTANCES, SEASON_MOVES, decode
+from seasons_env.engine.actions import SEASON_MOVES, decode, instance_of_activation
 from seasons_env.engine.data import CARD_BY_NAME, CARD_NAMES, CARDS, ENERGIES, SEASONS, TRANSMUTE_RATE, card_of
 from seasons_env.rendering import _face, render_text
 from seasons_env.replay import make_record, write_record
@@ -344,7 +344,7 @@ class HumanAgent:
 
 def _instance_of(action: int) -> int:
     group, k = decode(action)
-    return ACTIVATABLE_INSTANCES[k] if group == "ACTIVATE" else k
+    return instance_of_activation(action) if group == "ACTIVATE" else k
 
 
 class _Seat:

@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from . import __version__
 from .engine import LEVELS
-from .simulate import play_random_game, summarize
+from .simulate import format_summary, play_random_game, summarize
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -90,38 +90,6 @@ def simulate(
         except OSError as exc:
             raise click.FileError(str(json_path), hint=exc.strerror or str(exc)) from exc
         click.echo(f"summary written to {json_path}")
-
-
-def _stat_row(label: str, stats: dict, digits: int = 1) -> str:
-    return (
-        f"  {label:<20} mean {stats['mean']:>8.{digits}f}   std {stats['std']:>7.{digits}f}"
-        f"   min {stats['min']:>6.0f}   max {stats['max']:>6.0f}"
-    )
-
-
-def format_summary(summary: dict) -> str:
-    """The readable report of a ``simulate`` summary."""
-    games = summary["games"]
-    first, last = summary["seeds"]
-    lines = [
-        f"{games} random games, {summary['players']} players, level {summary['level']}, seeds {first}..{last}",
-        _stat_row("decisions per game", summary["decisions_per_game"]),
-        _stat_row("winner score", summary["winner_score"]),
-        _stat_row("all scores", summary["all_scores"]),
-    ]
-    for p, stats in enumerate(summary["score_by_seat"]):
-        lines.append(_stat_row(f"score of seat {p}", stats))
-    lines.append("  win rate by seat (shared wins count for every winner):")
-    for p, (wins, rate) in enumerate(zip(summary["wins_by_seat"], summary["win_rate_by_seat"], strict=True)):
-        lines.append(f"    seat {p}: {rate:6.1%}  ({wins}/{games})")
-    lines.append(f"  shared wins: {summary['shared_win_rate']:.1%}  ({summary['shared_wins']}/{games})")
-    if "wall_seconds" in summary:
-        workers = summary["workers"]
-        lines.append(
-            f"  wall time {summary['wall_seconds']:.2f} s with {workers} worker{'s' if workers > 1 else ''}: "
-            f"{summary['games_per_second']:,.1f} games/s, {summary['decisions_per_second']:,.0f} decisions/s"
-        )
-    return "\n".join(lines)
 
 
 def _agent_list(value: str) -> tuple[str, ...]:

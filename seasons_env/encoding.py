@@ -16,13 +16,13 @@ import numpy as np
 
 from .engine import Card, Game, steps
 from .engine import actions as A
-from .engine.data import CARD_OF, DICE, DICE_PER_SEASON, NUM_CARDS
+from .engine.data import CARD_OF, DICE, DICE_PER_SEASON, NUM_CARDS, instance_of
 from .engine.state import AMULET_INSTANCES
 
 #: Bump when the layout or the meaning of any value changes (trained models depend on it; tests/test_golden.py).
 OBSERVATION_VERSION = 1
 MAX_SEATS = 4
-CAULDRON_INSTANCES = (2 * (Card.GLUTTON_CAULDRON - 1), 2 * (Card.GLUTTON_CAULDRON - 1) + 1)
+CAULDRON_INSTANCES = (instance_of(Card.GLUTTON_CAULDRON, 0), instance_of(Card.GLUTTON_CAULDRON, 1))
 DECISION_KINDS = steps.decision_kinds()
 DECISION_INDEX = {spec.kind: k for k, spec in enumerate(DECISION_KINDS)}
 

@@ -52,7 +52,7 @@ def test_apprentice_game_deals_the_preset_decks_and_starts_at_the_library_split(
 def test_illegal_action_names_decision_and_options_and_changes_nothing() -> None:
     game = Game.new(2, "magician", seed=1)
     before = game.to_dict()
-    illegal = A.summon(1)
+    illegal = A.summon_action(1)
     with pytest.raises(IllegalActionError) as info:
         game.apply(illegal)
     message = str(info.value)
@@ -89,10 +89,10 @@ def test_action_table_labels_are_distinct_and_stable() -> None:
     assert ACTION_TABLE_VERSION == 1
     # a few fixed ids: changing any of them needs a new ACTION_TABLE_VERSION
     assert describe_action(0) == "end turn"
-    assert describe_action(A.summon(22)) == "summon Runic Cube of Eolis"
-    assert describe_action(A.transmute(1, 2)) == "transmute fire from Amulet of Water (copy 1)"
-    assert describe_action(A.elemental_set(0b1001)) == "Elemental Amulet: pay water + air"
-    assert describe_action(A.move_season(-2)) == "move the season marker backward 2"
+    assert describe_action(A.summon_action(22)) == "summon Runic Cube of Eolis"
+    assert describe_action(A.transmute_action(1, 2)) == "transmute fire from Amulet of Water (copy 1)"
+    assert describe_action(A.elemental_set_action(0b1001)) == "Elemental Amulet: pay water + air"
+    assert describe_action(A.move_season_action(-2)) == "move the season marker backward 2"
     with pytest.raises(ValueError, match="outside the action table"):
         describe_action(NUM_ACTIONS)
 

@@ -66,8 +66,8 @@ def test_every_archmage_card_is_summoned_and_every_activation_used() -> None:
                 entered.update(CARD_OF[i] for i in now - seen)
                 seen.clear()
                 seen.update(now)
-                if A.ACTIVATE0 <= action < A.TRANSMUTE0:
-                    activated[CARD_OF[A.ACTIVATABLE_INSTANCES[action - A.ACTIVATE0]]] += 1
+                if A.is_activation(action):
+                    activated[CARD_OF[A.instance_of_activation(action)]] += 1
 
             random_game(num_players, "archmage", 5_000 + seed, on_action=before)
     print("\ncards entering play:", {CARD_NAMES[c]: n for c, n in sorted(entered.items())})

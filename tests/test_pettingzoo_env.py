@@ -63,12 +63,12 @@ def test_out_of_turn_decision_selects_the_opponent() -> None:
     env = seasons_env.env(num_players=3, level="magician")
     env.reset(options={"state": state})
     assert env.agent_selection == "player_0"
-    env.step(A.summon(10))  # Syllas: player 1 chooses what to sacrifice
+    env.step(A.summon_action(10))  # Syllas: player 1 chooses what to sacrifice
     assert env.agent_selection == "player_1"
     mask = env.observe("player_1")["action_mask"]
-    assert sorted(np.flatnonzero(mask)) == [A.choose_in_play(4), A.choose_in_play(42)]
+    assert sorted(np.flatnonzero(mask)) == [A.choose_in_play_action(4), A.choose_in_play_action(42)]
     assert not env.observe("player_0")["action_mask"].any()
-    env.step(A.choose_in_play(42))
+    env.step(A.choose_in_play_action(42))
     assert env.agent_selection == "player_0" and env.unwrapped.game.in_play[1] == (4,)
 
 

@@ -358,7 +358,7 @@ def test_tie_with_equal_cards_in_play_is_shared() -> None:
 def test_illegal_action_raises_and_leaves_the_state_unchanged() -> None:
     game = scenario(players=[{"hand": [3], "reserve": {"earth": 1}, "summoning_gauge": 1}])
     before = game.to_dict()
-    for action in (A.summon(3), A.summon(22), A.choose_energy(0), A.NUM_ACTIONS, -1):
+    for action in (A.summon_action(3), A.summon_action(22), A.choose_energy_action(0), A.NUM_ACTIONS, -1):
         with pytest.raises(IllegalActionError):
             game.apply(action)
         assert game.to_dict() == before
@@ -374,7 +374,7 @@ def test_illegal_action_in_an_out_of_turn_decision_leaves_the_state_unchanged() 
     with pytest.raises(IllegalActionError):
         game.apply(A.END_TURN)
     with pytest.raises(IllegalActionError):
-        game.apply(A.choose_in_play(2 * (10 - 1)))  # Syllas is player 0's card, not player 1's
+        game.apply(A.choose_in_play_action(2 * (10 - 1)))  # Syllas is player 0's card, not player 1's
     assert game.to_dict() == before and game.current_player == 1
 
 

@@ -290,4 +290,4 @@ def test_ruling_C10_transmute_bonus_does_not_raise_potion_of_life() -> None:
 
 
 def test_action_ids_in_rulings_are_real() -> None:
-    assert A.describe_action(A.summon(7)) == "summon Temporal Boots"
+    assert A.describe_action(A.summon_action(7)) == "summon Temporal Boots"

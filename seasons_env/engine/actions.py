@@ -8,7 +8,7 @@ an id changes meaning.
 
 from __future__ import annotations
 
-from .data import ACTIVATION_CARDS, CARD_NAMES, ENERGIES, NUM_CARDS, NUM_INSTANCES, card_of
+from .data import ACTIVATION_CARDS, CARD_NAMES, ENERGIES, NUM_CARDS, NUM_INSTANCES, card_of, instance_of
 
 ACTION_TABLE_VERSION = 1
 
@@ -114,63 +114,141 @@ CHOOSE_NUMBER0 = _RANGE_START["CHOOSE_NUMBER"]
 ELEMENTAL_SET0 = _RANGE_START["ELEMENTAL_SET"]
 
 #: ACTIVATE action index <-> physical instance, for the cards that have an activation.
-ACTIVATABLE_INSTANCES: tuple[int, ...] = tuple(2 * (c - 1) + copy for c in ACTIVATION_CARDS for copy in (0, 1))
-ACTIVATE_OF_INSTANCE: dict[int, int] = {inst: ACTIVATE0 + k for k, inst in enumerate(ACTIVATABLE_INSTANCES)}
+ACTIVATABLE_INSTANCES: tuple[int, ...] = tuple(instance_of(c, copy) for c in ACTIVATION_CARDS for copy in (0, 1))
+_ACTIVATE_OF_INSTANCE: dict[int, int] = {inst: ACTIVATE0 + k for k, inst in enumerate(ACTIVATABLE_INSTANCES)}
+
+# One encode/decode pair per range. ``<range>_action(...)`` gives an action id; its inverse reads the parameter
+# back from an id of that range (it does not check the range: the engine decodes only legal actions).
 
 
-def take_die(die: int) -> int:
+def take_die_action(die: int) -> int:
     return TAKE_DIE0 + die
 
 
-def summon(card: int) -> int:
+def die_of_action(action: int) -> int:
+    return action - TAKE_DIE0
+
+
+def summon_action(card: int) -> int:
     return SUMMON0 + card - 1
 
 
-def activate(instance: int) -> int:
-    return ACTIVATE_OF_INSTANCE[instance]
+def card_of_summon(action: int) -> int:
+    return action - SUMMON0 + 1
 
 
-def transmute(source: int, energy: int) -> int:
+def is_summon(action: int) -> bool:
+    return SUMMON0 <= action < SUMMON0 + NUM_CARDS
+
+
+def activate_action(instance: int) -> int:
+    """The action activating ``instance``, or ``KeyError`` for a card without an activation."""
+    return _ACTIVATE_OF_INSTANCE[instance]
+
+
+def has_activate_action(instance: int) -> bool:
+    return instance in _ACTIVATE_OF_INSTANCE
+
+
+def instance_of_activation(action: int) -> int:
+    return ACTIVATABLE_INSTANCES[action - ACTIVATE0]
+
+
+def is_activation(action: int) -> bool:
+    return ACTIVATE0 <= action < TRANSMUTE0
+
+
+def transmute_action(source: int, energy: int) -> int:
     return TRANSMUTE0 + 4 * source + energy
 
 
-def pay(source: int, energy: int) -> int:
+def transmute_of_action(action: int) -> tuple[int, int]:
+    """``(source, energy)`` of a transmute action."""
+    return divmod(action - TRANSMUTE0, 4)
+
+
+def is_transmute(action: int) -> bool:
+    return TRANSMUTE0 <= action < PAY0
+
+
+def pay_action(source: int, energy: int) -> int:
     return PAY0 + 4 * source + energy
 
 
-def choose_energy(energy: int) -> int:
+def payment_of_action(action: int) -> tuple[int, int]:
+    """``(source, energy)`` of a pay action."""
+    return divmod(action - PAY0, 4)
+
+
+def choose_energy_action(energy: int) -> int:
     return CHOOSE_ENERGY0 + energy
 
 
-def choose_card(card: int) -> int:
+def energy_of_choice(action: int) -> int:
+    return action - CHOOSE_ENERGY0
+
+
+def choose_card_action(card: int) -> int:
     return CHOOSE_CARD0 + card - 1
 
 
 def card_of_choice(action: int) -> int:
-    """The card a ``choose_card`` action names (its inverse)."""
     return action - CHOOSE_CARD0 + 1
 
 
-def choose_in_play(instance: int) -> int:
+def choose_in_play_action(instance: int) -> int:
     return CHOOSE_IN_PLAY0 + instance
 
 
-def choose_opponent(offset: int) -> int:
+def instance_of_choice(action: int) -> int:
+    return action - CHOOSE_IN_PLAY0
+
+
+def is_in_play_choice(action: int) -> bool:
+    return CHOOSE_IN_PLAY0 <= action < CHOOSE_OPPONENT0
+
+
+def choose_opponent_action(offset: int) -> int:
     """``offset`` seats to the left of the decider (1..3)."""
     return CHOOSE_OPPONENT0 + offset - 1
 
 
-def move_season(steps: int) -> int:
+def opponent_offset_of_choice(action: int) -> int:
+    return action - CHOOSE_OPPONENT0 + 1
+
+
+def move_season_action(steps: int) -> int:
     return MOVE_SEASON0 + SEASON_MOVES.index(steps)
 
 
-def choose_number(x: int) -> int:
-    return CHOOSE_NUMBER0 + x - 1
+def season_move_of_action(action: int) -> int:
+    """The signed number of seasons a Temporal Boots action moves the marker."""
+    return SEASON_MOVES[action - MOVE_SEASON0]
 
 
-def elemental_set(mask: int) -> int:
+def choose_number_action(number: int) -> int:
+    return CHOOSE_NUMBER0 + number - 1
+
+
+def number_of_choice(action: int) -> int:
+    return action - CHOOSE_NUMBER0 + 1
+
+
+def elemental_set_action(mask: int) -> int:
     """``mask``: bit i set for energy i (water 1, earth 2, fire 4, air 8)."""
     return ELEMENTAL_SET0 + mask - 1
+
+
+def mask_of_elemental_set(action: int) -> int:
+    return action - ELEMENTAL_SET0 + 1
+
+
+#: Option lists the engine builds often, precomputed (a tuple index is cheaper than a call in hot paths).
+CHOOSE_ENERGY_ACTIONS: tuple[int, ...] = tuple(choose_energy_action(t) for t in range(4))
+PAY_ACTIONS: tuple[tuple[int, ...], ...] = tuple(tuple(pay_action(s, t) for t in range(4)) for s in range(NUM_SOURCES))
+TRANSMUTE_ACTIONS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(transmute_action(s, t) for t in range(4)) for s in range(NUM_SOURCES)
+)
 
 
 def _instance_label(instance: int) -> str:

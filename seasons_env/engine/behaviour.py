@@ -70,7 +70,7 @@ def card(card_id: int) -> Callable[[type[Behaviour]], type[Behaviour]]:
 
 def card_options(cards: Iterable[int]) -> list[int]:
     """CHOOSE_CARD options over ``cards``, one per distinct card."""
-    return [A.CHOOSE_CARD0 + c - 1 for c in sorted(set(cards))]
+    return [A.choose_card_action(c) for c in sorted(set(cards))]
 
 
 def in_play_options(game: State, player: int, accept: Callable[[int], bool] | None = None) -> list[int]:
@@ -84,7 +84,7 @@ def in_play_options(game: State, player: int, accept: Callable[[int], bool] | No
         key = (CARD_OF[inst], game.tapped >> inst & 1, game.stored.get(inst))
         if key not in seen:
             seen.add(key)
-            options.append(A.CHOOSE_IN_PLAY0 + inst)
+            options.append(A.choose_in_play_action(inst))
     return options
 
 

@@ -140,7 +140,7 @@ class CrystalOrb(Behaviour):
 
 def _res_cauldron(game: State, task: Task, action: int) -> None:
     _, p, instance = task
-    t = action - A.CHOOSE_ENERGY0
+    t = A.energy_of_choice(action)
     game.remove_token(p, t)
     game.store_token(instance, t)
     stored = game.stored[instance]
@@ -152,7 +152,7 @@ def _res_cauldron(game: State, task: Task, action: int) -> None:
 
 CAULDRON_FEED = steps.decision(
     "glutton_cauldron",
-    lambda game, task: [A.CHOOSE_ENERGY0 + t for t in range(4) if game.reserve[task[1]][t]],
+    lambda game, task: [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if game.reserve[task[1]][t]],
     _res_cauldron,
     ("instance",),
     doc="Glutton Cauldron: the reserve token moved onto it",
@@ -227,7 +227,7 @@ def _opt_skull(game: State, task: Task) -> list[int]:
 
 def _res_skull(game: State, task: Task, action: int) -> None:
     _, p, remaining, _ = task
-    instance = action - A.CHOOSE_IN_PLAY0
+    instance = A.instance_of_choice(action)
     game.sacrifice(p, instance)
     if remaining > 1:
         game.push((SKULL_SACRIFICE, p, remaining - 1, instance))
@@ -321,8 +321,8 @@ def _opt_kriss(game: State, task: Task) -> list[int]:
 
 def _res_kriss(game: State, task: Task, action: int) -> None:
     p = task[1]
-    if action >= A.CHOOSE_IN_PLAY0:
-        game.sacrifice(p, action - A.CHOOSE_IN_PLAY0)
+    if A.is_in_play_choice(action):
+        game.sacrifice(p, A.instance_of_choice(action))
     else:
         chosen = A.card_of_choice(action)
         game.hand_remove(p, chosen)
@@ -361,27 +361,27 @@ class SealedChestOfUrm(Behaviour):
 
 
 def _opt_mirror_from(game: State, task: Task) -> list[int]:
-    return [A.CHOOSE_ENERGY0 + t for t in range(4) if game.reserve[task[1]][t]]
+    return [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if game.reserve[task[1]][t]]
 
 
 def _res_mirror_from(game: State, task: Task, action: int) -> None:
-    game.push((MIRROR_COUNT, task[1], action - A.CHOOSE_ENERGY0))
+    game.push((MIRROR_COUNT, task[1], A.energy_of_choice(action)))
 
 
 def _opt_mirror_count(game: State, task: Task) -> list[int]:
     _, p, t = task
     most = min(game.reserve[p][t], game.crystals[p], A.MAX_NUMBER)
-    return [A.CHOOSE_NUMBER0 + x - 1 for x in range(1, most + 1)]
+    return [A.choose_number_action(x) for x in range(1, most + 1)]
 
 
 def _res_mirror_count(game: State, task: Task, action: int) -> None:
     _, p, t = task
-    game.push((MIRROR_TO, p, t, action - A.CHOOSE_NUMBER0 + 1))
+    game.push((MIRROR_TO, p, t, A.number_of_choice(action)))
 
 
 def _res_mirror_to(game: State, task: Task, action: int) -> None:
     _, p, source, count = task
-    target = action - A.CHOOSE_ENERGY0
+    target = A.energy_of_choice(action)
     game.crystals[p] -= count
     game.remove_token(p, source, count)
     game.add_token(p, target, count)
@@ -393,7 +393,7 @@ MIRROR_COUNT = steps.decision(
 )
 MIRROR_TO = steps.decision(
     "mirror_to",
-    lambda game, task: [A.CHOOSE_ENERGY0 + t for t in range(4) if t != task[2]],
+    lambda game, task: [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if t != task[2]],
     _res_mirror_to,
     ("energy", "count"),
     doc="Mirror of the Seasons: the type received",
@@ -426,12 +426,12 @@ class SidNightshade(Behaviour):
 
 def _opt_soul_water(game: State, task: Task) -> list[int]:
     p = task[1]
-    return [A.PAY0 + 4 * s + WATER for s in (0, *game.amulet_sources(p)) if game.tokens_at(p, s)[WATER]]
+    return [A.pay_action(s, WATER) for s in (0, *game.amulet_sources(p)) if game.tokens_at(p, s)[WATER]]
 
 
 def _res_soul_water(game: State, task: Task, action: int) -> None:
     _, p, instance = task
-    game.spend_token(p, (action - A.PAY0) // 4, WATER)
+    game.spend_token(p, A.payment_of_action(action)[0], WATER)
     left = (p + 1) % game.num_players
     game.in_play[p] = tuple(i for i in game.in_play[p] if i != instance)
     game.in_play[left] = (*game.in_play[left], instance)

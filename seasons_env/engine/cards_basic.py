@@ -57,11 +57,11 @@ class AmuletOfWater(Behaviour):
 
 def _opt_balance(game: State, task: Task) -> list[int]:
     available = game.spendable(task[1])
-    return [A.CHOOSE_ENERGY0 + t for t in range(4) if available[t] >= 3]
+    return [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if available[t] >= 3]
 
 
 def _res_balance(game: State, task: Task, action: int) -> None:
-    p, t = task[1], action - A.CHOOSE_ENERGY0
+    p, t = task[1], A.energy_of_choice(action)
     game.gain_crystals(p, 9 + 3 * game.transmute_bonus(p))
     game.push((PAYMENT, p, tuple(3 * (i == t) for i in range(4)), 0, 0))
 
@@ -85,11 +85,11 @@ class StaffOfSpring(Behaviour):
 
 def _opt_boots(game: State, task: Task) -> list[int]:
     absolute = (game.year - 1) * 12 + game.position - 1
-    return [A.MOVE_SEASON0 + k for k, s in enumerate(A.SEASON_MOVES) if absolute + s >= 0]
+    return [A.move_season_action(s) for s in A.SEASON_MOVES if absolute + s >= 0]
 
 
 def _res_boots(game: State, task: Task, action: int) -> None:
-    game.move_marker(A.SEASON_MOVES[action - A.MOVE_SEASON0], by_boots=True)
+    game.move_marker(A.season_move_of_action(action), by_boots=True)
 
 
 BOOTS_MOVE = steps.decision("temporal_boots", _opt_boots, _res_boots, doc="move the season marker 1-3 spaces")
@@ -132,7 +132,7 @@ class DivineChalice(Behaviour):
 
 
 def _res_sacrifice_choice(game: State, task: Task, action: int) -> None:
-    game.sacrifice(task[1], action - A.CHOOSE_IN_PLAY0)
+    game.sacrifice(task[1], A.instance_of_choice(action))
 
 
 SYLLAS_SACRIFICE = steps.decision(
@@ -244,7 +244,7 @@ class KairnTheDestroyer(Behaviour):
 
 
 def _res_return_item(game: State, task: Task, action: int) -> None:
-    game.leave_play(task[1], action - A.CHOOSE_IN_PLAY0, to_hand=True)
+    game.leave_play(task[1], A.instance_of_choice(action), to_hand=True)
 
 
 AMSUG_RETURN = steps.decision(
@@ -288,13 +288,13 @@ class HandOfFortune(Behaviour):
 
 def _res_lewis(game: State, task: Task, action: int) -> None:
     p = task[1]
-    target = (p + action - A.CHOOSE_OPPONENT0 + 1) % game.num_players
+    target = (p + A.opponent_offset_of_choice(action)) % game.num_players
     game.add_tokens(p, game.reserve[target])
 
 
 LEWIS_TARGET = steps.decision(
     "lewis_greyface",
-    lambda game, task: [A.CHOOSE_OPPONENT0 + k for k in range(game.num_players - 1)],
+    lambda game, task: [A.choose_opponent_action(offset) for offset in range(1, game.num_players)],
     _res_lewis,
     doc="Lewis Greyface: the opponent whose reserve you copy",
 )

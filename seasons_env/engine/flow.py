@@ -22,17 +22,20 @@ from .data import (
     NUM_YEARS,
     TRANSMUTE_RATE,
     Card,
+    instance_of,
 )
 from .payment import EXCHANGE_DISCARD, GAIN_ENERGY, begin_summon_from_hand
 from .state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED, State
 
 Task = tuple
 
+MALICE_INSTANCES = (instance_of(Card.DIE_OF_MALICE, 0), instance_of(Card.DIE_OF_MALICE, 1))
+
 # ---------------------------------------------------------------------------- the draft and the library split
 
 
 def _opt_draft_pick(game: State, task: tuple) -> list[int]:
-    return [A.CHOOSE_CARD0 + c - 1 for c in sorted(set(game.draft_pack[task[1]]))]
+    return [A.choose_card_action(c) for c in sorted(set(game.draft_pack[task[1]]))]
 
 
 def _res_draft_pick(game: State, task: tuple, action: int) -> None:
@@ -68,11 +71,11 @@ def library_steps(game: State) -> list[tuple]:
 
 
 def _opt_library(game: State, task: tuple) -> list[int]:
-    return [A.CHOOSE_CARD0 + c - 1 for c in sorted(set(game.hand[task[1]]))]
+    return [A.choose_card_action(c) for c in sorted(set(game.hand[task[1]]))]
 
 
 def _res_library(game: State, task: tuple, action: int) -> None:
-    p, year, card = task[1], task[2], action - A.CHOOSE_CARD0 + 1
+    p, year, card = task[1], task[2], A.card_of_choice(action)
     game.hand_remove(p, card)
     year2, year3 = game.library[p]
     if year == 2:
@@ -110,11 +113,11 @@ START_ROUND = steps.automatic("start_round", _run_start_round, doc="straighten c
 
 
 def _opt_choose_die(game: State, task: tuple) -> list[int]:
-    return [A.TAKE_DIE0 + d for d, _, owner in game.rolled if owner < 0]
+    return [A.take_die_action(d) for d, _, owner in game.rolled if owner < 0]
 
 
 def _res_choose_die(game: State, task: tuple, action: int) -> None:
-    die = action - A.TAKE_DIE0
+    die = A.die_of_action(action)
     game.rolled = tuple((d, f, task[1] if d == die else o) for d, f, o in game.rolled)
 
 
@@ -143,18 +146,17 @@ TURN_START = steps.automatic("turn_start", _run_turn_start, doc="a player's turn
 
 
 def _untapped_malice(game: State, player: int) -> list[int]:
-    lo = 2 * (Card.DIE_OF_MALICE - 1)
-    return [i for i in game.in_play[player] if (i == lo or i == lo + 1) and not game.tapped >> i & 1]
+    return [i for i in game.in_play[player] if i in MALICE_INSTANCES and not game.tapped >> i & 1]
 
 
 def _opt_malice(game: State, task: tuple) -> list[int]:
-    return [A.USE_DIE] + [A.ACTIVATE_OF_INSTANCE[i] for i in sorted(_untapped_malice(game, task[1]))]
+    return [A.USE_DIE] + [A.activate_action(i) for i in sorted(_untapped_malice(game, task[1]))]
 
 
 def _res_malice(game: State, task: tuple, action: int) -> None:
     if action != A.USE_DIE:
         game.push(task)
-        activate(game, task[1], A.ACTIVATABLE_INSTANCES[action - A.ACTIVATE0])
+        activate(game, task[1], A.instance_of_activation(action))
 
 
 MALICE_WINDOW = steps.decision(
@@ -230,11 +232,11 @@ KEEP_OR_DISCARD = steps.decision(
 
 
 def _opt_choose_from(game: State, task: tuple) -> list[int]:
-    return [A.CHOOSE_CARD0 + c - 1 for c in sorted(set(task[2]))]
+    return [A.choose_card_action(c) for c in sorted(set(task[2]))]
 
 
 def _res_keep_one(game: State, task: tuple, action: int) -> None:
-    p, cards, keep = task[1], list(task[2]), action - A.CHOOSE_CARD0 + 1
+    p, cards, keep = task[1], list(task[2]), A.card_of_choice(action)
     cards.remove(keep)
     game.hand_add(p, game.from_limbo(keep))
     for c in cards:
@@ -261,20 +263,22 @@ def _opt_turn(game: State, task: tuple) -> list[int]:
         if game.gauge[p] < GAUGE_MAX:
             options.append(A.BONUS_GAUGE)
     if game.hand[p]:
-        summon0 = A.SUMMON0 - 1
-        options.extend(summon0 + c for c in game.summonable_from_hand(p, sorted(set(game.hand[p]))))
+        options.extend(map(A.summon_action, game.summonable_from_hand(p, sorted(set(game.hand[p])))))
     tapped = game.tapped
     for inst in sorted(game.in_play[p]):
-        if not tapped >> inst & 1:
-            action = A.ACTIVATE_OF_INSTANCE.get(inst)
-            if action is not None and BEHAVIOUR[CARD_OF[inst]].can_activate(game, p, inst):
-                options.append(action)
+        if (
+            not tapped >> inst & 1
+            and A.has_activate_action(inst)
+            and BEHAVIOUR[CARD_OF[inst]].can_activate(game, p, inst)
+        ):
+            options.append(A.activate_action(inst))
     if game.turn_flags & TRANSMUTE_ABILITY:
         r = game.reserve[p]
-        options.extend(A.TRANSMUTE0 + t for t in range(4) if r[t])
+        transmutes = A.TRANSMUTE_ACTIONS
+        options.extend(transmutes[0][t] for t in range(4) if r[t])
         for source in game.amulet_sources(p):
             stored = game.tokens_at(p, source)
-            options.extend(A.TRANSMUTE0 + 4 * source + t for t in range(4) if stored[t])
+            options.extend(transmutes[source][t] for t in range(4) if stored[t])
     return options
 
 
@@ -284,14 +288,14 @@ def _res_turn(game: State, task: tuple, action: int) -> None:
         _end_turn(game, p)
         return
     game.push(task)  # the turn goes on after this action
-    if action >= A.TRANSMUTE0 and action < A.TRANSMUTE0 + 12:
-        source, energy = divmod(action - A.TRANSMUTE0, 4)
+    if A.is_transmute(action):
+        source, energy = A.transmute_of_action(action)
         game.spend_token(p, source, energy)
         game.crystals[p] += TRANSMUTE_RATE[game.season][energy] + game.transmute_bonus(p)
-    elif A.SUMMON0 <= action < A.SUMMON0 + 50:
-        begin_summon_from_hand(game, p, action - A.SUMMON0 + 1)
-    elif A.ACTIVATE0 <= action < A.TRANSMUTE0:
-        activate(game, p, A.ACTIVATABLE_INSTANCES[action - A.ACTIVATE0])
+    elif A.is_summon(action):
+        begin_summon_from_hand(game, p, A.card_of_summon(action))
+    elif A.is_activation(action):
+        activate(game, p, A.instance_of_activation(action))
     elif action == A.BONUS_EXCHANGE:
         game.bonuses_used[p] += 1
         game.push((EXCHANGE_DISCARD, p, 2, 0), (GAIN_ENERGY, p, 2, -1, 0))

@@ -21,7 +21,7 @@ Task = tuple
 # ---------------------------------------------------------------------------- tokens gained and discarded
 
 
-ENERGY_OPTIONS_FROM = [[A.CHOOSE_ENERGY0 + t for t in range(first, 4)] for first in range(4)]
+ENERGY_OPTIONS_FROM = [list(A.CHOOSE_ENERGY_ACTIONS[first:]) for first in range(4)]
 
 
 def _opt_gain_energy(game: State, task: tuple) -> list[int]:
@@ -30,7 +30,7 @@ def _opt_gain_energy(game: State, task: tuple) -> list[int]:
 
 def _res_gain_energy(game: State, task: tuple, action: int) -> None:
     _, p, count, onto, _ = task
-    energy = action - A.CHOOSE_ENERGY0
+    energy = A.energy_of_choice(action)
     if onto < 0:
         game.add_token(p, energy)
     elif onto in game.stored:
@@ -54,7 +54,7 @@ def _reserve_energy_options(game: State, player: int, first: int = 0, count: int
     options = []
     for t in range(first, 4):
         if r[t] and sum(r[t:]) >= count:
-            options.append(A.CHOOSE_ENERGY0 + t)
+            options.append(A.CHOOSE_ENERGY_ACTIONS[t])
     return options
 
 
@@ -68,7 +68,7 @@ def _opt_overflow(game: State, task: tuple) -> list[int]:
 
 def _res_overflow(game: State, task: tuple, action: int) -> None:
     p = task[1]
-    energy = action - A.CHOOSE_ENERGY0
+    energy = A.energy_of_choice(action)
     game.remove_token(p, energy)
     if sum(game.reserve[p]) > game.reserve_limit(p):
         game.push((OVERFLOW, p, energy))
@@ -85,7 +85,7 @@ def _opt_exchange_discard(game: State, task: tuple) -> list[int]:
 
 def _res_exchange_discard(game: State, task: tuple, action: int) -> None:
     _, p, count, _ = task
-    energy = action - A.CHOOSE_ENERGY0
+    energy = A.energy_of_choice(action)
     game.remove_token(p, energy)
     if count > 1:
         game.push((EXCHANGE_DISCARD, p, count - 1, energy))
@@ -131,12 +131,12 @@ def _opt_elemental(game: State, task: tuple) -> list[int]:
         types = [t for t in range(4) if mask >> t & 1]
         owned = sum(1 for t in types if available[t])
         if owned >= max(1, len(types) - hands):
-            options.append(A.ELEMENTAL_SET0 + mask - 1)
+            options.append(A.elemental_set_action(mask))
     return options
 
 
 def _res_elemental(game: State, task: tuple, action: int) -> None:
-    p, mask = task[1], action - A.ELEMENTAL_SET0 + 1
+    p, mask = task[1], A.mask_of_elemental_set(action)
     need = tuple(mask >> t & 1 for t in range(4))
     size = sum(need)
     waivers = min(game.count_in_play(p, Card.HAND_OF_FORTUNE), size - 1)
@@ -157,7 +157,7 @@ def _run_payment(game: State, task: tuple) -> None:
     if waivers and sum(need) > 1:
         options = _waiver_options(game, p, need, waivers, first)
         if len(options) == 1:
-            t = options[0] - A.CHOOSE_ENERGY0
+            t = A.energy_of_choice(options[0])
             game.push((PAYMENT, p, tuple(n - (i == t) for i, n in enumerate(need)), waivers - 1, t))
         else:
             game.push((WAIVE_COST, p, need, waivers, first))
@@ -196,7 +196,7 @@ def _waiver_options(game: State, player: int, need: Sequence[int], waivers: int,
             continue
         if sum(after[u] - available[u] for u in short) > waivers - 1 or sum(after[t:]) < waivers - 1:
             continue
-        options.append(A.CHOOSE_ENERGY0 + t)
+        options.append(A.CHOOSE_ENERGY_ACTIONS[t])
     return options
 
 
@@ -209,7 +209,7 @@ def _opt_waive(game: State, task: tuple) -> list[int]:
 
 def _res_waive(game: State, task: tuple, action: int) -> None:
     _, p, need, waivers, _ = task
-    t = action - A.CHOOSE_ENERGY0
+    t = A.energy_of_choice(action)
     game.push((PAYMENT, p, tuple(n - (i == t) for i, n in enumerate(need)), waivers - 1, t))
 
 
@@ -227,12 +227,12 @@ def _opt_pay_source(game: State, task: tuple) -> list[int]:
     _, p, need, first_source = task
     t = next(i for i in range(4) if need[i])
     held = [(s, game.tokens_at(p, s)[t]) for s in (0, *game.amulet_sources(p)) if s >= first_source]
-    return [A.PAY0 + 4 * s + t for k, (s, n) in enumerate(held) if n and sum(m for _, m in held[k:]) >= need[t]]
+    return [A.PAY_ACTIONS[s][t] for k, (s, n) in enumerate(held) if n and sum(m for _, m in held[k:]) >= need[t]]
 
 
 def _res_pay_source(game: State, task: tuple, action: int) -> None:
     p, need = task[1], task[2]
-    source, t = divmod(action - A.PAY0, 4)
+    source, t = A.payment_of_action(action)
     game.spend_token(p, source, t)
     remaining = list(need)
     remaining[t] -= 1
@@ -254,7 +254,7 @@ PAY_SOURCE = steps.decision(
 def _opt_discard_tokens(game: State, task: tuple) -> list[int]:
     """Discard ``count`` tokens of any types (Kairn, Tree of Light, Crystal Orb), in (source, type) order."""
     _, p, count, first = task
-    held = [(A.PAY0 + 4 * s + t, n) for s in (0, *game.amulet_sources(p)) for t, n in enumerate(game.tokens_at(p, s))]
+    held = [(A.PAY_ACTIONS[s][t], n) for s in (0, *game.amulet_sources(p)) for t, n in enumerate(game.tokens_at(p, s))]
     options = []
     for k, (action, n) in enumerate(held):
         if n and action >= first and sum(m for _, m in held[k:]) >= count:
@@ -264,7 +264,7 @@ def _opt_discard_tokens(game: State, task: tuple) -> list[int]:
 
 def _res_discard_tokens(game: State, task: tuple, action: int) -> None:
     _, p, count, _ = task
-    source, t = divmod(action - A.PAY0, 4)
+    source, t = A.payment_of_action(action)
     game.spend_token(p, source, t)
     if count > 1:
         game.push((DISCARD_TOKENS, p, count - 1, action))

@@ -32,6 +32,7 @@ from .data import (
     RESERVE_LIMIT_GRIMOIRE,
     SEASONS,
     Card,
+    instance_of,
     season_of,
 )
 
@@ -40,7 +41,7 @@ TRANSMUTE_ABILITY = 1
 TRANSMUTE_BONUS_USED = 2
 
 #: The two physical copies of Amulet of Water: token sources 1 and 2 besides the reserve (source 0).
-AMULET_INSTANCES = (2 * (Card.AMULET_OF_WATER - 1), 2 * (Card.AMULET_OF_WATER - 1) + 1)
+AMULET_INSTANCES = (instance_of(Card.AMULET_OF_WATER, 0), instance_of(Card.AMULET_OF_WATER, 1))
 ZERO4 = (0, 0, 0, 0)
 
 GAIN_ENERGY = steps.kind("gain_energy")
