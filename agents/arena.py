@@ -36,23 +36,15 @@ from typing import TYPE_CHECKING
 from seasons_env import LEVELS, NUM_ACTIONS, __version__
 from seasons_env.engine import check_choice, check_num_players
 from seasons_env.files import write_atomic
+from seasons_env.registry import make_agent, parse_agent_spec
 from seasons_env.replay import current_versions
 
-from .base import Agent, play_game
+from .base import play_game
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 Z95 = 1.959963984540054
-
-
-def agent_factories() -> dict[str, Callable[[int], Agent]]:
-    """Agent names accepted by the arena, each with a factory taking a seed (each at its default settings)."""
-    from .heuristic import HeuristicAgent
-    from .ismcts import ISMCTSAgent
-    from .random_agent import RandomAgent
-
-    return {"random": RandomAgent, "heuristic": HeuristicAgent, "ismcts": ISMCTSAgent}
 
 
 @dataclass(frozen=True)
@@ -64,10 +56,8 @@ class ArenaConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        known = agent_factories()
-        unknown = [a for a in self.agents if a not in known]
-        if unknown:
-            raise ValueError(f"unknown agent(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        for k, spec in enumerate(self.agents):
+            parse_agent_spec(spec, f"agents[{k}]")  # ValueError naming the spec and the known agents
         if len(self.agents) < 2:
             raise ValueError(f"agents must name at least 2 agents; got {list(self.agents)}")
         if len(set(self.agents)) != len(self.agents):
@@ -126,9 +116,9 @@ def play_one(args: tuple[dict, int]) -> dict:
     config_dict, game_index = args
     config = ArenaConfig(agents=tuple(config_dict["agents"]), **{k: v for k, v in config_dict.items() if k != "agents"})
     seats, seed = seating(config, game_index)
-    factories = agent_factories()
-    agents = [factories[name](seed * 8 + k) for k, name in enumerate(seats)]
+    agents = [make_agent(spec, seed * 8 + k) for k, spec in enumerate(seats)]
     record = play_game(agents, level=config.level, seed=seed).to_dict()
+    record["seats"] = list(seats)  # the specs the arena knows them by (an agent's own name may differ)
     record["game_index"] = game_index
     record["config"] = config.settings()
     return record

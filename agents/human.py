@@ -18,7 +18,7 @@ from seasons_env import Game, describe_action
 from seasons_env.engine import steps
 from seasons_env.engine.actions import SEASON_MOVES, decode, instance_of_activation
 from seasons_env.engine.data import CARD_BY_NAME, CARD_NAMES, CARDS, ENERGIES, SEASONS, TRANSMUTE_RATE, card_of
-from seasons_env.rendering import _face, render_text
+from seasons_env.rendering import face_label, render_text
 from seasons_env.replay import make_record, write_record
 
 from .base import Agent, GameRecord, play_game
@@ -215,7 +215,7 @@ def option_label(view: Game, seat: int, action: int) -> str:
     if group == "TAKE_DIE":
         for die, face, _owner in view.rolled:
             if die == k:
-                return f"{label}: {_face(view.dice_season, die, face)}"
+                return f"{label}: {face_label(view.dice_season, die, face)}"
     elif group == "SUMMON":
         card = k + 1
         cost = "a set of different energy types" if card == ELEMENTAL_AMULET else _cost(view.summon_cost(seat, card))

@@ -14,10 +14,34 @@ from tqdm import tqdm
 
 from . import __version__
 from .engine import LEVELS
+from .registry import plugin_commands
 from .simulate import format_summary, play_random_game, summarize
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class SeasonsCommands(click.Group):
+    """The library's own commands plus those other packages add (``seasons_env.commands`` entry points: the arena
+    and the terminal game come with the agents package), loaded only when named or listed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(plugin_commands()))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is not None:
+            return command
+        entry = plugin_commands().get(name)
+        if entry is None:
+            return None
+        try:
+            command = entry.load()
+        except Exception as error:  # a plugin that fails to import: say which, instead of a traceback
+            raise click.ClickException(f"the command {name!r} ({entry.value}) could not be loaded: {error}") from None
+        if not isinstance(command, click.Command):
+            raise click.ClickException(f"the entry point {entry.value} for {name!r} is not a click command")
+        return command
+
+
+@click.group(cls=SeasonsCommands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="seasons")
 def main() -> None:
     """seasons-env: the rules engine for the board game Seasons."""
@@ -90,98 +114,6 @@ def simulate(
         except OSError as exc:
             raise click.FileError(str(json_path), hint=exc.strerror or str(exc)) from exc
         click.echo(f"summary written to {json_path}")
-
-
-def _agent_list(value: str) -> tuple[str, ...]:
-    names = tuple(name.strip() for name in value.split(",") if name.strip())
-    if len(names) < 2:
-        raise click.BadParameter(f"name at least 2 agents separated by commas; got {value!r}")
-    return names
-
-
-@main.command()
-@click.option(
-    "--agents",
-    "agent_names",
-    default="random,heuristic",
-    show_default=True,
-    help="Comma-separated agents: random, heuristic, ismcts.",
-)
-@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
-@click.option("--games", type=click.IntRange(min=1), default=200, show_default=True, help="Games in the whole arena.")
-@click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the whole schedule.")
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Results folder (default: results/arena-AGENTS-Np-LEVEL). Rerun with the same folder to resume.",
-)
-@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
-def arena(
-    agent_names: str, players: int, games: int, level: str, seed: int, workers: int, out: Path | None, progress: bool
-) -> None:
-    """Play agents against each other with seats rotated, rate them, and write the results.
-
-    Writes games.jsonl (one line per finished game: an interrupted run resumes from it), results.json,
-    ratings.csv, crosstable.csv and arena.png into the results folder. Records are never deleted (a smaller
-    --games reports on the first games), and one folder takes one run at a time.
-    """
-    from agents.arena import Arena, ArenaConfig, ArenaFolderError, format_summary
-
-    names = _agent_list(agent_names)
-    try:
-        config = ArenaConfig(agents=names, players=players, games=games, level=level, seed=seed)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="'--agents'") from None
-    out = out or Path("results") / f"arena-{'-'.join(names)}-{players}p-{level}"
-    runner = Arena(config, out)
-    try:
-        summary = runner.run(workers=workers, progress=progress)
-    except ArenaFolderError as error:  # damaged or foreign records, other settings, a run in progress
-        raise click.ClickException(str(error)) from None
-    except OSError as error:  # the folder cannot be written (permissions, a full disk)
-        raise click.FileError(str(error.filename or out), hint=error.strerror or str(error)) from None
-    finally:
-        for note in runner.notes:
-            click.echo(note, err=True)
-    click.echo(format_summary(summary))
-    click.echo(f"\nresults written to {out}/ (results.json, ratings.csv, crosstable.csv, arena.png, games.jsonl)")
-
-
-@main.command()
-@click.option("--vs", "opponent", default="heuristic", show_default=True, help="The agent in the other seats.")
-@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
-@click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the deal (random if not given).")
-@click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True, help="Your seat (0 plays first).")
-@click.option(
-    "--record",
-    "record_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the game's record (every action, for 'seasons replay') to this JSON file, also if you quit.",
-)
-def play(opponent: str, players: int, level: str, seed: int | None, seat: int, record_path: Path | None) -> None:
-    """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit."""
-    from agents.arena import agent_factories
-    from agents.human import run_terminal_game
-
-    factories = agent_factories()
-    if opponent not in factories:
-        raise click.BadParameter(
-            f"unknown agent {opponent!r}; known: {', '.join(sorted(factories))}", param_hint="'--vs'"
-        )
-    if seat >= players:
-        raise click.BadParameter(
-            f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
-        )
-    if record_path is not None and not record_path.resolve().parent.is_dir():
-        raise click.BadParameter(f"folder {str(record_path.parent)!r} does not exist", param_hint="'--record'")
-    run_terminal_game(
-        factories[opponent], num_players=players, level=level, seed=seed, human_seat=seat, record_path=record_path
-    )
 
 
 @main.command()

@@ -10,7 +10,7 @@
 - Opponents: one opponent for every other seat, or a list with one per other seat (clockwise from the
   learner). An opponent is ``None`` or ``"random"`` (uniform over the legal actions, from the environment's
   generator); an agent name of the ``agents`` package (``"heuristic"``, ``"ismcts"``, … as listed by
-  ``agents.arena.agent_factories()``; one agent per seat); an agent (anything with ``act(view, seat, legal)``:
+  ``seasons_env.registry.agent_names()``; one agent per seat); an agent (anything with ``act(view, seat, legal)``:
   it gets a view determinized for its seat); an SB3-style model (anything with ``predict``: it is called with
   the seat's observation vector, ``action_masks=`` when it accepts them, and ``deterministic=True``); or a
   callable taking the PettingZoo-style observation dict ``{"observation", "action_mask"}`` of its seat and
@@ -46,6 +46,7 @@ from .engine.actions import NUM_ACTIONS, describe_action
 from .env_inputs import action_id, position_from_options
 from .pettingzoo_env import ILLEGAL, REWARDS, final_rewards
 from .picture import BoardRenderer
+from .registry import make_agent
 
 
 class AgentLike(Protocol):
@@ -59,8 +60,8 @@ class ModelLike(Protocol):
 OpponentSpec = str | AgentLike | ModelLike | Callable[[dict], int] | None
 
 OPPONENTS_ACCEPTED = (
-    "An opponent is None or 'random' (uniform over the legal actions); an agent name of the agents package "
-    "(see agents.arena.agent_factories()); an agent (an object with act(view, seat, legal)); an SB3-style model "
+    "An opponent is None or 'random' (uniform over the legal actions); a registered agent name "
+    "(see seasons_env.registry.agent_names()); an agent (an object with act(view, seat, legal)); an SB3-style model "
     "(an object with predict(observation, action_masks=..., deterministic=...)); or a callable taking "
     "{'observation', 'action_mask'} and returning an action id."
 )
@@ -81,19 +82,11 @@ class Opponent:
 
 
 def _agent_named(name: str, field: str) -> AgentLike:
-    """A new agent of the ``agents`` package by its arena name (imported only now: the library does not need it)."""
+    """A new agent by its registered spec (``seasons_env.registry``: the library never imports the agents)."""
     try:
-        from agents.arena import agent_factories
-    except ImportError as error:
-        raise ValueError(
-            f"{field}: the agent name {name!r} needs the agents package (shipped with seasons-env), which could "
-            f"not be imported ({error}). Pass an agent, a model or a callable instead. {OPPONENTS_ACCEPTED}"
-        ) from error
-    factories = agent_factories()
-    if name not in factories:
-        known = ", ".join(repr(n) for n in ("random", *(n for n in factories if n != "random")))
-        raise ValueError(f"{field}: unknown agent name {name!r}; known names: {known}. {OPPONENTS_ACCEPTED}")
-    return factories[name](0)  # reseeded from the environment's generator at every reset
+        return make_agent(name, 0, field)  # reseeded from the environment's generator at every reset
+    except ValueError as error:
+        raise ValueError(f"{error}. {OPPONENTS_ACCEPTED}") from None
 
 
 class SeasonsGymEnv(gym.Env):

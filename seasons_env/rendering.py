@@ -16,7 +16,8 @@ def _tokens(tokens) -> str:
     return " ".join(parts) if parts else "-"
 
 
-def _face(season: int, die: int, face_index: int) -> str:
+def face_label(season: int, die: int, face_index: int) -> str:
+    """A die face in words (its energy, crystals, gauge, card draw and transmutation symbols)."""
     face = DICE[season][die][face_index]
     parts = []
     if any(face.energy):
@@ -53,7 +54,7 @@ def render_text(game: Game, viewer: int | None = None) -> str:
         dice = []
         for die, face_index, owner in game.rolled:
             taker = f" -> player {owner}" if owner >= 0 else ""
-            dice.append(f"die {die + 1} {_face(game.dice_season, die, face_index)}{taker}")
+            dice.append(f"die {die + 1} {face_label(game.dice_season, die, face_index)}{taker}")
         lines.append("Dice: " + " | ".join(dice))
     for p in range(game.num_players):
         marker = ">" if game.current_player == p else " "

@@ -10,6 +10,8 @@ import pytest
 from agents import arena as arena_module
 from agents.arena import Arena, ArenaConfig, lineups, seating, summarize, wilson_interval
 from agents.random_agent import RandomAgent
+from seasons_env import registry
+from seasons_env.registry import register_agent
 
 
 class FirstLegal(RandomAgent):
@@ -23,7 +25,9 @@ class FirstLegal(RandomAgent):
 
 @pytest.fixture(autouse=True)
 def _test_agents(monkeypatch):
-    monkeypatch.setattr(arena_module, "agent_factories", lambda: {"random": RandomAgent, "first": FirstLegal})
+    """Test agents are registered like any other (seasons_env.registry), in a registry forgotten afterwards."""
+    monkeypatch.setattr(registry, "_agents", dict(registry.agent_entries()))
+    register_agent("first", FirstLegal)
 
 
 def test_each_agent_plays_each_seat_equally() -> None:
@@ -155,7 +159,7 @@ def test_arena_command_rejects_unknown_agents(tmp_path) -> None:
     from seasons_env.cli import main
 
     result = CliRunner().invoke(main, ["arena", "--agents", "random,wizard", "--out", str(tmp_path)])
-    assert result.exit_code != 0 and "unknown agent(s) wizard" in result.output
+    assert result.exit_code != 0 and "agents[1]: unknown agent 'wizard'; known agents: " in result.output
 
 
 # ---------------------------------------------------------------------------- records never lost or miscounted
@@ -419,9 +423,7 @@ def test_three_agents_with_unmet_pairs_plot_blank_cells_and_print_the_summary(tm
 
     from seasons_env.cli import main
 
-    monkeypatch.setattr(
-        arena_module, "agent_factories", lambda: {"random": RandomAgent, "first": FirstLegal, "last": LastLegal}
-    )
+    register_agent("last", LastLegal)
     args = ["arena", "--agents", "random,first,last", "--games", "2", "--workers", "1", "--level", "apprentice"]
     result = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "--no-progress"])
     assert result.exit_code == 0, result.output

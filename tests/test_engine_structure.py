@@ -90,3 +90,21 @@ def test_card_names_match_the_data_file() -> None:
     for card in data.Card:
         assert data.CARD_NAMES[card].replace("'", "").upper().replace(" ", "_") == card.name
     assert len(data.Card) == data.NUM_CARDS
+
+
+def test_outside_the_engine_only_public_names_are_imported():
+    """Agents, the command line, the encoder and training use public names only (no ``from x import _name``)."""
+    root = ENGINE.parents[1]
+    offenders = []
+    for folder in ("agents", "seasons_env", "training"):
+        for path in (root / folder).rglob("*.py"):
+            if ENGINE in path.parents:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    offenders += [
+                        f"{path.relative_to(root)}: from {node.module} import {alias.name}"
+                        for alias in node.names
+                        if alias.name.startswith("_") and not alias.name.startswith("__")
+                    ]
+    assert not offenders, offenders

@@ -20,7 +20,8 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import seasons_env
-from seasons_env import Game, IllegalActionError
+from agents.heuristic import HeuristicAgent
+from seasons_env import Game, IllegalActionError, registry
 from seasons_env.encoding import encode_observation
 from seasons_env.engine import actions as A
 from seasons_env.gym_env import SeasonsGymEnv
@@ -227,17 +228,18 @@ def test_opponents_by_agent_name_one_agent_per_seat() -> None:
 
 
 def test_unknown_agent_name_lists_the_known_ones() -> None:
-    with pytest.raises(
-        ValueError, match=r"opponents\[1\]: unknown agent name 'wizard'; known names: 'random', .*'ismcts'"
-    ):
+    with pytest.raises(ValueError, match=r"opponents\[1\]: unknown agent 'wizard'; known agents: .*heuristic.*ismcts"):
         SeasonsGymEnv(num_players=3, opponents=["random", "wizard"])
 
 
-def test_agent_names_without_the_agents_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "agents.arena", None)  # makes ``import agents.arena`` fail
-    with pytest.raises(ValueError, match="opponents: the agent name 'heuristic' needs the agents package"):
+def test_agent_names_come_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "_agents", {})  # as if no package had registered any agent
+    monkeypatch.setattr(registry, "_loaded", True)
+    with pytest.raises(ValueError, match="opponents: unknown agent 'heuristic'; known agents: none registered"):
         SeasonsGymEnv(opponents="heuristic")
     SeasonsGymEnv(opponents="random").reset(seed=0)  # the built-in opponent needs nothing
+    registry.register_agent("heuristic", HeuristicAgent)
+    assert isinstance(SeasonsGymEnv(opponents="heuristic").opponents[0].policy, HeuristicAgent)
 
 
 def test_the_library_does_not_import_agents() -> None:

@@ -1,0 +1,109 @@
+"""The ``seasons`` commands that need agents: the arena and the game at the terminal.
+
+They are added to the library's ``seasons`` command through the ``seasons_env.commands`` entry points, so the
+library does not import this package.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import click
+
+from seasons_env.engine import LEVELS
+from seasons_env.registry import make_agent, parse_agent_spec
+
+from .arena import Arena, ArenaConfig, ArenaFolderError, format_summary
+from .human import run_terminal_game
+
+
+def _agent_list(value: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in value.split(",") if name.strip())
+    if len(names) < 2:
+        raise click.BadParameter(f"name at least 2 agents separated by commas; got {value!r}")
+    return names
+
+
+@click.command()
+@click.option(
+    "--agents",
+    "agent_names",
+    default="random,heuristic",
+    show_default=True,
+    help="Comma-separated agent specs (see --help of seasons arena for the list): random, heuristic, ismcts, ...",
+)
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
+@click.option("--games", type=click.IntRange(min=1), default=200, show_default=True, help="Games in the whole arena.")
+@click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the whole schedule.")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Results folder (default: results/arena-AGENTS-Np-LEVEL). Rerun with the same folder to resume.",
+)
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
+def arena(
+    agent_names: str, players: int, games: int, level: str, seed: int, workers: int, out: Path | None, progress: bool
+) -> None:
+    """Play agents against each other with seats rotated, rate them, and write the results.
+
+    Writes games.jsonl (one line per finished game: an interrupted run resumes from it), results.json,
+    ratings.csv, crosstable.csv and arena.png into the results folder. Records are never deleted (a smaller
+    --games reports on the first games), and one folder takes one run at a time.
+    """
+    names = _agent_list(agent_names)
+    try:
+        config = ArenaConfig(agents=names, players=players, games=games, level=level, seed=seed)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--agents'") from None
+    out = out or Path("results") / f"arena-{'-'.join(names)}-{players}p-{level}"
+    runner = Arena(config, out)
+    try:
+        summary = runner.run(workers=workers, progress=progress)
+    except ArenaFolderError as error:  # damaged or foreign records, other settings, a run in progress
+        raise click.ClickException(str(error)) from None
+    except OSError as error:  # the folder cannot be written (permissions, a full disk)
+        raise click.FileError(str(error.filename or out), hint=error.strerror or str(error)) from None
+    finally:
+        for note in runner.notes:
+            click.echo(note, err=True)
+    click.echo(format_summary(summary))
+    click.echo(f"\nresults written to {out}/ (results.json, ratings.csv, crosstable.csv, arena.png, games.jsonl)")
+
+
+@click.command()
+@click.option("--vs", "opponent", default="heuristic", show_default=True, help="The agent in the other seats.")
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
+@click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the deal (random if not given).")
+@click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True, help="Your seat (0 plays first).")
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the game's record (every action, for 'seasons replay') to this JSON file, also if you quit.",
+)
+def play(opponent: str, players: int, level: str, seed: int | None, seat: int, record_path: Path | None) -> None:
+    """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit."""
+    try:
+        parse_agent_spec(opponent, "--vs")
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--vs'") from None
+    if seat >= players:
+        raise click.BadParameter(
+            f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
+        )
+    if record_path is not None and not record_path.resolve().parent.is_dir():
+        raise click.BadParameter(f"folder {str(record_path.parent)!r} does not exist", param_hint="'--record'")
+    run_terminal_game(
+        functools.partial(make_agent, opponent),
+        num_players=players,
+        level=level,
+        seed=seed,
+        human_seat=seat,
+        record_path=record_path,
+    )

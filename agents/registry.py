@@ -1,0 +1,21 @@
+"""Registers this package's agents with the library's registry (``seasons_env.registry``).
+
+Named by the ``seasons_env.agents`` entry point in ``pyproject.toml``, so ``seasons arena --agents ...``,
+``seasons play --vs ...`` and the Gymnasium env's ``opponents="..."`` find them without the library importing
+this package.
+"""
+
+from __future__ import annotations
+
+from seasons_env.registry import register_agent
+
+
+def register_all() -> None:
+    """Register ``random``, ``heuristic`` and ``ismcts`` (each at its default settings, seeded by the caller)."""
+    from .heuristic import HeuristicAgent
+    from .ismcts import ISMCTSAgent
+    from .random_agent import RandomAgent
+
+    register_agent("random", RandomAgent, summary="a uniformly random legal action")
+    register_agent("heuristic", HeuristicAgent, summary="one-ply lookahead over a hand-written evaluation")
+    register_agent("ismcts", ISMCTSAgent, summary="information-set MCTS over the heuristic (about 30 s a game)")

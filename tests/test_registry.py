@@ -1,0 +1,96 @@
+"""The agent registry: specs, arguments, errors, and the layering it exists for."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from seasons_env import registry
+from seasons_env.cli import main
+from seasons_env.registry import make_agent, parse_agent_spec, register_agent
+
+
+@pytest.fixture(autouse=True)
+def _private_registry(monkeypatch):
+    monkeypatch.setattr(registry, "_agents", dict(registry.agent_entries()))
+
+
+class Remembers:
+    name = "remembers"
+
+    def __init__(self, seed=None, argument=None):
+        self.seed, self.argument = seed, argument
+
+    def act(self, view, seat, legal):
+        return legal[0]
+
+
+def test_the_shipped_agents_are_registered_through_the_entry_point():
+    assert {"random", "heuristic", "ismcts"} <= set(registry.agent_names())
+    assert type(make_agent("heuristic", 5)).__name__ == "HeuristicAgent"
+
+
+def test_specs_with_arguments():
+    register_agent("model", Remembers, argument="PATH", argument_optional=False)
+    agent = make_agent("model:runs/a.pt", seed=3)
+    assert (agent.seed, agent.argument) == (3, "runs/a.pt")
+    with pytest.raises(ValueError, match=r"agents\[0\]: agent 'model' needs an argument: model:PATH"):
+        make_agent("model", field="agents[0]")
+    with pytest.raises(ValueError, match="has an empty PATH"):
+        make_agent("model:")
+    with pytest.raises(ValueError, match="agent 'heuristic' takes no argument"):
+        parse_agent_spec("heuristic:x")
+
+
+@pytest.mark.parametrize("name", ["", "Two Words", "Upper", "a.b", None])
+def test_bad_names_are_refused(name):
+    with pytest.raises(ValueError, match="agent name"):
+        register_agent(name, Remembers)
+
+
+def test_a_taken_name_needs_replace():
+    register_agent("mine", Remembers)
+    with pytest.raises(ValueError, match="'mine' is already registered"):
+        register_agent("mine", lambda seed: Remembers(seed))
+    register_agent("mine", lambda seed: Remembers(seed, "new"), replace=True)
+    assert make_agent("mine").argument == "new"
+
+
+def test_a_registered_agent_plays_in_the_cli(tmp_path):
+    register_agent("first", Remembers)
+    args = ["arena", "--agents", "random,first", "--games", "2", "--workers", "1", "--level", "apprentice"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "first" in result.output
+
+
+def test_the_library_imports_neither_agents_nor_the_commands():
+    code = (
+        "import sys, seasons_env, seasons_env.cli, seasons_env.gym_env, seasons_env.pettingzoo_env, "
+        "seasons_env.replay, seasons_env.registry\n"
+        "assert not [m for m in sys.modules if m == 'agents' or m.startswith('agents.')], 'agents imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_no_library_module_names_the_agents_package():
+    """A static check too: a lazy ``from agents...`` inside a function would pass the import test above."""
+    import ast
+    from pathlib import Path
+
+    root = Path(registry.__file__).resolve().parent
+    offenders = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            offenders += [f"{path.name}: {n}" for n in names if n == "agents" or n.startswith("agents.")]
+    assert not offenders, offenders
