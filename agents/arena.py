@@ -39,6 +39,7 @@ from seasons_env.files import write_atomic
 from seasons_env.registry import make_agent, parse_agent_spec
 from seasons_env.replay import current_versions
 
+from .arena_pages import notable_lines, write_index, write_notable_replays
 from .base import play_game
 
 if TYPE_CHECKING:
@@ -613,7 +614,9 @@ class Arena:
                     bar.update()
             finally:
                 bar.close()
-            summary = summarize([records[g] for g in sorted(records)], self.config)
+            played = [records[g] for g in sorted(records)]
+            summary = summarize(played, self.config)
+            summary["notable_games"] = write_notable_replays(played, self.out_dir)
             self.write(summary)
         return summary
 
@@ -652,6 +655,7 @@ class Arena:
                     lines.append(f"{a},{b},{c['games']},{_fmt(c['win_rate'])},{c['low']:.4f},{c['high']:.4f}")
         write_atomic(self.out_dir / "crosstable.csv", ("\n".join(lines) + "\n").encode())
         plot(summary, self.out_dir / "arena.png")
+        write_index(summary, self.out_dir)
 
 
 def _append(sink: io.BufferedWriter, record: dict) -> None:
@@ -720,7 +724,12 @@ def plot(summary: dict, path: Path) -> Figure:
         f"{', '.join(config['agents'])}: {summary['games_played']} games, {config['players']} players, "
         f"level {config['level']}"
     )
-    fig.tight_layout()
+    notable = notable_lines(summary.get("notable_games", {}))
+    if notable:  # named at the foot, so the picture leads to the replays (index.html links them)
+        fig.text(0.01, 0.01, "\n".join(notable), fontsize=8, va="bottom", ha="left")
+        fig.tight_layout(rect=(0, 0.035 * len(notable) + 0.01, 1, 1))
+    else:
+        fig.tight_layout()
     picture = io.BytesIO()
     fig.savefig(picture, format="png", dpi=110)
     write_atomic(Path(path), picture.getvalue())
@@ -766,4 +775,8 @@ def format_summary(summary: dict) -> str:
         lines.append(f"{a:<{width}}" + "".join(cells))
     mean_decisions = summary["mean_decisions_per_game"]
     lines += ["", f"mean decisions per game: {mean_decisions:.1f}" if mean_decisions is not None else ""]
+    notable = notable_lines(summary.get("notable_games", {}))
+    if notable:
+        lines += ["notable games (replay pages in the results folder; index.html links them):"]
+        lines += [f"  {line}" for line in notable]
     return "\n".join(lines).rstrip("\n")

@@ -71,7 +71,8 @@ def arena(
         for note in runner.notes:
             click.echo(note, err=True)
     click.echo(format_summary(summary))
-    click.echo(f"\nresults written to {out}/ (results.json, ratings.csv, crosstable.csv, arena.png, games.jsonl)")
+    files = "index.html, results.json, ratings.csv, crosstable.csv, arena.png, replay-*.html, games.jsonl"
+    click.echo(f"\nresults written to {out}/ ({files})")
 
 
 @click.command()

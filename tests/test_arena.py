@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from agents import arena as arena_module
-from agents.arena import Arena, ArenaConfig, lineups, seating, summarize, wilson_interval
+from agents.arena import Arena, ArenaConfig, format_summary, lineups, seating, summarize, wilson_interval
 from agents.random_agent import RandomAgent
 from seasons_env import registry
 from seasons_env.registry import register_agent
@@ -473,3 +473,23 @@ def test_plotting_leaves_the_matplotlib_backend_alone(tmp_path) -> None:
     )
     assert out.stdout.strip() == "svg"
     assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_arena_writes_replays_of_its_notable_games_and_links_them(tmp_path) -> None:
+    from seasons_env.replay import Replay, parse_record
+
+    config = ArenaConfig(agents=("random", "first"), games=6, level="apprentice")
+    summary = Arena(config, tmp_path).run(workers=1, progress=False)
+    notable = json.loads((tmp_path / "results.json").read_text())["notable_games"]
+    assert notable == summary["notable_games"] and set(notable) == {"highest_score", "biggest_upset"}
+    best = max(summary_records := Arena(config, tmp_path).finished(), key=lambda r: max(r["scores"]))
+    high = notable["highest_score"]
+    assert (high["game_index"], high["score"]) == (best["game_index"], max(best["scores"]))
+    page = (tmp_path / high["replay"]).read_text()
+    assert page.startswith("<!doctype html>") and "<script" in page
+    # the page is the replay of that very game: it ends at the recorded scores
+    assert Replay(parse_record(best, "best")).positions[-1].scores() == best["scores"]
+    index = (tmp_path / "index.html").read_text()
+    assert f'href="{high["replay"]}"' in index and 'src="arena.png"' in index
+    assert "notable games" in format_summary(summary) and high["replay"] in format_summary(summary)
+    assert len(summary_records) == 6

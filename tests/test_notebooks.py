@@ -61,3 +61,11 @@ def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for index in figure_cells(notebook):
         shown = [output for output in notebook.cells[index].outputs if "image/png" in output.get("data", {})]
         assert shown, f"{path.name}: cell {index} draws a chart but produced no image/png output"
+    if path.name == "card_strength.ipynb":  # the notable games' replay embedded (issue 13: records lead to replays)
+        html = [
+            o["data"]["text/html"]
+            for c in notebook.cells
+            for o in c.get("outputs", [])
+            if "text/html" in o.get("data", {})
+        ]
+        assert any("<iframe" in h and "replay-highest-score.html" in h for h in html), html
