@@ -8,7 +8,8 @@ is shared by all the samples, and backs up one reward per player:
   this determinization with ``ln(availability)`` in place of ``ln(parent visits)`` (the subset-armed bandit).
 * Opponents' decisions are nodes of the same tree; each node keeps the reward of the player who chose it, so
   every player maximizes their own result.
-* Decisions with a single legal option are applied without a node (they are no choice for anyone).
+* Decisions with a single legal option (the engine asks some, D1 of docs/rulings.md) are applied without a
+  node (they are no choice for anyone).
 * After expanding one node the position is scored by the heuristic's evaluation (``agents/heuristic.py``
   ``margins``: each player's projected lead over its opponents, in score points, as the searching seat can
   judge it: its own cards privately, every other player's from public facts, so that the cards a

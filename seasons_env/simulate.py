@@ -45,7 +45,7 @@ def play_random_game(num_players: int, level: str, seed: int) -> dict:
     The game is ``Game.new(num_players, level, seed=seed)``; the actions come from a numpy Generator seeded from
     ``seed`` too, so the same arguments always give the same game. Returns ``{"seed", "scores", "winners",
     "decisions"}``: final scores by seat, the winning seats (several on a shared win) and the number of decisions
-    taken (steps with a single legal option resolve by themselves and are not counted).
+    taken (steps that resolve by themselves are not counted; see docs/rulings.md D1).
     """
     game = Game.new(num_players, level, seed=seed)
     try:

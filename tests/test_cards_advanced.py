@@ -1118,7 +1118,13 @@ def test_necrotic_kriss_discards_a_familiar_from_hand_for_four_tokens() -> None:
 def test_necrotic_kriss_sacrifices_a_familiar_in_play_for_four_tokens() -> None:
     # ru 44.1 (in play)
     game = scenario(players=[{"hand": [AMULET_OF_AIR], "in_play": [NECROTIC_KRISS, SYLLAS]}])
-    act(game, activate_label("Necrotic Kriss"), *["choose energy: water"] * 4)  # Syllas is the only target
+    act(game, activate_label("Necrotic Kriss"))
+    # Syllas is the only target, but the choice is asked: with a card in hand, whether it has one option or
+    # several hangs on the hand, which the others do not see (issue 15: forced moves were a timing channel)
+    assert game.pending_decision == "necrotic_kriss" and labels(game) == [
+        "choose in play: Syllas the Faithful (copy 1)"
+    ]
+    act(game, "choose in play: Syllas the Faithful (copy 1)", *["choose energy: water"] * 4)
     assert cards_in_play(game) == [NECROTIC_KRISS] and game.discard_pile == [SYLLAS]
     assert game.reserve[0] == (4, 0, 0, 0) and game.hand[0] == (AMULET_OF_AIR,)
 

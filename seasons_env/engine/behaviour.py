@@ -23,6 +23,9 @@ class Behaviour:
 
     card = 0
     stores_tokens = False
+    #: Whether ``can_activate`` reads which cards are in the hand (not only how many): the turn menu is then
+    #: asked even with one option while the card is untapped and the hand not empty (``turn_hangs_on_hand``).
+    activation_reads_hand = False
 
     def on_summon(self, game: State, player: int, instance: int, effects: int) -> None:
         """Resolve the on-summon effect; ``effects`` is Elemental Amulet's set of paid types (a bit mask)."""
@@ -95,3 +98,34 @@ def other_items(game: State, player: int, instance: int) -> int:
 
 def sacrifice_self(game: State, player: int, instance: int) -> None:
     game.sacrifice(player, instance)
+
+
+# Whether a decision's options may hang on cards only its player sees (``steps.StepKind.private``): such a
+# decision is asked even with one legal option. Sizes of hands and of drawn sets are public; contents are not.
+
+
+def several_cards_held(game: State, task: tuple) -> bool:
+    """The decision chooses among its own drawn cards (its ``cards`` argument), and there are several."""
+    return len(task[2]) > 1
+
+
+def several_cards_in_hand(game: State, task: tuple) -> bool:
+    """The decision chooses among the decider's hand cards, and there are several."""
+    return len(game.hand[task[1]]) > 1
+
+
+def cards_in_hand(game: State, task: tuple) -> bool:
+    """Some option may come from the decider's hand (it holds a card)."""
+    return bool(game.hand[task[1]])
+
+
+def turn_hangs_on_hand(game: State, task: tuple) -> bool:
+    """The turn menu's options may hang on the hand's contents: a hand card could be summoned (there is room
+    in play), or an untapped card's activation depends on which cards are in the hand."""
+    p = task[1]
+    if not game.hand[p]:
+        return False
+    if game.has_room(p):
+        return True
+    tapped = game.tapped
+    return any(BEHAVIOUR[CARD_OF[i]].activation_reads_hand and not tapped >> i & 1 for i in game.in_play[p])

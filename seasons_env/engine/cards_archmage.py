@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from . import actions as A
 from . import steps
-from .behaviour import Behaviour, card, card_options, in_play_options, other_items
+from .behaviour import Behaviour, card, card_options, cards_in_hand, in_play_options, other_items, several_cards_in_hand
 from .data import AIR, CARD_OF, EARTH, FIRE, IS_ITEM, PRESTIGE, WATER, Card
 from .payment import DISCARD_TOKENS, ENTER_PLAY
 from .state import TRANSMUTE_ABILITY
@@ -207,6 +207,7 @@ CROWN_DISCARD_PICK = steps.decision(
     lambda game, task: card_options(game.hand[task[1]]),
     _res_crown_discard,
     doc="Vampiric Crown: the card discarded from hand",
+    private=several_cards_in_hand,
 )
 
 
@@ -331,12 +332,18 @@ def _res_kriss(game: State, task: Task, action: int) -> None:
 
 
 KRISS_TARGET = steps.decision(
-    "necrotic_kriss", _opt_kriss, _res_kriss, doc="Necrotic Kriss: a familiar to discard from hand or sacrifice"
+    "necrotic_kriss",
+    _opt_kriss,
+    _res_kriss,
+    doc="Necrotic Kriss: a familiar to discard from hand or sacrifice",
+    private=cards_in_hand,
 )
 
 
 @card(Card.NECROTIC_KRISS)
 class NecroticKriss(Behaviour):
+    activation_reads_hand = True  # offered only with a familiar in hand or in play
+
     def can_activate(self, game, player, instance):
         return any(not IS_ITEM[c] for c in game.hand[player]) or any(
             not IS_ITEM[CARD_OF[i]] for i in game.in_play[player]

@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING
 
 from . import actions as A
 from . import steps
-from .behaviour import Behaviour, card, card_options, in_play_options, other_items, sacrifice_self
+from .behaviour import (
+    Behaviour,
+    card,
+    card_options,
+    in_play_options,
+    other_items,
+    sacrifice_self,
+    several_cards_held,
+    several_cards_in_hand,
+)
 from .data import CARD_OF, FACES_PER_DIE, IS_ITEM, Card
 from .flow import KEEP_ONE
 from .payment import DISCARD_TOKENS, PAYMENT
@@ -120,6 +129,7 @@ CHALICE_PICK = steps.decision(
     _res_chalice,
     ("cards",),
     doc="the drawn card to put into play for free",
+    private=several_cards_held,
 )
 
 
@@ -184,6 +194,7 @@ NARIA_KEEP = steps.decision(
     _res_naria_keep,
     ("cards",),
     doc="Naria the Prophetess: the drawn card you keep",
+    private=several_cards_held,
 )
 NARIA_GIVE = steps.decision(
     "naria_give",
@@ -191,6 +202,7 @@ NARIA_GIVE = steps.decision(
     _res_naria_give,
     ("cards", "recipients"),
     doc="Naria the Prophetess: the card given to the first listed opponent",
+    private=several_cards_held,
 )
 
 
@@ -336,6 +348,7 @@ DREAMS_PICK = steps.decision(
     lambda game, task: card_options(game.hand[task[1]]),
     _res_dreams,
     doc="Potion of Dreams: the card from hand to put into play for free",
+    private=several_cards_in_hand,
 )
 
 

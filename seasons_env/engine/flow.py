@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import actions as A
 from . import steps
-from .behaviour import BEHAVIOUR
+from .behaviour import BEHAVIOUR, several_cards_held, several_cards_in_hand, turn_hangs_on_hand
 from .data import (
     CARD_OF,
     DICE,
@@ -46,7 +46,13 @@ def _res_draft_pick(game: State, task: tuple, action: int) -> None:
     game.hand_add(p, card)
 
 
-DRAFT_PICK = steps.decision("draft_pick", _opt_draft_pick, _res_draft_pick, doc="pick a card from the pack held")
+DRAFT_PICK = steps.decision(
+    "draft_pick",
+    _opt_draft_pick,
+    _res_draft_pick,
+    doc="pick a card from the pack held",
+    private=lambda game, task: len(game.draft_pack[task[1]]) > 1,
+)
 
 
 def _run_draft_pass(game: State, task: tuple) -> None:
@@ -86,7 +92,12 @@ def _res_library(game: State, task: tuple, action: int) -> None:
 
 
 LIBRARY_SPLIT = steps.decision(
-    "library_split", _opt_library, _res_library, ("year",), doc="put a card of the hand into the library set of a year"
+    "library_split",
+    _opt_library,
+    _res_library,
+    ("year",),
+    doc="put a card of the hand into the library set of a year",
+    private=several_cards_in_hand,
 )
 
 
@@ -244,7 +255,12 @@ def _res_keep_one(game: State, task: tuple, action: int) -> None:
 
 
 KEEP_ONE = steps.decision(
-    "keep_one", _opt_choose_from, _res_keep_one, ("cards",), doc="keep one of the drawn cards, discard the rest"
+    "keep_one",
+    _opt_choose_from,
+    _res_keep_one,
+    ("cards",),
+    doc="keep one of the drawn cards, discard the rest",
+    private=several_cards_held,
 )
 
 
@@ -327,7 +343,9 @@ def activate(game: State, player: int, instance: int) -> None:
     BEHAVIOUR[CARD_OF[instance]].activate(game, player, instance)
 
 
-TURN = steps.decision("turn", _opt_turn, _res_turn, doc="the free actions of a turn, until it ends")
+TURN = steps.decision(
+    "turn", _opt_turn, _res_turn, doc="the free actions of a turn, until it ends", private=turn_hangs_on_hand
+)
 
 
 # ---------------------------------------------------------------------------- end of round, seasons, years, end of game

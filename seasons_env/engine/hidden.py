@@ -28,7 +28,8 @@ def determinize(state: S, player: int, rng: np.random.Generator) -> S:
 
     Opponents' hands, library sets and draft packs, the draw pile's order, the discard pile and the
     cards other players are privately choosing among are pooled and dealt back into the same places
-    (same sizes); the top card a Crystal Orb showed ``player`` stays on top. The copy also gets a new
+    (same sizes); the top card a Crystal Orb showed ``player`` stays on top; other seats' memories of the draft
+    (``draft_seen``) are emptied. The copy also gets a new
     random generator from ``rng``, so that future dice and shuffles are not the real ones. The caller
     (``Game.determinize``) recomputes the legal options of the pending decision. Everything
     ``player`` may know — its observation — is unchanged (``tests/test_determinize.py``).
@@ -41,6 +42,9 @@ def determinize(state: S, player: int, rng: np.random.Generator) -> S:
         raise ValueError(f"player must be a seat 0..{state.num_players - 1}; got {player!r}")
     game = state.clone()
     game.set_rng(np.random.Generator(np.random.PCG64(int(rng.integers(2**63)))))
+    # What other seats saw in the draft is their memory, not this seat's: in 3-4 player games it names cards
+    # this seat never saw (and that sit in their hands). The view keeps none of it.
+    game.draft_seen = [seen if q == player else 0 for q, seen in enumerate(game.draft_seen)]
     pool: list[int] = []  # every card the seat cannot see
     slots: list[tuple[str, int, int]] = []  # the hidden zones to deal them back into: (zone, seat, size)
     for q in range(state.num_players):

@@ -207,6 +207,7 @@ class Game(State):
     def _run(self) -> None:
         stack = self.stack
         options_of = steps.OPTIONS
+        private_of = steps.PRIVATE
         while stack:
             if self._overflow_check:
                 self._overflow_check = False
@@ -219,7 +220,7 @@ class Game(State):
                 steps.RUN[kind](self, task)
                 continue
             legal = options(self, task)
-            if len(legal) > 1:
+            if len(legal) > 1 or (legal and private_of[kind] is not None and private_of[kind](self, task)):
                 self._legal = legal
                 return
             stack.pop()

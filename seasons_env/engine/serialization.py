@@ -31,7 +31,11 @@ from .data import (
 from .state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED, ZERO4, State, check_num_players
 
 STATE_FORMAT = "seasons-env/state"
-STATE_VERSION = 1
+#: 2: a decision whose options hang on cards only its player sees is asked even with a single option
+#: (``steps.StepKind.private``), so records of version 1 have fewer decisions. The format itself is unchanged:
+#: version-1 positions are read as they are.
+STATE_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 #: The bit generators a position may name, by an explicit table: a name read from a file is never looked up.
 BIT_GENERATORS = {"PCG64": np.random.PCG64}
@@ -108,8 +112,11 @@ def from_dict(cls: type[S], d: dict) -> S:
     them). Every key but ``num_players`` is optional (see the docs)."""
     if not isinstance(d, dict):
         raise ValueError(f"state must be a dict, got {type(d).__name__}")
-    if d.get("format", STATE_FORMAT) != STATE_FORMAT or d.get("version", STATE_VERSION) != STATE_VERSION:
-        raise ValueError(f"state: unsupported format/version {d.get('format')!r}/{d.get('version')!r}")
+    if d.get("format", STATE_FORMAT) != STATE_FORMAT or d.get("version", STATE_VERSION) not in READABLE_VERSIONS:
+        raise ValueError(
+            f"state: unsupported format/version {d.get('format')!r}/{d.get('version')!r}; this engine reads "
+            f"{STATE_FORMAT!r} versions {', '.join(map(str, READABLE_VERSIONS))}"
+        )
     if "num_players" not in d:
         raise ValueError("state: field 'num_players' is required")
     n = check_num_players(d["num_players"], "state: field 'num_players'")

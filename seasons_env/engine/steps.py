@@ -94,6 +94,10 @@ class StepKind:
     options: Callable[[State, Task], list[int]] | None = None
     resolve: Callable[[State, Task, int], None] | None = None
     doc: str = ""
+    #: For a decision whose options may hang on what only its player sees (a hand, a pack, drawn cards): true
+    #: when they may in this position. Such a decision is asked even with a single legal option, so whether it
+    #: is asked tells the other seats nothing (only decisions with public options resolve by themselves).
+    private: Callable[[State, Task], bool] | None = None
 
     @property
     def is_decision(self) -> bool:
@@ -107,6 +111,7 @@ STEP_BY_NAME: dict[str, StepKind] = {}
 OPTIONS: list[Any] = [None] * len(KINDS)
 RESOLVE: list[Any] = [None] * len(KINDS)
 RUN: list[Any] = [None] * len(KINDS)
+PRIVATE: list[Any] = [None] * len(KINDS)
 
 
 def kind(name: str) -> int:
@@ -125,6 +130,7 @@ def _register(spec: StepKind) -> int:
     OPTIONS[spec.kind] = spec.options
     RESOLVE[spec.kind] = spec.resolve
     RUN[spec.kind] = spec.run
+    PRIVATE[spec.kind] = spec.private
     return spec.kind
 
 
@@ -139,9 +145,13 @@ def decision(
     resolve: Callable[[State, Task, int], None],
     args: tuple[str, ...] = (),
     doc: str = "",
+    private: Callable[[State, Task], bool] | None = None,
 ) -> int:
-    """Register the rules of a decision step; returns its kind id. ``options`` returns sorted, distinct ids."""
-    return _register(StepKind(kind(name), name, args, options=options, resolve=resolve, doc=doc))
+    """Register the rules of a decision step; returns its kind id. ``options`` returns sorted, distinct ids.
+
+    ``private(game, task)`` says whether the options may depend on cards only the decider sees; if so, the
+    decision is asked even when a single option is legal (see ``StepKind.private``)."""
+    return _register(StepKind(kind(name), name, args, options=options, resolve=resolve, doc=doc, private=private))
 
 
 def spec(kind_id: int) -> StepKind:
