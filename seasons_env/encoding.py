@@ -20,7 +20,11 @@ from .engine.data import CARD_OF, DICE, DICE_PER_SEASON, NUM_CARDS, instance_of
 from .engine.state import AMULET_INSTANCES
 
 #: Bump when the layout or the meaning of any value changes (trained models depend on it; tests/test_golden.py).
-OBSERVATION_VERSION = 1
+#: New facts are appended as new slices, so a layout is a prefix of the next one: version 2 appended
+#: ``piles``, ``game_dice``, ``opponents_turn`` and ``deferred_tokens`` (1,095 values before, 1,127 now).
+OBSERVATION_VERSION = 2
+#: The size of each version's vector: a model trained on an earlier version reads the first values.
+OBSERVATION_SIZES = {1: 1095}
 MAX_SEATS = 4
 CAULDRON_INSTANCES = (instance_of(Card.GLUTTON_CAULDRON, 0), instance_of(Card.GLUTTON_CAULDRON, 1))
 DECISION_KINDS = steps.decision_kinds()
@@ -131,7 +135,27 @@ OPPONENTS = _L(
     "reserve limit/10, hand size, library sizes (2); bonuses one-hot (4); reserve (4); stored tokens (16); "
     "cards in play per card (50); tapped per card (50)",
 )
+# Appended in version 2: public facts that version 1 did not show (issue 15's blind spots).
+PILE_SCALE = 100.0
+PILES = _L("piles", 2, "cards in the draw pile / 100, cards in the discard pile / 100")
+GAME_DICE = _L(
+    "game_dice",
+    4 * DICE_PER_SEASON,
+    "per season (winter, spring, summer, autumn) x die (5): the die is one of this game's dice (public from the "
+    "start)",
+)
+OPPONENTS_TURN = _L(
+    "opponents_turn",
+    2 * (MAX_SEATS - 1),
+    "per opponent seat 1..3 to the left: in its turn, it may transmute; it used the transmute bonus this turn",
+)
+DEFERRED = _L(
+    "deferred_tokens",
+    MAX_SEATS,
+    "per relative seat (0 = self): Hourglass of Time tokens owed after a Temporal Boots season change",
+)
 OBSERVATION_SIZE = LAYOUT.size
+OBSERVATION_SIZES[OBSERVATION_VERSION] = OBSERVATION_SIZE
 
 _RESERVE_LIMIT_SCALE = 10.0
 
@@ -241,6 +265,16 @@ def encode_observation(game: Game, observer: int, out: np.ndarray | None = None)
             out[at + OPP_IN_PLAY + c - 1] += 1.0
             if tapped >> inst & 1:
                 out[at + OPP_TAPPED + c - 1] += 1.0
+        out[OPPONENTS_TURN + 2 * (k - 1)] = game.can_transmute(q)
+        out[OPPONENTS_TURN + 2 * (k - 1) + 1] = game.used_transmute_bonus(q)
+    # public facts appended in version 2
+    out[PILES] = len(game.draw_pile) / PILE_SCALE
+    out[PILES + 1] = len(game.discard_pile) / PILE_SCALE
+    for season, dice in enumerate(game.game_dice):
+        for die in dice:
+            out[GAME_DICE + season * DICE_PER_SEASON + die] = 1.0
+    for seat, tokens in game.deferred_tokens:
+        out[DEFERRED + _rel(seat, observer, n)] += tokens
     return out
 
 

@@ -286,3 +286,116 @@ def test_every_private_decision_kind_declares_when_it_is_asked() -> None:
         "potion_of_dreams",
         "necrotic_kriss",
     }
+
+
+# ---------------------------------------------------------------------------- the converse: no blind spot
+
+
+def _turn_position(num_players: int) -> Game:
+    """A position in year 1 or 2, at a turn, every seat with a card in play and cards left in the draw pile."""
+    for seed in range(200):
+        game = Game.new(num_players, "archmage", seed=seed)
+        for _ in random_play(game, np.random.default_rng(seed)):
+            if game.year > 2:
+                break
+            if (
+                game.pending_decision == "turn"
+                and all(game.in_play[q] for q in range(num_players))
+                and len(game.draw_pile) > 3
+                and not game.deferred_tokens
+            ):
+                return game.clone()
+    raise AssertionError("no such position")
+
+
+def _move_top_card(d: dict, to: list, item=None) -> None:
+    card = d["draw_pile"].pop()
+    to.append(card if item is None else item(card))
+
+
+def _public_changes(d: dict, q: int) -> dict:
+    """Changes of one public fact each (of seat ``q`` where it is per seat), keeping the position consistent."""
+    player = d["players"][q]
+    n = d["num_players"]
+    season = ("winter", "spring", "summer", "autumn")
+    other_season = next(s for s in season if s != d["dice_season"])
+    unused = sorted(set(range(5)) - set(d["game_dice"][other_season]))
+
+    def change(path: str, edit) -> tuple[str, object]:
+        return path, edit
+
+    changes = [
+        change(f"players[{q}].crystals", lambda d: d["players"][q].update(crystals=player["crystals"] + 3)),
+        change(
+            f"players[{q}].summoning_gauge",
+            lambda d: d["players"][q].update(
+                summoning_gauge=min(15, player["summoning_gauge"] + 1) if player["summoning_gauge"] < 15 else 14
+            ),
+        ),
+        change(
+            f"players[{q}].bonuses_used",
+            lambda d: d["players"][q].update(bonuses_used=(player["bonuses_used"] + 1) % 4),
+        ),
+        change(f"players[{q}].hand (size)", lambda d: _move_top_card(d, d["players"][q]["hand"])),
+        change(f"players[{q}].library.year3 (size)", lambda d: _move_top_card(d, d["players"][q]["library"]["year3"])),
+        change(f"players[{q}].in_play", lambda d: _move_top_card(d, d["players"][q]["in_play"], lambda c: {"card": c})),
+        change(
+            f"players[{q}].in_play[0].tapped",
+            lambda d: d["players"][q]["in_play"][0].update(tapped=not d["players"][q]["in_play"][0]["tapped"]),
+        ),
+        change("draw/discard split", lambda d: _move_top_card(d, d["discard_pile"])),
+        change("deferred_tokens", lambda d: d.update(deferred_tokens=[[q, 1]])),
+        change("first_player", lambda d: d.update(first_player=(d["first_player"] + 1) % n)),
+        change("position", lambda d: d.update(position=d["position"] % 12 + 1)),
+        change("rolled[0].face", lambda d: d["rolled"][0].update(face=(d["rolled"][0]["face"] + 1) % 6)),
+    ]
+    for energy in ("water", "earth", "fire", "air"):
+        changes.append(
+            change(
+                f"players[{q}].reserve.{energy}",
+                lambda d, e=energy: d["players"][q]["reserve"].update(
+                    {e: d["players"][q]["reserve"][e] + 1 if sum(d["players"][q]["reserve"].values()) < 7 else 0}
+                ),
+            )
+        )
+    if unused:  # with 4 players every die is in the game
+        changes.append(
+            change(
+                f"game_dice.{other_season}",
+                lambda d: d["game_dice"].update({other_season: sorted([*d["game_dice"][other_season][1:], unused[0]])}),
+            )
+        )
+    if d["turn_player"] == q:
+        changes.append(
+            change(
+                "turn.transmute_ability",
+                lambda d: d["turn"].update(transmute_ability=not d["turn"]["transmute_ability"]),
+            )
+        )
+        changes.append(
+            change(
+                "turn.transmute_bonus_used",
+                lambda d: d["turn"].update(transmute_bonus_used=not d["turn"]["transmute_bonus_used"]),
+            )
+        )
+    return dict(changes)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_every_public_fact_reaches_every_seat(num_players: int) -> None:
+    """The converse of the paired states: a change of any public fact changes every seat's observation."""
+    game = _turn_position(num_players)
+    state = game.to_dict()
+    blind = []
+    checked = 0
+    for q in range(num_players):
+        for path, edit in _public_changes(state, q).items():
+            d = copy.deepcopy(state)
+            edit(d)
+            changed = Game.from_dict(d)
+            for seat in range(num_players):
+                if encode_observation(changed, seat).tobytes() == encode_observation(game, seat).tobytes():
+                    blind.append(f"seat {seat} does not see {path}")
+                checked += 1
+    assert not blind, blind
+    assert checked >= num_players * num_players * 16
