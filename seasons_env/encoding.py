@@ -141,8 +141,7 @@ PILES = _L("piles", 2, "cards in the draw pile / 100, cards in the discard pile 
 GAME_DICE = _L(
     "game_dice",
     4 * DICE_PER_SEASON,
-    "per season (winter, spring, summer, autumn) x die (5): the die is one of this game's dice (public from the "
-    "start)",
+    "per season (winter, spring, summer, autumn) x die (5): the die is one of this game's dice (public from the start)",
 )
 OPPONENTS_TURN = _L(
     "opponents_turn",
