@@ -241,3 +241,15 @@ def test_arrays_are_copies_and_out_buffers_are_checked() -> None:
 def test_bad_construction_arguments_are_refused(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         VectorGame(**kwargs)
+
+
+def test_differential_check_reports_a_divergence_with_its_position() -> None:
+    games = [Game.new(2, "magician", seed=s) for s in (1, 2)]
+    batch = VectorGame.from_games(games)
+    assert compare_batch(batch, games) is None
+    swapped = [games[1], games[0]]
+    divergence = compare_batch(batch, swapped, "here:")
+    assert divergence is not None and divergence.startswith("here: game 0: ")
+    moved = [games[0], games[1].clone()]
+    moved[1].apply(moved[1].legal_action_list()[0])
+    assert compare_batch(batch, moved).startswith(" game 1: ")

@@ -112,7 +112,10 @@ class LearnerBatch:
         self._start(np.ones(self.num_envs, dtype=np.bool_))
 
     def restart(self, mask: np.ndarray) -> None:
-        """Start the next episode of the games in ``mask`` and play their opponents up to the learner."""
+        """Start the next episode of the games in ``mask`` and play their opponents up to the learner (restarting
+        every game also clears an earlier opponent failure)."""
+        if mask.all():
+            self.broken = False
         self.batch.reset(mask)
         self._start(mask)
 

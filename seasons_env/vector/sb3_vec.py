@@ -46,6 +46,7 @@ class SeasonsVecEnv(VecEnv):
         )
         self.render_mode = None
         self._actions: np.ndarray | None = None
+        self._started = False
         super().__init__(
             self.learner.num_envs,
             spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
@@ -58,12 +59,14 @@ class SeasonsVecEnv(VecEnv):
         return self.learner.batch
 
     def reset(self) -> np.ndarray:
-        """Every game restarts: from the seed given to ``seed()`` if one was (then consumed), else its next episode."""
+        """Every game restarts: from the seed given to ``seed()`` if one was (then consumed); else the first reset
+        starts episode 0 of the constructor's ``seed`` and later ones the next episode of every game."""
         seed = self._seeds[0]
         if seed is not None:
             self.learner.reseed(int(seed))
-        else:
+        elif self._started or self.learner.broken:
             self.learner.restart(np.ones(self.num_envs, dtype=np.bool_))
+        self._started = True
         self._reset_seeds()
         self.reset_infos = [{"seat": int(seat)} for seat in self.learner.seat]
         return self.learner.observations()
