@@ -302,24 +302,36 @@ class VectorGame:
 
     def _refresh(self, idx: np.ndarray) -> None:
         """Rewrite the arrays of games ``idx`` from their positions."""
+        # Gathered into lists and written with one fancy assignment per array: scalar numpy writes cost more.
         mask = self._mask
         mask[idx] = False
         self._obs_stale[idx] = True
+        self._final_scores[idx] = 0
+        self._winners[idx] = False
+        current = []
+        rows: list[int] = []
+        columns: list[int] = []
+        finished = []
         for i in idx.tolist():
             game = self._games[i]
-            if game.is_over:
-                self._over[i] = True
-                self._current[i] = -1
-                self._final_scores[i] = game.final_scores
-                self._winners[i] = False
-                self._winners[i, game.winners()] = True
+            if game.final_scores is not None:
+                current.append(-1)
+                finished.append(i)
             else:
-                self._over[i] = False
-                self._current[i] = game.current_player
-                self._last_player[i] = game.current_player
-                self._final_scores[i] = 0
-                self._winners[i] = False
-                mask[i, game.legal_action_list()] = True
+                current.append(game.current_player)
+                legal = game.legal_action_list()
+                rows.extend([i] * len(legal))
+                columns.extend(legal)
+        current_arr = np.array(current, dtype=np.int64)
+        self._current[idx] = current_arr
+        self._over[idx] = current_arr < 0
+        running = current_arr >= 0
+        self._last_player[idx[running]] = current_arr[running]
+        mask[rows, columns] = True
+        for i in finished:
+            game = self._games[i]
+            self._final_scores[i] = game.final_scores
+            self._winners[i, game.winners()] = True
 
     def _encode(self, idx: np.ndarray, seats: np.ndarray) -> None:
         """Write the observation of ``seats[j]`` in game ``idx[j]`` into row ``idx[j]`` of the buffer."""
