@@ -225,15 +225,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=None, help="budget per cell (default 6, quick 1.5)")
     parser.add_argument("--level", default="archmage", choices=["apprentice", "magician", "archmage"])
     parser.add_argument("--profile", action="store_true", help="only the cProfile breakdown (batch 128, 400 steps)")
+    parser.add_argument("--batches", default=None, help="comma-separated batch sizes (default 1,64,1024,4096)")
+    parser.add_argument("--profile-steps", type=int, default=400, help="batched steps profiled (default 400)")
     parser.add_argument("--skip-ppo", action="store_true", help="leave out the MaskablePPO throughput")
     args = parser.parse_args(argv)
     if args.profile:
         for players in (2, 4):
-            profile(128, players, args.level, 400)
+            profile(128, players, args.level, args.profile_steps)
             print()
         return 0
     seconds = args.seconds if args.seconds is not None else (1.5 if args.quick else 6.0)
     batches = [1, 64, 1024] if args.quick else [1, 64, 1024, 4096]
+    if args.batches is not None:
+        try:
+            batches = [int(size) for size in args.batches.split(",")]
+        except ValueError:
+            parser.error(f"--batches must be comma-separated positive ints; got {args.batches!r}")
+        if min(batches) < 1:
+            parser.error(f"--batches must be comma-separated positive ints; got {args.batches!r}")
     speed_table(batches, seconds, args.level)
     if not args.skip_ppo:
         print()
