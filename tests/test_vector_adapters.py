@@ -284,3 +284,22 @@ def test_batched_pettingzoo_style_loop() -> None:
             assert state.restarted[i] and state.current_player[i] >= 0
             return
     raise AssertionError("no game ended")
+
+
+def test_sb3_wrappers_and_self_play_training() -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import VecCheckNan, VecNormalize
+
+    torch.set_num_threads(1)
+    env = VecNormalize(VecCheckNan(SeasonsVecEnv(num_envs=4, num_players=3, self_play=True, seed=1)), norm_reward=False)
+    obs = env.reset()
+    assert obs.shape == (4, OBSERVATION_SIZE)
+    masks = get_action_masks(env)
+    assert masks.shape == (4, NUM_ACTIONS) and np.array_equal(masks, env.unwrapped.action_masks())
+    _, _, _, infos = env.step(_masked_random(masks, np.random.default_rng(0)))
+    assert [info["seat"] for info in infos] == env.unwrapped.batch.current_player.tolist()
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, gamma=1.0, seed=0)
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
