@@ -50,6 +50,15 @@ def test_make_vec_builds_the_batched_env_with_next_step_autoreset() -> None:
     assert infos["action_mask"].shape == (3, NUM_ACTIONS) and infos["_action_mask"].all()
 
 
+def test_make_vec_default_mode_is_the_batched_env_and_sync_still_works() -> None:
+    # Gymnasium prefers the spec's vector_entry_point when no mode is given; "sync" keeps SyncVectorEnv.
+    assert isinstance(gymnasium.make_vec(seasons_env.GYM_ENV_ID, num_envs=2), SeasonsVectorEnv)
+    sync = gymnasium.make_vec(seasons_env.GYM_ENV_ID, num_envs=2, vectorization_mode="sync")
+    assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
+    obs, _ = sync.reset(seed=0)
+    assert obs.shape == (2, OBSERVATION_SIZE)
+
+
 def test_reset_and_step_are_deterministic_and_observe_the_learner() -> None:
     runs = []
     for _ in range(2):
