@@ -30,13 +30,13 @@ def game_seed(seed: int, index: int, episode: int) -> int:
     return (int(words[0]) << 31) | (int(words[1]) >> 1)  # 63 bits: any non-negative int Game.new accepts
 
 
-def _check_seed(seed: object) -> int:
+def check_seed(seed: object) -> int:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"seed must be a non-negative int; got {seed!r}")
     return int(seed)
 
 
-def _check_batch_mask(mask: object, batch_size: int, field: str) -> np.ndarray:
+def check_batch_mask(mask: object, batch_size: int, field: str) -> np.ndarray:
     """``mask`` as a bool array of shape ``[batch_size]``; a ``ValueError`` naming ``field`` otherwise."""
     array = np.asarray(mask)
     if array.dtype != np.bool_ or array.shape != (batch_size,):
@@ -93,7 +93,7 @@ class VectorGame:
             raise ValueError(f"batch_size must be a positive int; got {batch_size!r}")
         num_players = check_num_players(num_players)
         check_choice("level", level, LEVELS)
-        seed = _check_seed(seed)
+        seed = check_seed(seed)
         self._setup(int(batch_size), num_players, level, seed, autoreset)
         self._games = [Game.new(num_players, level, seed=game_seed(seed, i, 0)) for i in range(self.batch_size)]
         self._refresh(np.arange(self.batch_size))
@@ -114,7 +114,7 @@ class VectorGame:
                     f"{games[0].num_players}-player {games[0].level} game (one batch holds one player count and level)"
                 )
         batch = cls.__new__(cls)
-        batch._setup(len(games), games[0].num_players, games[0].level, _check_seed(seed), autoreset)
+        batch._setup(len(games), games[0].num_players, games[0].level, check_seed(seed), autoreset)
         batch._games = [game.clone() for game in games]
         batch._refresh(np.arange(batch.batch_size))
         return batch
@@ -249,7 +249,7 @@ class VectorGame:
                 f"actions must be an integer array of shape ({b},), one action id per game; got dtype "
                 f"{actions.dtype} shape {actions.shape}"
             )
-        selected = np.ones(b, dtype=np.bool_) if where is None else _check_batch_mask(where, b, "where")
+        selected = np.ones(b, dtype=np.bool_) if where is None else check_batch_mask(where, b, "where")
         stepped = selected & ~self._over
         idx = np.flatnonzero(stepped)
         chosen = actions[idx]
@@ -281,7 +281,7 @@ class VectorGame:
         mask = (
             np.ones(self.batch_size, dtype=np.bool_)
             if mask is None
-            else _check_batch_mask(mask, self.batch_size, "mask")
+            else check_batch_mask(mask, self.batch_size, "mask")
         )
         self._restart(np.flatnonzero(mask))
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..engine import IllegalActionError, check_choice
 from ..engine.actions import NUM_ACTIONS
 from ..pettingzoo_env import ILLEGAL, REWARDS, final_rewards
-from .core import VectorGame, _check_seed
+from .core import VectorGame, check_seed
 from .policies import choose_actions, make_policy
 
 
@@ -61,7 +61,7 @@ class LearnerBatch:
         check_choice("illegal", illegal, ILLEGAL)
         if not isinstance(self_play, bool):
             raise ValueError(f"self_play must be True or False; got {self_play!r}")
-        self.batch = VectorGame(num_envs, num_players, level, _check_seed(seed), autoreset=False)
+        self.batch = VectorGame(num_envs, num_players, level, check_seed(seed), autoreset=False)
         n = self.batch.num_players
         if agent_seat != "random" and (
             isinstance(agent_seat, bool) or not isinstance(agent_seat, numbers.Integral) or not 0 <= agent_seat < n
@@ -104,7 +104,7 @@ class LearnerBatch:
 
     def reseed(self, seed: int) -> None:
         """Start over: every game from episode 0 of a batch seeded with ``seed``, the policies reseeded."""
-        self.seed = _check_seed(seed)
+        self.seed = check_seed(seed)
         self.batch = VectorGame(self.num_envs, self.num_players, self.batch.level, self.seed, autoreset=False)
         if not self.self_play:
             self.groups = self._policy_groups(self.opponents_spec)

@@ -33,7 +33,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..encoding import OBSERVATION_SIZE
 from ..engine.actions import NUM_ACTIONS
-from .core import _check_batch_mask
+from .core import check_batch_mask
 from .driver import LearnerBatch, LearnerStep
 
 RESET_OPTIONS = ("reset_mask",)
@@ -101,7 +101,7 @@ class SeasonsVectorEnv(VectorEnv):
             raise ValueError(f"options: unknown key(s) {', '.join(map(repr, unknown))}; accepted: 'reset_mask'")
         if "reset_mask" not in options:
             return None
-        return _check_batch_mask(options["reset_mask"], self.num_envs, "options['reset_mask']")
+        return check_batch_mask(options["reset_mask"], self.num_envs, "options['reset_mask']")
 
     def step(self, actions: object) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per environment (``[N]`` integers); games that ended on the previous step restart instead."""
