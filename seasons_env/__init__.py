@@ -6,7 +6,9 @@ importing this package registers them under one id, ``"seasons_env/Seasons-v0"``
 - PettingZoo AEC: ``seasons_env.env(**kwargs)`` (or ``raw_env`` without PettingZoo's order-enforcing wrapper),
   or through PettingZoo's registry (PettingZoo 1.27 and later):
   ``pettingzoo.make("aec", "seasons_env/Seasons-v0", **kwargs)``, the same environment as ``env()``.
-- Gymnasium single-agent: ``gymnasium.make("seasons_env/Seasons-v0", **kwargs)``.
+- Gymnasium single-agent: ``gymnasium.make("seasons_env/Seasons-v0", **kwargs)``; N games in one batched
+  environment: ``gymnasium.make_vec("seasons_env/Seasons-v0", num_envs=N, vectorization_mode="vector_entry_point")``
+  (``seasons_env.vector``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ if importlib.util.find_spec("gymnasium") is not None:
     import gymnasium
 
     if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ENV_ID, entry_point="seasons_env.gym_env:SeasonsGymEnv")
+        gymnasium.register(
+            id=GYM_ENV_ID,
+            entry_point="seasons_env.gym_env:SeasonsGymEnv",
+            # gymnasium.make_vec(GYM_ENV_ID, num_envs=N, vectorization_mode="vector_entry_point"): the batched core
+            vector_entry_point="seasons_env.vector.gym_vector:make_vector_env",
+        )
 
 if importlib.util.find_spec("pettingzoo") is not None:
     import pettingzoo

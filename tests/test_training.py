@@ -9,11 +9,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "training"))
 
+import pytest  # noqa: E402
 import train_maskable_ppo  # noqa: E402
 
 
-def test_training_script_trains_saves_and_evaluates(tmp_path, capsys) -> None:
+@pytest.mark.parametrize("vec", ["batched", "dummy"])
+def test_training_script_trains_saves_and_evaluates(tmp_path, capsys, vec: str) -> None:
     args = ["--level", "apprentice", "--timesteps", "256", "--n-steps", "128", "--eval-episodes", "3"]
+    args += ["--vec", vec, "--envs", "4"]
     assert train_maskable_ppo.main([*args, "--out", str(tmp_path)]) == 0
     assert (tmp_path / "model.zip").stat().st_size > 1000
     results = json.loads((tmp_path / "evaluation.json").read_text())

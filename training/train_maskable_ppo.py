@@ -3,8 +3,12 @@
     python training/train_maskable_ppo.py --timesteps 200000 --opponents heuristic --out results/ppo
 
 The learning seat rotates (``agent_seat="random"``); the other seats are played by ``--opponents``
-(``random`` or ``heuristic``). Progress is logged to stdout; at the end the model is saved to
-``OUT/model.zip`` and evaluated against random and heuristic opponents, with Wilson 95% intervals.
+(``random`` or ``heuristic``). Training runs ``--envs`` games at once through the batched SB3 adapter
+``seasons_env.vector.SeasonsVecEnv`` (``--vec batched``, the default; one object, opponents answered in one call
+per step for all games waiting on them), or through SB3's ``DummyVecEnv`` of single ``SeasonsGymEnv`` (``--vec
+dummy``, the earlier route). ``--n-steps`` is the rollout length summed over the environments. Progress is
+logged to stdout; at the end the model is saved to ``OUT/model.zip`` and evaluated against random and heuristic
+opponents, with Wilson 95% intervals.
 """
 
 from __future__ import annotations
@@ -33,6 +37,17 @@ def make_env(level: str, players: int, opponents: str, reward: str, seed: int):
     return Monitor(
         SeasonsGymEnv(num_players=players, level=level, opponents=policy, agent_seat="random", reward=reward)
     )
+
+
+def make_training_env(vec: str, envs: int, level: str, players: int, opponents: str, reward: str, seed: int):
+    """The vectorised training environment: the batched adapter, or a DummyVecEnv of single environments."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    if vec == "batched":
+        from seasons_env.vector import SeasonsVecEnv
+
+        return VecMonitor(SeasonsVecEnv(envs, players, level, opponents, agent_seat="random", reward=reward, seed=seed))
+    return DummyVecEnv([lambda k=k: make_env(level, players, opponents, reward, seed + 100 * k) for k in range(envs)])
 
 
 def evaluate(model, level: str, players: int, opponents: str, episodes: int, seed: int) -> dict:
@@ -69,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", default="random", choices=["random", "heuristic"])
     parser.add_argument("--reward", default="win", choices=["win", "score", "rank"])
     parser.add_argument("--timesteps", type=int, default=100_000)
-    parser.add_argument("--n-steps", type=int, default=2048)
+    parser.add_argument("--n-steps", type=int, default=2048, help="rollout length, summed over the environments")
+    parser.add_argument("--envs", type=int, default=16, help="games stepped together (default 16)")
+    parser.add_argument("--vec", default="batched", choices=["batched", "dummy"], help="how the games are stepped")
     parser.add_argument("--eval-episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "maskable_ppo")
@@ -79,12 +96,14 @@ def main(argv: list[str] | None = None) -> int:
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)  # this is a 2-core machine; more threads only contend
-    env = make_env(args.level, args.players, args.opponents, args.reward, args.seed)
+    if args.envs < 1 or args.n_steps < args.envs:
+        parser.error(f"--envs must be at least 1 and at most --n-steps ({args.n_steps}); got {args.envs}")
+    env = make_training_env(args.vec, args.envs, args.level, args.players, args.opponents, args.reward, args.seed)
     model = MaskablePPO(
         "MlpPolicy",
         env,
-        n_steps=args.n_steps,
-        batch_size=min(256, args.n_steps),
+        n_steps=args.n_steps // args.envs,
+        batch_size=min(256, args.n_steps // args.envs * args.envs),
         gamma=1.0,  # the reward comes once, at the end of the game
         seed=args.seed,
         verbose=1,

@@ -1,0 +1,361 @@
+"""``VectorGame``: B games of Seasons stepped together, read and written as arrays with a leading batch axis.
+
+Stage 1: reference-backed; array kernels replace ``_step`` group by group. Each slot holds a reference
+``Game`` and ``_step`` advances the selected slots one by one with the reference engine, but everything a caller
+sees is batch-shaped: the legal masks live in one preallocated ``[B, NUM_ACTIONS]`` buffer, the observations in
+one ``[B, OBSERVATION_SIZE]`` buffer (re-encoded only for the games that moved), the current players, the
+finished flags and the final scores in ``[B]`` / ``[B, P]`` arrays, and all inputs are checked as arrays before
+any game changes. Later stages keep this API and replace the stepping, so no caller changes.
+
+Seeds: episode ``e`` of game ``i`` is ``Game.new(num_players, level, seed=game_seed(seed, i, e))``, so a game's
+course depends on (seed, its index, its episode count) and the actions it is given, never on the batch size.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..encoding import OBSERVATION_SIZE, encode_observation
+from ..engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
+from ..engine.actions import NUM_ACTIONS, describe_action
+
+
+def game_seed(seed: int, index: int, episode: int) -> int:
+    """The ``Game.new`` seed of episode ``episode`` of game ``index`` in a batch seeded with ``seed``."""
+    words = np.random.SeedSequence((seed, index, episode)).generate_state(2, np.uint32)
+    return (int(words[0]) << 31) | (int(words[1]) >> 1)  # 63 bits: any non-negative int Game.new accepts
+
+
+def check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int; got {seed!r}")
+    return int(seed)
+
+
+def check_batch_mask(mask: object, batch_size: int, field: str) -> np.ndarray:
+    """``mask`` as a bool array of shape ``[batch_size]``; a ``ValueError`` naming ``field`` otherwise."""
+    array = np.asarray(mask)
+    if array.dtype != np.bool_ or array.shape != (batch_size,):
+        raise ValueError(
+            f"{field} must be a bool array of shape ({batch_size},); got dtype {array.dtype} shape {array.shape}"
+        )
+    return array
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """What one ``apply`` did, as ``[B]`` / ``[B, P]`` arrays.
+
+    ``finished`` marks the games that ended during this call; their ``final_scores`` and ``winners`` rows hold the
+    result (zero / False elsewhere), reported here once. ``restarted`` marks the finished games that this call
+    restarted (``autoreset=True``) instead of stepping them, and ``stepped`` the games that took an action."""
+
+    stepped: np.ndarray
+    finished: np.ndarray
+    final_scores: np.ndarray
+    winners: np.ndarray
+    restarted: np.ndarray
+
+
+class VectorGame:
+    """``batch_size`` games of ``num_players`` at ``level``, stepped together.
+
+    Stage 1: reference-backed; array kernels replace ``_step`` group by group (see the module docstring).
+
+    - ``legal_mask()`` → bool ``[B, NUM_ACTIONS]`` (all False for a finished game);
+    - ``current_player`` → int ``[B]`` (-1 for a finished game);
+    - ``observations(out=None)`` → float32 ``[B, OBSERVATION_SIZE]``: row i is ``encode_observation(game i,
+      current player)``, and for a finished game the observation of the seat that made its last decision;
+    - ``apply(actions, where=None)`` → ``StepInfo``: one action per game (``[B]`` integers); ``where`` (bool
+      ``[B]``) limits the call to some games, the others' entries being ignored. Every action is checked before any
+      game moves: an illegal one raises ``IllegalActionError`` naming the game, its decision and its legal options,
+      and the batch is left unchanged. A finished game's entry is ignored: with ``autoreset=True`` the call
+      restarts it (its next episode), with ``autoreset=False`` it stays finished until ``reset(mask)``;
+    - ``is_over`` → bool ``[B]``; ``scores()`` → int ``[B, P]`` (final scores once over, else the score if the game
+      ended now); ``winners`` → bool ``[B, P]`` (the engine's tie-break included; all False while a game runs);
+    - ``game(i)`` → a reference ``Game`` equal to game i, generator included: it continues exactly as the batch
+      does; ``VectorGame.from_games(games)`` starts a batch from reference positions.
+    """
+
+    def __init__(
+        self,
+        batch_size: int,
+        num_players: int = 2,
+        level: str = "archmage",
+        seed: int = 0,
+        autoreset: bool = True,
+    ) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int; got {batch_size!r}")
+        num_players = check_num_players(num_players)
+        check_choice("level", level, LEVELS)
+        seed = check_seed(seed)
+        self._setup(int(batch_size), num_players, level, seed, autoreset)
+        self._games = [Game.new(num_players, level, seed=game_seed(seed, i, 0)) for i in range(self.batch_size)]
+        self._refresh(np.arange(self.batch_size))
+
+    @classmethod
+    def from_games(cls, games: Sequence[Game], seed: int = 0, autoreset: bool = True) -> VectorGame:
+        """A batch starting from copies of ``games`` (one player count and level); their next episodes
+        (after a reset) are seeded as in a batch built with ``seed``, from episode 1 on."""
+        games = list(games)
+        if not games:
+            raise ValueError("from_games needs at least one game")
+        for k, game in enumerate(games):
+            if not isinstance(game, Game):
+                raise ValueError(f"games[{k}] must be a Game; got {type(game).__name__}")
+            if (game.num_players, game.level) != (games[0].num_players, games[0].level):
+                raise ValueError(
+                    f"games[{k}] is a {game.num_players}-player {game.level} game; games[0] is a "
+                    f"{games[0].num_players}-player {games[0].level} game (one batch holds one player count and level)"
+                )
+        batch = cls.__new__(cls)
+        batch._setup(len(games), games[0].num_players, games[0].level, check_seed(seed), autoreset)
+        batch._games = [game.clone() for game in games]
+        batch._refresh(np.arange(batch.batch_size))
+        return batch
+
+    def _setup(self, batch_size: int, num_players: int, level: str, seed: int, autoreset: bool) -> None:
+        if not isinstance(autoreset, bool):
+            raise ValueError(f"autoreset must be True or False; got {autoreset!r}")
+        self.batch_size = batch_size
+        self.num_players = num_players
+        self.level = level
+        self.seed = seed
+        self.autoreset = autoreset
+        b, p = batch_size, num_players
+        self._episode = np.zeros(b, dtype=np.int64)
+        self._mask = np.zeros((b, NUM_ACTIONS), dtype=np.bool_)
+        self._obs = np.zeros((b, OBSERVATION_SIZE), dtype=np.float32)
+        self._obs_stale = np.ones(b, dtype=np.bool_)
+        self._current = np.full(b, -1, dtype=np.int64)
+        self._last_player = np.zeros(b, dtype=np.int64)  # the seat whose observation a finished game shows
+        self._over = np.zeros(b, dtype=np.bool_)
+        self._final_scores = np.zeros((b, p), dtype=np.int64)
+        self._winners = np.zeros((b, p), dtype=np.bool_)
+
+    # ------------------------------------------------------------------ reads
+
+    def __len__(self) -> int:
+        return self.batch_size
+
+    def __repr__(self) -> str:
+        return (
+            f"<VectorGame {self.batch_size} x {self.num_players}p {self.level} seed {self.seed}: "
+            f"{int(self._over.sum())} over>"
+        )
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """int64 ``[B]``: the seat that must decide in each game, -1 for a finished game."""
+        return self._current.copy()
+
+    @property
+    def is_over(self) -> np.ndarray:
+        """bool ``[B]``: the finished games."""
+        return self._over.copy()
+
+    @property
+    def episode(self) -> np.ndarray:
+        """int64 ``[B]``: how many times each game was restarted (its seed's episode number)."""
+        return self._episode.copy()
+
+    @property
+    def winners(self) -> np.ndarray:
+        """bool ``[B, P]``: the winning seats of each finished game (several on a shared win after the tie-break
+        on cards in play); all False while a game runs."""
+        return self._winners.copy()
+
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """bool ``[B, NUM_ACTIONS]``: the legal actions of each game's pending decision (all False once over)."""
+        if out is None:
+            return self._mask.copy()
+        _check_out(out, self._mask)
+        np.copyto(out, self._mask)
+        return out
+
+    def observations(self, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 ``[B, OBSERVATION_SIZE]``: each game's observation for its current player, in exactly the
+        layout of ``encode_observation`` (a finished game: for the seat that made its last decision)."""
+        stale = np.flatnonzero(self._obs_stale)
+        if stale.size:
+            seats = np.where(self._over[stale], self._last_player[stale], self._current[stale])
+            self._encode(stale, seats)
+            self._obs_stale[stale] = False
+        if out is None:
+            return self._obs.copy()
+        _check_out(out, self._obs)
+        np.copyto(out, self._obs)
+        return out
+
+    def observe(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """float32 ``[k, OBSERVATION_SIZE]``: the observation of ``seats[j]`` in game ``games[j]`` (any seat, e.g.
+        a learner's at the end of its game)."""
+        games = self._check_indices(games, "games")
+        seats = np.asarray(seats)
+        if (
+            seats.shape != games.shape
+            or seats.dtype.kind not in "iu"
+            or np.any((seats < 0) | (seats >= self.num_players))
+        ):
+            raise ValueError(
+                f"seats must be {games.shape[0]} integer seats 0..{self.num_players - 1}, one per game; got {seats!r}"
+            )
+        out = np.zeros((games.size, OBSERVATION_SIZE), dtype=np.float32)
+        for row, (i, seat) in enumerate(zip(games.tolist(), seats.tolist(), strict=True)):
+            encode_observation(self._games[i], seat, out[row])
+        return out
+
+    def legal_mask_of(self, games: np.ndarray) -> np.ndarray:
+        """bool ``[k, NUM_ACTIONS]``: the rows of ``legal_mask()`` for the games ``games``."""
+        return self._mask[self._check_indices(games, "games")]
+
+    def scores(self) -> np.ndarray:
+        """int64 ``[B, P]``: final scores of finished games; for the others the score if the game ended now."""
+        out = self._final_scores.copy()
+        for i in np.flatnonzero(~self._over).tolist():
+            out[i] = self._games[i].scores()
+        return out
+
+    def game(self, index: int) -> Game:
+        """A reference ``Game`` equal to game ``index``, its generator included (changing it changes nothing here)."""
+        return self._games[self._check_index(index)].clone()
+
+    def determinized(self, index: int, seat: int, rng: np.random.Generator) -> Game:
+        """Game ``index`` as ``seat`` may know it, everything hidden from that seat redrawn with ``rng``
+        (``Game.determinize``): what an agent reading positions is given."""
+        return self._games[self._check_index(index)].determinize(seat, rng)
+
+    def describe_decision(self, index: int) -> str:
+        """The pending decision of game ``index`` and its legal options, for error messages."""
+        game = self._games[self._check_index(index)]
+        if game.is_over:
+            return f"game {index} is over"
+        legal = ", ".join(f"{a} ({describe_action(a)})" for a in game.legal_action_list())
+        return f"game {index}: decision {game.pending_decision!r} of player {game.current_player}; legal: {legal}"
+
+    # ------------------------------------------------------------------ writes
+
+    def apply(self, actions: np.ndarray | Sequence[int], where: np.ndarray | None = None) -> StepInfo:
+        """Play ``actions[i]`` in every selected unfinished game (see the class docstring)."""
+        b = self.batch_size
+        actions = np.asarray(actions)
+        if actions.shape != (b,) or actions.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an integer array of shape ({b},), one action id per game; got dtype "
+                f"{actions.dtype} shape {actions.shape}"
+            )
+        selected = np.ones(b, dtype=np.bool_) if where is None else check_batch_mask(where, b, "where")
+        stepped = selected & ~self._over
+        idx = np.flatnonzero(stepped)
+        chosen = actions[idx]
+        bad = (chosen < 0) | (chosen >= NUM_ACTIONS)
+        if not bad.any():
+            bad = ~self._mask[idx, chosen]
+        if bad.any():  # nothing has changed yet: report the first illegal action, with how many there were
+            k = int(np.flatnonzero(bad)[0])
+            i, action = int(idx[k]), int(chosen[k])
+            label = describe_action(action) if 0 <= action < NUM_ACTIONS else "not in the action table"
+            others = f" ({int(bad.sum()) - 1} other game(s) also got an illegal action)" if bad.sum() > 1 else ""
+            raise IllegalActionError(
+                f"action {action} ({label}) is not legal in {self.describe_decision(i)}{others}; no game was changed"
+            )
+        restarted = selected & self._over if self.autoreset else np.zeros(b, dtype=np.bool_)
+        if restarted.any():
+            self._restart(np.flatnonzero(restarted))
+        self._last_player[idx] = self._current[idx]
+        self._step(idx, chosen)
+        finished = np.zeros(b, dtype=np.bool_)
+        finished[idx] = self._over[idx]
+        final_scores = np.where(finished[:, None], self._final_scores, 0)
+        winners = self._winners & finished[:, None]
+        return StepInfo(stepped, finished, final_scores, winners, restarted)
+
+    def reset(self, mask: np.ndarray | None = None) -> None:
+        """Restart the games where ``mask`` (bool ``[B]``) is True, all of them if it is None: each starts its next
+        episode, seeded by (seed, index, episode)."""
+        mask = (
+            np.ones(self.batch_size, dtype=np.bool_)
+            if mask is None
+            else check_batch_mask(mask, self.batch_size, "mask")
+        )
+        self._restart(np.flatnonzero(mask))
+
+    # ------------------------------------------------------------------ the stepping (stage 1: reference engine)
+
+    def _step(self, idx: np.ndarray, actions: np.ndarray) -> None:
+        """Apply ``actions[j]`` to game ``idx[j]`` (already checked legal), then refresh their arrays."""
+        games = self._games
+        for i, action in zip(idx.tolist(), actions.tolist(), strict=True):
+            games[i].apply(action)
+        self._refresh(idx)
+
+    def _restart(self, idx: np.ndarray) -> None:
+        self._episode[idx] += 1
+        for i in idx.tolist():
+            self._games[i] = Game.new(self.num_players, self.level, seed=game_seed(self.seed, i, int(self._episode[i])))
+        self._refresh(idx)
+
+    def _refresh(self, idx: np.ndarray) -> None:
+        """Rewrite the arrays of games ``idx`` from their positions."""
+        # Gathered into lists and written with one fancy assignment per array: scalar numpy writes cost more.
+        mask = self._mask
+        mask[idx] = False
+        self._obs_stale[idx] = True
+        self._final_scores[idx] = 0
+        self._winners[idx] = False
+        current = []
+        rows: list[int] = []
+        columns: list[int] = []
+        finished = []
+        for i in idx.tolist():
+            game = self._games[i]
+            if game.final_scores is not None:
+                current.append(-1)
+                finished.append(i)
+            else:
+                current.append(game.current_player)
+                legal = game.legal_action_list()
+                rows.extend([i] * len(legal))
+                columns.extend(legal)
+        current_arr = np.array(current, dtype=np.int64)
+        self._current[idx] = current_arr
+        self._over[idx] = current_arr < 0
+        running = current_arr >= 0
+        self._last_player[idx[running]] = current_arr[running]
+        mask[rows, columns] = True
+        for i in finished:
+            game = self._games[i]
+            self._final_scores[i] = game.final_scores
+            self._winners[i, game.winners()] = True
+
+    def _encode(self, idx: np.ndarray, seats: np.ndarray) -> None:
+        """Write the observation of ``seats[j]`` in game ``idx[j]`` into row ``idx[j]`` of the buffer."""
+        obs = self._obs
+        for i, seat in zip(idx.tolist(), seats.tolist(), strict=True):
+            encode_observation(self._games[i], seat, obs[i])
+
+    # ------------------------------------------------------------------ checks
+
+    def _check_index(self, index: object) -> int:
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral) or not 0 <= index < self.batch_size:
+            raise IndexError(f"game index must be an int 0..{self.batch_size - 1}; got {index!r}")
+        return int(index)
+
+    def _check_indices(self, games: object, field: str) -> np.ndarray:
+        array = np.asarray(games)
+        if array.ndim != 1 or array.dtype.kind not in "iu" or np.any((array < 0) | (array >= self.batch_size)):
+            raise ValueError(
+                f"{field} must be a 1-d integer array of game indices 0..{self.batch_size - 1}; got {games!r}"
+            )
+        return array.astype(np.int64, copy=False)
+
+
+def _check_out(out: object, like: np.ndarray) -> None:
+    if not isinstance(out, np.ndarray) or out.shape != like.shape or out.dtype != like.dtype:
+        shown = f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
+        raise ValueError(f"out must be a {like.dtype} array of shape {like.shape}; got a {shown}")

@@ -1,0 +1,48 @@
+"""The batched-core benchmarks run on tiny budgets and print their figures. No timing is asserted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(script: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "figures"),
+    [
+        (
+            ["--seconds", "0.05", "--batches", "1,16", "--skip-ppo", "--level", "apprentice"],
+            ["decisions/s with observation + mask", "batched", "reference", "ratio", "16", "goal"],
+        ),
+        (
+            ["--profile", "--profile-steps", "3"],
+            ["us/decision", "observation encoding", "legal options", "engine apply", "batch plumbing", "total"],
+        ),
+    ],
+)
+def test_vector_speed_prints_its_figures(args: list[str], figures: list[str]) -> None:
+    result = _run("vector_speed.py", *args)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for figure in figures:
+        assert figure in result.stdout, f"{figure!r} missing:\n{result.stdout}"
+
+
+def test_vector_equivalence_reports_every_case() -> None:
+    result = _run("vector_equivalence.py", "--games", "9", "--batch", "1", "--check-every", "3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("identical") == 9
+    assert "9 games" in result.stdout and "no divergence" in result.stdout
