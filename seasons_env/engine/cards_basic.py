@@ -234,7 +234,7 @@ class DieOfMalice(Behaviour):
 
     def activate(self, game, player, instance):
         game.gain_crystals(player, 2)
-        face = int(game.rng().integers(FACES_PER_DIE))
+        face = game.chance.below(FACES_PER_DIE)
         game.rolled = tuple((d, face if o == player else f, o) for d, f, o in game.rolled)
 
 

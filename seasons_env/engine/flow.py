@@ -106,11 +106,10 @@ LIBRARY_SPLIT = steps.decision(
 
 def _run_start_round(game: State, task: tuple) -> None:
     game.tapped = 0
-    rng = game.rng()
     game.dice_season = game.season
     dice = game.game_dice[game.season]
-    faces = rng.integers(FACES_PER_DIE, size=len(dice))
-    game.rolled = tuple((d, int(f), -1) for d, f in zip(dice, faces, strict=True))
+    faces = game.chance.faces(len(dice), FACES_PER_DIE)
+    game.rolled = tuple((d, f, -1) for d, f in zip(dice, faces, strict=True))
     order = game.turn_order()
     game.push(
         *((CHOOSE_DIE, p) for p in order),

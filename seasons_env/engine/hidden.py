@@ -11,6 +11,7 @@ from typing import TypeVar
 import numpy as np
 
 from . import steps
+from .chance import Chance
 from .state import State
 
 S = TypeVar("S", bound=State)
@@ -41,7 +42,7 @@ def determinize(state: S, player: int, rng: np.random.Generator) -> S:
     if not 0 <= player < state.num_players:
         raise ValueError(f"player must be a seat 0..{state.num_players - 1}; got {player!r}")
     game = state.clone()
-    game.set_rng(np.random.Generator(np.random.PCG64(int(rng.integers(2**63)))))
+    game.set_chance(Chance.from_seed(int(rng.integers(2**63))))
     # What other seats saw in the draft is their memory, not this seat's: in 3-4 player games it names cards
     # this seat never saw (and that sit in their hands). The view keeps none of it.
     game.draft_seen = [seen if q == player else 0 for q, seen in enumerate(game.draft_seen)]

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import actions as A
 from . import flow, hidden, serialization, steps
+from .chance import Chance
 from .data import (
     APPRENTICE_DECKS,
     DICE,
@@ -65,11 +66,9 @@ class Game(State):
         check_choice("level", level, LEVELS)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
             raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
-        game = cls.blank(num_players, level, np.random.default_rng(seed))
-        rng = game.rng()
-        game.game_dice = tuple(
-            tuple(sorted(int(d) for d in rng.choice(DICE_PER_SEASON, num_players + 1, replace=False))) for _ in SEASONS
-        )
+        game = cls.blank(num_players, level, Chance.from_seed(seed))
+        chance = game.chance
+        game.game_dice = tuple(tuple(chance.sample(DICE_PER_SEASON, num_players + 1)) for _ in SEASONS)
         card_ids = LEVEL_CARDS[level]
         if level == "apprentice":
             pile = [c for c in card_ids for _ in range(2)]
@@ -78,11 +77,11 @@ class Game(State):
                 for c in deck:
                     pile.remove(c)
                 game.hand[p] = tuple(sorted(deck))
-            game.draw_pile = [pile[i] for i in rng.permutation(len(pile))]
+            game.draw_pile = [pile[i] for i in chance.permutation(len(pile))]
             game.stack = [(START_ROUND, 0), *flow.library_steps(game)[::-1]]
         else:
             deck = [c for c in card_ids for _ in range(2)]
-            deck = [deck[i] for i in rng.permutation(len(deck))]
+            deck = [deck[i] for i in chance.permutation(len(deck))]
             for p in range(num_players):
                 game.draft_pack[p] = tuple(sorted(deck[HAND_SIZE * p : HAND_SIZE * (p + 1)]))
             game.draw_pile = deck[HAND_SIZE * num_players :]

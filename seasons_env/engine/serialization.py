@@ -15,6 +15,7 @@ import numpy as np
 
 from . import steps
 from .behaviour import BEHAVIOUR
+from .chance import MASK64, Chance, LegacyChance
 from .data import (
     CARD_OF,
     CARDS,
@@ -31,9 +32,13 @@ from .data import (
 from .state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED, ZERO4, State, check_num_players
 
 STATE_FORMAT = "seasons-env/state"
-#: 2: a decision whose options hang on cards only its player sees is asked even with a single option
-#: (``steps.StepKind.private``), so records of version 1 have fewer decisions. The format itself is unchanged:
-#: version-1 positions are read as they are.
+CHANCE_STREAM = "splitmix64"
+#: Far above the draws of any game (a few hundred); a position claiming more is not one of this engine's.
+MAX_DRAWS = 2**40
+#: 2: chance is a counter-based stream (``engine/chance.py``; ``rng`` holds its key and counter), and a decision
+#: whose options hang on cards only its player sees is asked even with a single option
+#: (``steps.StepKind.private``), so records of version 1 do not replay. Version-1 positions are read: their
+#: ``rng`` (a numpy PCG64 state) goes on drawing as it did (``LegacyChance``).
 STATE_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 
@@ -72,7 +77,6 @@ def to_dict(game: State) -> dict:
                 "draft_seen": [c for c in range(1, len(CARDS) + 1) if game.draft_seen[p] >> c & 1],
             }
         )
-    box_state = game._rng_box[0].bit_generator.state
     return {
         "format": STATE_FORMAT,
         "version": STATE_VERSION,
@@ -97,14 +101,40 @@ def to_dict(game: State) -> dict:
         "orb_seen": {"player": game.orb_seen[0], "card": game.orb_seen[1]} if game.orb_seen else None,
         "pending": [_task_to_dict(t) for t in reversed(game.stack)],
         "final_scores": list(game.final_scores) if game.final_scores is not None else None,
-        "rng": {
-            "bit_generator": box_state["bit_generator"],
-            "state": str(box_state["state"]["state"]),
-            "inc": str(box_state["state"]["inc"]),
-            "has_uint32": box_state["has_uint32"],
-            "uinteger": box_state["uinteger"],
-        },
+        "rng": _chance_to_dict(game.chance),
     }
+
+
+def _chance_to_dict(chance: Chance | LegacyChance) -> dict:
+    if isinstance(chance, Chance):  # 64-bit key as a decimal string: JSON numbers lose precision
+        return {"stream": CHANCE_STREAM, "key": str(chance.key), "counter": chance.counter}
+    state = chance.generator().bit_generator.state
+    return {
+        "bit_generator": state["bit_generator"],
+        "state": str(state["state"]["state"]),
+        "inc": str(state["state"]["inc"]),
+        "has_uint32": state["has_uint32"],
+        "uinteger": state["uinteger"],
+    }
+
+
+def _chance(rng_data: object) -> Chance | LegacyChance:
+    """The chance stream a position's ``rng`` field describes: the counter stream, or a version-1 PCG64 state."""
+    if isinstance(rng_data, dict) and "stream" in rng_data:
+        unknown = set(rng_data) - {"stream", "key", "counter"}
+        if unknown:
+            raise ValueError(f"state: field 'rng' has unknown keys {sorted(unknown)}")
+        if rng_data["stream"] != CHANCE_STREAM:
+            raise ValueError(f"state: field 'rng.stream' must be {CHANCE_STREAM!r}; got {rng_data['stream']!r}")
+        key, counter = rng_data.get("key"), rng_data.get("counter", 0)
+        if isinstance(key, str) and key.isascii() and key.isdigit():
+            key = int(key)
+        if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key <= MASK64:
+            raise ValueError(f"state: field 'rng.key' must be a 64-bit unsigned int (a decimal string); got {key!r}")
+        if isinstance(counter, bool) or not isinstance(counter, int) or not 0 <= counter < MAX_DRAWS:
+            raise ValueError(f"state: field 'rng.counter' must be an int in 0..{MAX_DRAWS - 1}; got {counter!r}")
+        return Chance(key, counter)
+    return LegacyChance(_generator(rng_data))
 
 
 def from_dict(cls: type[S], d: dict) -> S:
@@ -124,8 +154,7 @@ def from_dict(cls: type[S], d: dict) -> S:
     if level not in LEVELS:
         raise ValueError(f"state: field 'level' must be one of {LEVELS}; got {level!r}")
     rng_data = d.get("rng")
-    rng = np.random.default_rng(0) if rng_data is None else _generator(rng_data)
-    game = cls.blank(n, level, rng)
+    game = cls.blank(n, level, Chance.from_seed(0) if rng_data is None else _chance(rng_data))
     game.year = _field_int(d, "year", 1, 1, NUM_YEARS + 1)
     game.position = _field_int(d, "position", 1, 1, 12)
     game.first_player = _field_int(d, "first_player", 0, 0, n - 1)

@@ -6,8 +6,8 @@ rule-free operations every rule uses (gain crystals, add tokens, draw a card, a 
 rules that read and advance a position live above it: ``flow.py`` and ``payment.py``, the cards in
 ``cards_basic.py`` and ``cards_archmage.py``, and ``machine.Game``, which adds the run loop and the public API.
 
-Chance comes only from the position's own seeded ``numpy.random.Generator`` (``rng()``). Clones share it
-copy-on-write, so ``clone()`` is cheap and a clone never disturbs its original.
+Chance comes only from the position's own counter-based stream (``chance``, ``chance.py``): a key and a draw
+count, copied by ``clone()``, so a clone never disturbs its original and draws the same dice.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 
-import numpy as np
-
 from . import steps
 from .behaviour import BEHAVIOUR
+from .chance import Chance, LegacyChance
 from .data import (
     BONUS_PENALTIES,
     CARD_OF,
@@ -72,8 +71,8 @@ class State:
     __slots__ = (
         "_legal",
         "_overflow_check",
-        "_rng_box",
         "bonuses_used",
+        "chance",
         "crystals",
         "deferred_tokens",
         "dice_season",
@@ -104,7 +103,7 @@ class State:
     )
 
     @classmethod
-    def blank(cls, num_players: int, level: str, rng: np.random.Generator) -> State:
+    def blank(cls, num_players: int, level: str, chance: Chance | LegacyChance) -> State:
         """A position with every zone empty and no pending step (``Game.new`` and ``from_dict`` fill it)."""
         game = cls.__new__(cls)
         n = num_players
@@ -136,13 +135,13 @@ class State:
         game.orb_seen = ()
         game.stack = []
         game.final_scores = None
-        game._rng_box = [rng, False]
+        game.chance = chance
         game._legal = []
         game._overflow_check = False
         return game
 
     def clone(self) -> State:
-        """An independent copy; it shares the generator copy-on-write."""
+        """An independent copy (its chance stream too: the same draws come next in both)."""
         other = type(self).__new__(type(self))
         other.num_players = self.num_players
         other.level = self.level
@@ -172,9 +171,7 @@ class State:
         other.orb_seen = self.orb_seen
         other.stack = self.stack[:]
         other.final_scores = self.final_scores
-        box = self._rng_box
-        box[1] = True
-        other._rng_box = [box[0], True]
+        other.chance = self.chance.copy()
         other._legal = self._legal
         other._overflow_check = self._overflow_check
         return other
@@ -184,20 +181,9 @@ class State:
     def __deepcopy__(self, memo: dict) -> State:
         return self.clone()
 
-    def rng(self) -> np.random.Generator:
-        """The position's generator, the only source of chance (a private copy if it was shared with a clone)."""
-        box = self._rng_box
-        if box[1]:  # shared with a clone: take a private copy before drawing
-            shared = box[0].bit_generator
-            private = type(shared)(0)  # a fixed seed avoids asking the OS for entropy; the state is replaced
-            private.state = shared.state
-            box[0] = np.random.Generator(private)
-            box[1] = False
-        return box[0]
-
-    def set_rng(self, rng: np.random.Generator) -> None:
-        """Give the position a generator of its own (future dice and shuffles come from it)."""
-        self._rng_box = [rng, False]
+    def set_chance(self, chance: Chance | LegacyChance) -> None:
+        """Give the position a chance stream of its own (future dice and shuffles come from it)."""
+        self.chance = chance
 
     # ------------------------------------------------------------------ reads
     @property
@@ -391,7 +377,7 @@ class State:
             if not self.discard_pile:
                 return None
             pile = self.discard_pile
-            self.draw_pile = [pile[i] for i in self.rng().permutation(len(pile))]
+            self.draw_pile = [pile[i] for i in self.chance.permutation(len(pile))]
             self.discard_pile = []
         self.orb_seen = ()  # what a Crystal Orb showed is no longer the top card
         return self.draw_pile.pop()
