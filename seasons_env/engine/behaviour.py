@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from . import actions as A
-from .data import CARD_OF, IS_ITEM
+from .data import CARD_OF, IS_ITEM, Card
 
 if TYPE_CHECKING:
     from .state import State
@@ -23,6 +23,11 @@ class Behaviour:
 
     card = 0
     stores_tokens = False
+    #: The activation may cost crystals, chosen and paid in one of the card's decisions (Tree of Light, Crystal Orb,
+    #: Mirror of the Seasons): the card gives the opponents' Thieving Fairies their due itself once that cost is
+    #: paid (``thieving_fairies``). Every other activation cost (tokens, cards) leaves the crystals as they are, so
+    #: the rules give the Fairies their due as the card is activated.
+    crystal_cost = False
 
     def on_summon(self, game: State, player: int, instance: int, effects: int) -> None:
         """Resolve the on-summon effect; ``effects`` is Elemental Amulet's set of paid types (a bit mask)."""
@@ -95,3 +100,12 @@ def other_items(game: State, player: int, instance: int) -> int:
 
 def sacrifice_self(game: State, player: int, instance: int) -> None:
     game.sacrifice(player, instance)
+
+
+def thieving_fairies(game: State, player: int) -> None:
+    """An activation by ``player``, its cost paid: each opponent's Thieving Fairies take 1 crystal from ``player``
+    if one remains, and their owner gains 1 more (RULES.md 8.41)."""
+    for q in game.opponents(player):
+        for _ in range(game.count_in_play(q, Card.THIEVING_FAIRIES)):
+            game.transfer_crystals(player, q, 1)
+            game.gain_crystals(q, 1)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from . import actions as A
 from . import steps
-from .behaviour import Behaviour, card, card_options, in_play_options, other_items
+from .behaviour import Behaviour, card, card_options, in_play_options, other_items, thieving_fairies
 from .data import AIR, CARD_OF, EARTH, FIRE, IS_ITEM, PRESTIGE, WATER, Card
 from .payment import DISCARD_TOKENS, ENTER_PLAY
 from .state import TRANSMUTE_ABILITY
@@ -53,8 +53,10 @@ def _res_tree(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.TREE_BUY_ENERGY:
         game.crystals[p] -= 3
+        thieving_fairies(game, p)  # after the cost (RULES.md 8.41)
         game.gain_tokens_of_choice(p, 1)
     else:
+        thieving_fairies(game, p)  # the token discarded moves no crystal
         game.turn_flags |= TRANSMUTE_ABILITY
         game.push((DISCARD_TOKENS, p, 1, 0))
 
@@ -64,6 +66,8 @@ TREE_CHOICE = steps.decision("tree_of_light", _opt_tree, _res_tree, doc="Tree of
 
 @card(Card.TREE_OF_LIGHT)
 class TreeOfLight(Behaviour):
+    crystal_cost = True
+
     def can_activate(self, game, player, instance):
         return game.crystals[player] >= 3 or sum(game.spendable(player)) > 0
 
@@ -100,8 +104,10 @@ def _res_orb(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.ORB_MILL:
         game.crystals[p] -= 3
+        thieving_fairies(game, p)  # after the cost (RULES.md 8.41)
         game.discard(game.draw())
         return
+    thieving_fairies(game, p)  # looking costs nothing
     top = _peek(game)
     game.orb_seen = (p, top)
     game.push((ORB_DECIDE, p, top))
@@ -131,6 +137,8 @@ ORB_DECIDE = steps.decision(
 
 @card(Card.CRYSTAL_ORB)
 class CrystalOrb(Behaviour):
+    crystal_cost = True
+
     def can_activate(self, game, player, instance):
         return _top_card_available(game)
 
@@ -383,6 +391,7 @@ def _res_mirror_to(game: State, task: Task, action: int) -> None:
     _, p, source, count = task
     target = action - A.CHOOSE_ENERGY0
     game.crystals[p] -= count
+    thieving_fairies(game, p)  # after the cost (RULES.md 8.41)
     game.remove_token(p, source, count)
     game.add_token(p, target, count)
 
@@ -402,6 +411,8 @@ MIRROR_TO = steps.decision(
 
 @card(Card.MIRROR_OF_THE_SEASONS)
 class MirrorOfTheSeasons(Behaviour):
+    crystal_cost = True
+
     def can_activate(self, game, player, instance):
         return game.crystals[player] >= 1 and sum(game.reserve[player]) > 0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import actions as A
 from . import steps
-from .behaviour import BEHAVIOUR
+from .behaviour import BEHAVIOUR, thieving_fairies
 from .data import (
     CARD_OF,
     DICE,
@@ -148,7 +148,9 @@ def _untapped_malice(game: State, player: int) -> list[int]:
 
 
 def _opt_malice(game: State, task: tuple) -> list[int]:
-    return [A.USE_DIE] + [A.ACTIVATE_OF_INSTANCE[i] for i in sorted(_untapped_malice(game, task[1]))]
+    # Two untapped copies are in the same state: one option (docs/rulings.md D2); the other is offered next.
+    untapped = _untapped_malice(game, task[1])
+    return [A.USE_DIE, A.ACTIVATE_OF_INSTANCE[min(untapped)]] if untapped else [A.USE_DIE]
 
 
 def _res_malice(game: State, task: tuple, action: int) -> None:
@@ -264,10 +266,16 @@ def _opt_turn(game: State, task: tuple) -> list[int]:
         summon0 = A.SUMMON0 - 1
         options.extend(summon0 + c for c in game.summonable_from_hand(p, sorted(set(game.hand[p]))))
     tapped = game.tapped
+    offered = set()  # copies in the same state (untapped, same stored tokens) are one option (docs/rulings.md D2)
     for inst in sorted(game.in_play[p]):
         if not tapped >> inst & 1:
             action = A.ACTIVATE_OF_INSTANCE.get(inst)
-            if action is not None and BEHAVIOUR[CARD_OF[inst]].can_activate(game, p, inst):
+            if action is None:
+                continue
+            card = CARD_OF[inst]
+            state = (card, game.stored.get(inst))
+            if state not in offered and BEHAVIOUR[card].can_activate(game, p, inst):
+                offered.add(state)
                 options.append(action)
     if game.turn_flags & TRANSMUTE_ABILITY:
         r = game.reserve[p]
@@ -313,14 +321,14 @@ def _end_turn(game: State, player: int) -> None:
 
 
 def activate(game: State, player: int, instance: int) -> None:
-    """Activate a card: it taps, opponents' Thieving Fairies take their due, then its effect resolves."""
+    """Activate a card: it taps, its cost is paid, the opponents' Thieving Fairies take their due, then its effect
+    resolves (RULES.md 8.41). A cost in tokens or cards moves no crystal, so the Fairies are paid at once; a card
+    whose cost may be crystals pays the Fairies itself once that cost is paid (``Behaviour.crystal_cost``)."""
     game.tapped |= 1 << instance
-    for q in game.opponents(player):
-        fairies = game.count_in_play(q, Card.THIEVING_FAIRIES)
-        for _ in range(fairies):
-            game.transfer_crystals(player, q, 1)
-            game.crystals[q] += 1
-    BEHAVIOUR[CARD_OF[instance]].activate(game, player, instance)
+    behaviour = BEHAVIOUR[CARD_OF[instance]]
+    if not behaviour.crystal_cost:
+        thieving_fairies(game, player)
+    behaviour.activate(game, player, instance)
 
 
 TURN = steps.decision("turn", _opt_turn, _res_turn, doc="the free actions of a turn, until it ends")
