@@ -158,9 +158,16 @@ def _res_cauldron(game: State, task: Task, action: int) -> None:
         game.gain_crystals(p, 15)
 
 
+def _opt_cauldron(game: State, task: Task) -> list[int]:
+    _, p, instance = task
+    if instance not in game.in_play[p]:  # never so in play; a position from a file may say otherwise
+        return []
+    return [A.CHOOSE_ENERGY0 + t for t in range(4) if game.reserve[p][t]]
+
+
 CAULDRON_FEED = steps.decision(
     "glutton_cauldron",
-    lambda game, task: [A.CHOOSE_ENERGY0 + t for t in range(4) if game.reserve[task[1]][t]],
+    _opt_cauldron,
     _res_cauldron,
     ("instance",),
     doc="Glutton Cauldron: the reserve token moved onto it",
@@ -400,9 +407,18 @@ MIRROR_FROM = steps.decision("mirror_from", _opt_mirror_from, _res_mirror_from, 
 MIRROR_COUNT = steps.decision(
     "mirror_count", _opt_mirror_count, _res_mirror_count, ("energy",), doc="Mirror of the Seasons: X"
 )
+
+
+def _opt_mirror_to(game: State, task: Task) -> list[int]:
+    _, p, source, count = task
+    if game.reserve[p][source] < count or game.crystals[p] < count:  # never so in play (X was chosen to fit)
+        return []
+    return [A.CHOOSE_ENERGY0 + t for t in range(4) if t != source]
+
+
 MIRROR_TO = steps.decision(
     "mirror_to",
-    lambda game, task: [A.CHOOSE_ENERGY0 + t for t in range(4) if t != task[2]],
+    _opt_mirror_to,
     _res_mirror_to,
     ("energy", "count"),
     doc="Mirror of the Seasons: the type received",
@@ -436,7 +452,9 @@ class SidNightshade(Behaviour):
 
 
 def _opt_soul_water(game: State, task: Task) -> list[int]:
-    p = task[1]
+    _, p, instance = task
+    if instance not in game.in_play[p]:  # never so in play; a position from a file may say otherwise
+        return []
     return [A.PAY0 + 4 * s + WATER for s in (0, *game.amulet_sources(p)) if game.tokens_at(p, s)[WATER]]
 
 

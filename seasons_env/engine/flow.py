@@ -110,7 +110,11 @@ START_ROUND = steps.automatic("start_round", _run_start_round, doc="straighten c
 
 
 def _opt_choose_die(game: State, task: tuple) -> list[int]:
-    return [A.TAKE_DIE0 + d for d, _, owner in game.rolled if owner < 0]
+    # One die per player; sorted. (Both always so in play; a position from a file may repeat the step or list
+    # its game dice, so the rolled dice, in any order.)
+    if any(owner == task[1] for _, _, owner in game.rolled):
+        return []
+    return sorted(A.TAKE_DIE0 + d for d, _, owner in game.rolled if owner < 0)
 
 
 def _res_choose_die(game: State, task: tuple, action: int) -> None:
@@ -195,7 +199,10 @@ def _draw_for_die(game: State, player: int) -> None:
 
 
 def _opt_draw_symbol(game: State, task: tuple) -> list[int]:
-    return [A.DRAW_CARD, A.BONUS_DRAW]
+    # As when the step was pushed: a bonus left and two cards to draw (a position from a file may differ).
+    if game.bonuses_used[task[1]] < MAX_BONUSES and len(game.draw_pile) + len(game.discard_pile) >= 2:
+        return [A.DRAW_CARD, A.BONUS_DRAW]
+    return [A.DRAW_CARD]
 
 
 def _res_draw_symbol(game: State, task: tuple, action: int) -> None:
