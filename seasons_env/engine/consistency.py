@@ -16,7 +16,7 @@ from collections import Counter
 
 from . import steps
 from .behaviour import BEHAVIOUR
-from .data import CARD_NAMES, CARD_OF, LEVEL_CARDS, Card
+from .data import CARD_NAMES, CARD_OF, LEVEL_CARDS, NUM_CARDS, Card
 from .state import State
 
 #: Pending steps holding limbo cards, and the arguments that name them.
@@ -80,7 +80,11 @@ def card_counts(game: State) -> Counter:
 
 def out_of_game(game: State) -> list[int]:
     """The level's cards the position holds nowhere (none in a real game; a hand-written one may leave some out)."""
-    return sorted((level_cards(game.level) - card_counts(game)).elements())
+    held = [0] * (NUM_CARDS + 1)  # plain counts: to_dict writes this for every position
+    for _, cards in card_zones(game):
+        for card in cards:
+            held[card] += 1
+    return [card for card in LEVEL_CARDS[game.level] for _ in range(2 - held[card])]
 
 
 def _name(card: int) -> str:

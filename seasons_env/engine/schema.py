@@ -74,7 +74,8 @@ class Int(Rule):
 
     def read(self, value: object, path: str, context: object) -> int:
         lo, hi = _resolve(self.lo, context), _resolve(self.hi, context)
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:
+        exact = type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool))
+        if not exact or not lo <= value <= hi:
             raise FieldError(path, f"must be an int in {lo}..{hi}; got {show(value)}")
         return int(value)
 

@@ -171,12 +171,16 @@ class Context:
     level: str
 
 
+_CARD_NUMBER = Int(1, NUM_CARDS)
+_LEVEL_CARD_SETS = {level: frozenset(cards) for level, cards in LEVEL_CARDS.items()}
+
+
 class CardId(Rule):
     """A card id of the game's level."""
 
     def read(self, value: object, path: str, context: Context) -> int:
-        card = Int(1, NUM_CARDS).read(value, path, context)
-        if card not in LEVEL_CARDS[context.level]:
+        card = _CARD_NUMBER.read(value, path, context)
+        if card not in _LEVEL_CARD_SETS[context.level]:
             raise FieldError(path, f"is card {card} ({CARD_NAMES[card]}), which is not in a {context.level} game")
         return card
 
