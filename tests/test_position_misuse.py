@@ -225,11 +225,10 @@ def test_a_copy_must_be_0_or_1() -> None:
 
 def test_tokens_only_on_cards_that_store_them_and_no_more_than_they_hold() -> None:
     state = _running()
-    card = state["draw_pile"].pop()
-    state["players"][1]["summoning_gauge"] = 1
+    card = next(c for c in state["draw_pile"] if c not in (4, 35))  # neither Amulet of Water nor Glutton Cauldron
+    state["draw_pile"].remove(card)
     state["players"][1]["in_play"] = [{"card": card, "tokens": {"fire": 1}}]
-    if card not in (4, 35):
-        _refused(state, r"players\[1\]\.in_play\[0\]\.tokens must be null: .* stores no tokens")
+    _refused(state, r"players\[1\]\.in_play\[0\]\.tokens must be null: .* stores no tokens")
     state = Game.from_dict({"num_players": 2, "level": "archmage", "pending": [{"step": "move_marker"}]}).to_dict()
     state["out_of_game"].remove(35)
     state["players"][0]["in_play"] = [{"card": 35, "tokens": {"fire": 7}}]
