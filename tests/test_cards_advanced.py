@@ -13,7 +13,7 @@ from seasons_env.engine.data import CARD_OF, DICE
 
 AMULET_OF_AIR, AMULET_OF_FIRE, AMULET_OF_EARTH, AMULET_OF_WATER = 1, 2, 3, 4
 BALANCE_OF_ISHTAR, STAFF_OF_SPRING, PURSE_OF_IO, DIVINE_CHALICE, SYLLAS = 5, 6, 8, 9, 10
-WONDROUS_CHEST, BEGGARS_HORN, DIE_OF_MALICE, AMSUG, GRIMOIRE = 13, 14, 15, 17, 18
+WONDROUS_CHEST, BEGGARS_HORN, DIE_OF_MALICE, KAIRN, AMSUG, GRIMOIRE = 13, 14, 15, 16, 17, 18
 RAGFIELDS_HELM, HAND_OF_FORTUNE, LEWIS, RUNIC_CUBE = 19, 20, 21, 22
 POTION_OF_POWER, POTION_OF_DREAMS, POTION_OF_KNOWLEDGE, POTION_OF_LIFE, YJANGS_VASE = 23, 24, 25, 26, 30
 ELEMENTAL_AMULET, TREE_OF_LIGHT, ARCANO_LEECH, CRYSTAL_ORB, GLUTTON_CAULDRON = 31, 32, 33, 34, 35
@@ -998,6 +998,112 @@ def test_thieving_fairies_several_copies_and_several_owners_add_up() -> None:
     )
     act(game, activate_label("Idol of the Familiar"))
     assert game.crystals == [0, 2, 2]
+
+
+# The activated card's own cost is paid first, then the Fairies take their crystal if one remains, then the
+# effect resolves (RULES.md 8.41): the Fairies never make an affordable activation unaffordable.
+
+
+def test_thieving_fairies_let_the_mirror_be_paid_with_the_last_crystal() -> None:
+    game = scenario(
+        players=[{"crystals": 1, "reserve": {"water": 2}, "in_play": [MIRROR]}, {"in_play": [THIEVING_FAIRIES]}],
+    )
+    act(game, activate_label("Mirror of the Seasons"))  # water is the only type and 1 the only X
+    assert game.pending_decision == "mirror_to" and game.pending.args == {"energy": 0, "count": 1}
+    act(game, "choose energy: fire")
+    assert game.crystals == [0, 1] and game.reserve[0] == (1, 0, 1, 0)
+
+
+def test_thieving_fairies_take_a_crystal_left_after_the_mirror_is_paid() -> None:
+    game = scenario(
+        players=[{"crystals": 3, "reserve": {"earth": 3}, "in_play": [MIRROR]}, {"in_play": [THIEVING_FAIRIES]}],
+    )
+    act(game, activate_label("Mirror of the Seasons"))
+    assert labels(game) == ["choose number: 1", "choose number: 2", "choose number: 3"]  # all 3 crystals may pay
+    act(game, "choose number: 2", "choose energy: air")
+    assert game.crystals == [0, 2] and game.reserve[0] == (0, 1, 0, 2)
+
+
+def test_thieving_fairies_let_the_tree_of_light_be_paid_with_exactly_three_crystals() -> None:
+    game = scenario(players=[{"crystals": 3, "in_play": [TREE_OF_LIGHT]}, {"in_play": [THIEVING_FAIRIES]}])
+    act(game, activate_label("Tree of Light"))  # buying the token is its only option
+    assert game.pending_decision == "gain_energy"
+    act(game, "choose energy: air")
+    assert game.crystals == [0, 1] and game.reserve[0] == (0, 0, 0, 1)
+
+
+def test_thieving_fairies_and_the_tree_of_light_transmute_option() -> None:
+    game = scenario(
+        players=[{"reserve": {"fire": 2}, "in_play": [TREE_OF_LIGHT]}, {"crystals": 1, "in_play": [THIEVING_FAIRIES]}],
+        position=7,  # summer: fire transmutes for 1 crystal
+    )
+    act(game, activate_label("Tree of Light"))  # discarding a token is its only option, and fire the only type
+    assert game.crystals == [0, 2] and game.reserve[0] == (0, 0, 1, 0)
+    act(game, "transmute fire from reserve")
+    assert game.crystals == [1, 2]
+
+
+def test_thieving_fairies_let_the_crystal_orb_discard_with_exactly_three_crystals() -> None:
+    game = scenario(
+        players=[{"crystals": 3, "in_play": [CRYSTAL_ORB]}, {"in_play": [THIEVING_FAIRIES]}],
+        draw_pile=[RUNIC_CUBE, LANTERN],
+    )
+    act(game, activate_label("Crystal Orb"))
+    assert labels(game) == [
+        "Crystal Orb: look at the top card",
+        "Crystal Orb: pay 3 crystals to discard the top card",
+    ]
+    act(game, "Crystal Orb: pay 3 crystals to discard the top card")
+    assert game.crystals == [0, 1] and game.discard_pile == [LANTERN] and game.draw_pile == [RUNIC_CUBE]
+
+
+def test_thieving_fairies_and_the_crystal_orb_playing_the_top_card_for_four_tokens() -> None:
+    game = scenario(
+        players=[
+            {"crystals": 1, "reserve": {"air": 4}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]},
+            {"in_play": [THIEVING_FAIRIES]},
+        ],
+        draw_pile=[LANTERN],
+    )
+    act(game, activate_label("Crystal Orb"))  # with 1 crystal, looking is the only option
+    assert game.pending_decision == "crystal_orb_seen" and game.crystals == [0, 2]  # looking costs nothing
+    act(game, "Crystal Orb: discard 4 energy to put the top card into play")
+    assert cards_in_play(game) == [CRYSTAL_ORB, LANTERN] and game.reserve[0] == (0, 0, 0, 0)
+
+
+def test_thieving_fairies_after_the_balance_of_ishtar_tokens_before_its_crystals() -> None:
+    game = scenario(
+        players=[{"reserve": {"earth": 3}, "in_play": [BALANCE_OF_ISHTAR]}, {"in_play": [THIEVING_FAIRIES]}],
+    )
+    act(game, activate_label("Balance of Ishtar"))
+    assert game.crystals == [9, 1] and game.reserve[0] == (0, 0, 0, 0)  # nothing left to take before the 9
+
+
+def test_thieving_fairies_after_kairns_token_before_its_effect() -> None:
+    game = scenario(
+        players=[{"reserve": {"air": 1}, "in_play": [KAIRN]}, {"crystals": 5, "in_play": [THIEVING_FAIRIES]}],
+    )
+    act(game, activate_label("Kairn the Destroyer"))
+    assert game.crystals == [0, 5 + 1 - 4] and game.reserve[0] == (0, 0, 0, 0)
+
+
+def test_thieving_fairies_after_the_damned_souls_water_token() -> None:
+    game = scenario(
+        players=[{"reserve": {"water": 1}, "in_play": [DAMNED_SOUL]}, {"in_play": [THIEVING_FAIRIES]}],
+    )
+    act(game, activate_label("Damned Soul of Onys"))
+    assert game.crystals == [0, 1] and cards_in_play(game, 1) == [THIEVING_FAIRIES, DAMNED_SOUL]
+
+
+def test_thieving_fairies_after_the_potion_of_dreams_discards_the_reserve() -> None:
+    game = scenario(
+        players=[
+            {"reserve": {"fire": 3}, "hand": [LANTERN], "summoning_gauge": 1, "in_play": [POTION_OF_DREAMS]},
+            {"in_play": [THIEVING_FAIRIES]},
+        ],
+    )
+    act(game, activate_label("Potion of Dreams"))  # the Lantern is the only card in hand
+    assert game.crystals == [0, 1] and game.reserve[0] == (0, 0, 0, 0) and cards_in_play(game) == [LANTERN]
 
 
 # ============================================================================ 42 Cursed Treatise of Arus

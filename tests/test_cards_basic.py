@@ -401,7 +401,7 @@ def test_divine_chalice_puts_one_of_4_drawn_cards_into_play_for_free() -> None:
 
 
 def test_divine_chalice_free_card_triggers_its_on_summon_effect() -> None:
-    game = scenario(players=[{"hand": [9], "reserve": ALL4, "summoning_gauge": 2}], draw_pile=[22, 22, 22, 29])
+    game = scenario(players=[{"hand": [9], "reserve": ALL4, "summoning_gauge": 2}], draw_pile=[19, 22, 22, 29])
     act(game, "summon Divine Chalice", "choose card: Olaf's Blessed Statue")
     assert game.crystals[0] == 20
 
@@ -415,7 +415,7 @@ def test_divine_chalice_card_is_discarded_without_gauge_room() -> None:
 
 def test_divine_chalice_free_card_triggers_no_vase() -> None:
     game = scenario(
-        players=[{"hand": [9], "reserve": ALL4, "in_play": [30], "summoning_gauge": 3}], draw_pile=[22, 22, 22, 3]
+        players=[{"hand": [9], "reserve": ALL4, "in_play": [30], "summoning_gauge": 3}], draw_pile=[19, 22, 22, 3]
     )
     act(game, "summon Divine Chalice", "choose card: Amulet of Earth")
     assert game.pending_decision == "gain_energy"  # the Vase, once: for the Chalice summoned from hand
@@ -752,7 +752,9 @@ def test_two_ragfields_helms_add_up() -> None:
 
 
 def test_hand_of_fortune_lowers_the_energy_cost_by_one_token_of_the_players_choice() -> None:
-    game = scenario(players=[{"hand": [9], "reserve": ALL4, "in_play": [20], "summoning_gauge": 3}], draw_pile=[22] * 4)
+    game = scenario(
+        players=[{"hand": [9], "reserve": ALL4, "in_play": [20], "summoning_gauge": 3}], draw_pile=[19, 19, 22, 22]
+    )
     act(game, "summon Divine Chalice")
     assert game.pending_decision == "hand_of_fortune" and labels(game) == [
         "choose energy: water",
@@ -790,7 +792,7 @@ def test_two_hands_of_fortune_add_up() -> None:
     hands = [{"card": 20, "copy": 0}, {"card": 20, "copy": 1}]
     game = scenario(
         players=[{"hand": [9], "reserve": {"water": 1, "earth": 1}, "in_play": hands, "summoning_gauge": 3}],
-        draw_pile=[22] * 4,
+        draw_pile=[19, 19, 22, 22],
     )
     assert "summon Divine Chalice" in labels(game)
     act(game, "summon Divine Chalice")  # fire and air are both saved, in type order: both forced

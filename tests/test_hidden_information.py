@@ -313,6 +313,17 @@ def _move_top_card(d: dict, to: list, item=None) -> None:
     to.append(card if item is None else item(card))
 
 
+def _change_library_size(d: dict, q: int) -> None:
+    """A card more in one of seat ``q``'s library sets with room (3 cards each), else one moved from year 3 to the
+    hand: either way the library sizes change, which every seat sees."""
+    player = d["players"][q]
+    for year in ("year2", "year3"):
+        if len(player["library"][year]) < 3:
+            _move_top_card(d, player["library"][year])
+            return
+    player["hand"].append(player["library"]["year3"].pop())
+
+
 def _public_changes(d: dict, q: int) -> dict:
     """Changes of one public fact each (of seat ``q`` where it is per seat), keeping the position consistent."""
     player = d["players"][q]
@@ -337,7 +348,7 @@ def _public_changes(d: dict, q: int) -> dict:
             lambda d: d["players"][q].update(bonuses_used=(player["bonuses_used"] + 1) % 4),
         ),
         change(f"players[{q}].hand (size)", lambda d: _move_top_card(d, d["players"][q]["hand"])),
-        change(f"players[{q}].library.year3 (size)", lambda d: _move_top_card(d, d["players"][q]["library"]["year3"])),
+        change(f"players[{q}].library (sizes)", lambda d: _change_library_size(d, q)),
         change(f"players[{q}].in_play", lambda d: _move_top_card(d, d["players"][q]["in_play"], lambda c: {"card": c})),
         change(
             f"players[{q}].in_play[0].tapped",

@@ -10,14 +10,14 @@ from random_play import random_positions
 from seasons_env import NUM_ACTIONS, Game
 from seasons_env.encoding import LAYOUT, OBSERVATION_SIZE, action_mask, encode_observation
 
-LEVEL_CARDS = {"apprentice": 30, "magician": 30, "archmage": 50}
+PRIVATE_CARD_STEPS = {"keep_or_discard", "keep_one", "divine_chalice", "naria_keep", "naria_give"}
 
 
 def test_what_the_observer_may_know_does_change_its_vector() -> None:
     """The leak test can fail: a change the observer can see changes the vector."""
     game = next(iter(random_positions(2, "magician", 1, every=40)))
     state = game.to_dict()
-    state["players"][0]["hand"] = [*state["players"][0]["hand"], 1]
+    state["players"][0]["hand"] = [*state["players"][0]["hand"], state["draw_pile"].pop(0)]
     state["players"][1]["crystals"] += 7
     other = Game.from_dict(state)
     assert encode_observation(game, 0).tobytes() != encode_observation(other, 0).tobytes()

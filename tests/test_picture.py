@@ -109,7 +109,8 @@ def test_seat_view_names_own_cards_and_counts_the_others() -> None:
 
 def test_the_picture_shows_public_facts() -> None:
     """Changing a public fact changes the picture (the picture is not a constant)."""
-    game = _position(2, "archmage", 2, 200)
+    game = _position(2, "archmage", 2, 120)
+    assert not game.is_over  # a finished game's scores follow from its facts: they are not changed alone
     state = game.to_dict()
     base = render_rgb(game, seat=0)
     for change in ("crystals", "reserve", "summoning_gauge", "bonuses_used"):
@@ -132,10 +133,10 @@ def test_tapped_cards_and_stored_tokens_are_shown() -> None:
         "num_players": 2,
         "level": "magician",
         "players": [
-            {"in_play": [{"card": 1, "tokens": {"water": 2}}, {"card": 2, "tapped": True}], "summoning_gauge": 2},
+            {"in_play": [{"card": 4, "tokens": {"water": 2}}, {"card": 2, "tapped": True}], "summoning_gauge": 2},
             {},
         ],
-        "pending": [{"step": "turn", "player": 0}],
+        "pending": [{"step": "turn", "player": 0}, {"step": "move_marker", "player": 0}],
         "turn_player": 0,
     }
     game = Game.from_dict(state)

@@ -1,5 +1,6 @@
-"""Positions read from files are untrusted input (issue 9, items 7, 8 and 23): names are never called, numbers
-are bounded, and nothing a caller gets back can change the game."""
+"""Positions read from files are untrusted input (issue 9, items 7-10 and 23): names are never called, numbers
+are bounded, a position must be whole (every card once, dice, what its pending steps refer to), its structure
+exact (every error a ValueError naming the field), and nothing a caller gets back can change the game."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import copy
 
 import numpy as np
 import pytest
+from scenario import act, scenario
 
 from seasons_env import Game
 from seasons_env.encoding import encode_observation
+from seasons_env.engine import steps
+from seasons_env.engine.serialization import STEP_ARGS
 
 
 def _state() -> dict:
@@ -21,6 +25,7 @@ def _legacy_state() -> dict:
     d = _state()
     state = np.random.default_rng(5).bit_generator.state
     d["version"] = 1
+    del d["out_of_game"]  # a field of version 2
     d["rng"] = {
         "bit_generator": "PCG64",
         "state": str(state["state"]["state"]),
@@ -54,7 +59,7 @@ def test_a_legacy_generator_goes_on_as_it_did() -> None:
         ({"counter": -1}, r"rng\.counter"),
         ({"counter": True}, r"rng\.counter"),
         ({"counter": 2**60}, r"rng\.counter"),
-        ({"extra": 1}, r"unknown keys \['extra'\]"),
+        ({"extra": 1}, r"rng has an unknown key 'extra'"),
     ],
 )
 def test_bad_chance_streams_name_the_field(change: dict, field: str) -> None:
@@ -121,3 +126,329 @@ def test_changing_the_legal_action_list_leaves_the_game_unchanged() -> None:
     assert game.legal_action_list() == sorted(game.legal_actions().tolist()) and game.legal_action_list()
     with pytest.raises(ValueError):
         game.apply(10_000)
+
+
+# ---------------------------------------------------------------------------- item 9: positions that are whole
+
+
+def _running() -> dict:
+    """A full position in the middle of a round (a turn, cards in play, piles, dice rolled)."""
+    game = Game.new(2, "archmage", seed=5)
+    while (game.year == 1 and game.position < 4) or game.pending_decision != "turn":
+        game.apply(game.legal_action_list()[-1])
+    return game.to_dict()
+
+
+def _refused(state: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Game.from_dict(state)
+
+
+def test_a_full_position_reads_back_and_lists_no_card_out_of_the_game() -> None:
+    state = _running()
+    assert state["out_of_game"] == [] and state["version"] == 2
+    assert Game.from_dict(copy.deepcopy(state)).to_dict() == state
+
+
+def test_duplicate_game_dice_are_refused() -> None:
+    state = _running()
+    state["game_dice"]["spring"] = [0, 0, 1]
+    _refused(state, r"game_dice\.spring lists 0 twice")
+
+
+def test_dice_rolled_twice_or_held_twice_are_refused() -> None:
+    state = _running()
+    state["rolled"] = [{"die": 1, "face": 0, "taken_by": None}, {"die": 1, "face": 2, "taken_by": None}]
+    _refused(state, r"rolled lists dice \[1, 1\]")
+    state["rolled"] = [{"die": 1, "face": 0, "taken_by": 0}, {"die": 2, "face": 2, "taken_by": 0}]
+    _refused(state, "a seat has taken two dice")
+
+
+@pytest.mark.parametrize("zone", ["draw_pile", "discard_pile"])
+def test_a_third_or_fourth_copy_of_a_card_is_refused(zone: str) -> None:
+    state = _running()
+    card = state["draw_pile"][0]
+    state[zone] += [card, card]
+    _refused(state, rf"card {card} \(.*\) is listed 4 times .*the archmage level has 2")
+
+
+def test_a_card_missing_from_a_full_position_is_refused() -> None:
+    state = _running()
+    lost = state["draw_pile"].pop()
+    _refused(state, rf"cards not accounted for .*card {lost} ")
+    state["out_of_game"] = [lost]  # said to be out of the game: accepted
+    assert Game.from_dict(state).to_dict()["out_of_game"] == [lost]
+
+
+def test_out_of_game_may_not_list_a_card_that_is_in_play() -> None:
+    state = _running()
+    state["out_of_game"] = [state["draw_pile"][0]] * 2
+    _refused(state, "out_of_game lists card")
+
+
+def test_a_card_of_another_level_is_refused_with_its_path() -> None:
+    state = Game.new(2, "magician", seed=1).to_dict()
+    state["players"][1]["draft_pack"][0] = 40
+    _refused(state, r"players\[1\]\.draft_pack\[0\] is card 40 \(Air Elemental\), which is not in a magician game")
+
+
+def test_a_huge_draw_pile_is_refused_before_its_cards_are_read() -> None:
+    state = _running()
+    state["draw_pile"] = [1] * 1_000_000
+    _refused(state, r"draw_pile must hold 0\.\.100 cards; got 1000000")
+
+
+def test_a_pending_step_naming_a_card_not_in_limbo_is_refused() -> None:
+    state = _running()
+    state["pending"].insert(0, {"step": "keep_or_discard", "player": 0, "card": state["draw_pile"][0]})
+    _refused(state, r"pending\[0\] \(keep_or_discard\) holds card .* in limbo, but limbo has no such card")
+
+
+def test_a_limbo_card_no_step_decides_is_refused() -> None:
+    state = _running()
+    state["limbo"].append(state["draw_pile"].pop())
+    _refused(state, "limbo holds card .*, but no pending step decides its fate")
+
+
+def test_the_crystal_orbs_look_must_name_the_top_card() -> None:
+    state = _running()
+    top, other = state["draw_pile"][-1], state["draw_pile"][0]
+    state["orb_seen"] = {"player": 0, "card": other}
+    _refused(state, f"orb_seen names card {other}, which is not the draw pile's top card")
+    state["orb_seen"] = {"player": 0, "card": top}
+    state["pending"].insert(0, {"step": "crystal_orb_seen", "player": 0, "card": other})
+    _refused(state, r"pending\[0\] \(crystal_orb_seen\) names card .* not the draw pile's top card")
+
+
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        (
+            {"step": "glutton_cauldron", "player": 0, "instance": 68},
+            "instance 68 is not a copy of Glutton Cauldron in play",
+        ),
+        ({"step": "damned_soul_water", "player": 0, "instance": 4}, "instance 4 is not a copy of Damned Soul of Onys"),
+        (
+            {"step": "gain_energy", "player": 0, "count": 1, "onto": 7, "from_type": 0},
+            "onto 7 is not a copy of Amulet of Water",
+        ),
+        ({"step": "naria_give", "player": 0, "cards": [], "recipients": [1]}, r"cards must hold 1\.\.3 cards"),
+    ],
+)
+def test_a_pending_step_naming_a_card_in_play_that_is_not_there_is_refused(step: dict, message: str) -> None:
+    state = _running()
+    state["pending"].insert(0, step)
+    _refused(state, message)
+
+
+def test_naria_gives_only_to_distinct_opponents() -> None:
+    state = _running()
+    card = state["draw_pile"].pop()
+    state["limbo"].append(card)
+    state["pending"].insert(0, {"step": "naria_give", "player": 0, "cards": [card], "recipients": [0]})
+    _refused(state, r"recipients \[0\] must be distinct opponents of player 0")
+
+
+@pytest.mark.parametrize("deferred", [[[2, 1]], [[-1, 1]], [[0, 0]], [[0, 3]], [[0]], [0]])
+def test_deferred_tokens_name_a_seat_and_a_count(deferred: list) -> None:
+    state = _running()
+    state["deferred_tokens"] = deferred
+    _refused(state, r"deferred_tokens\[0\]")
+
+
+def test_final_scores_must_be_one_per_seat_the_scores_and_only_once_the_game_is_over() -> None:
+    state = _running()
+    state["final_scores"] = [1, 2, 3]
+    _refused(state, "final_scores must hold 2 scores; got 3")
+    state["final_scores"] = [1, 2]
+    _refused(state, "final_scores is set .* but steps are pending")
+    state["pending"] = []
+    _refused(state, r"final_scores \[1, 2\] are not the position's scores")
+
+
+def test_a_copy_must_be_0_or_1() -> None:
+    state = _running()
+    state["players"][0]["in_play"].append({"card": 7, "copy": 2})
+    _refused(state, r"players\[0\]\.in_play\[\d+\]\.copy must be an int in 0\.\.1; got 2")
+
+
+def test_tokens_only_on_cards_that_store_them_and_no_more_than_they_hold() -> None:
+    state = _running()
+    card = next(c for c in state["draw_pile"] if c not in (4, 35))  # neither Amulet of Water nor Glutton Cauldron
+    state["draw_pile"].remove(card)
+    state["players"][1]["in_play"] = [{"card": card, "tokens": {"fire": 1}}]
+    _refused(state, r"players\[1\]\.in_play\[0\]\.tokens must be null: .* stores no tokens")
+    state = Game.from_dict({"num_players": 2, "level": "archmage", "pending": [{"step": "move_marker"}]}).to_dict()
+    state["out_of_game"].remove(35)
+    state["players"][0]["in_play"] = [{"card": 35, "tokens": {"fire": 7}}]
+    _refused(state, r"players\[0\]\.in_play\[0\]\.tokens holds 7 tokens; Glutton Cauldron holds at most 6")
+
+
+def test_the_last_pending_step_must_carry_the_game_on() -> None:
+    state = _running()
+    assert state["pending"][-1]["step"] == "move_marker"
+    state["pending"].pop()
+    _refused(state, "the last pending step must be one of start_round, move_marker, next_round, game_end")
+
+
+def test_a_payment_is_the_next_step_and_payable() -> None:
+    state = Game.from_dict({"num_players": 2, "pending": [{"step": "move_marker"}]}).to_dict()
+    payment = {"step": "payment", "player": 0, "need": [2, 0, 0, 0], "waivers": 0, "from_type": 0}
+    state["pending"].insert(0, payment)
+    _refused(state, r"player 0 cannot pay \[2, 0, 0, 0\]")
+    state["players"][0]["reserve"] = {"water": 2}
+    state["pending"].insert(0, {"step": "turn", "player": 0})
+    _refused(state, r"pending\[1\] \(payment\) can only be the next step \(pending\[0\]\)")
+    state["pending"].pop(0)
+    assert Game.from_dict(state).reserve[0] == (0, 0, 0, 0)
+
+
+def test_overflow_steps_are_the_first_pending_steps_one_per_player() -> None:
+    state = _running()
+    state["players"][1]["reserve"] = {"water": 9}
+    overflow = {"step": "overflow", "player": 1, "from_type": 0}
+    state["pending"].insert(1, overflow)  # below the turn: the limit would wait
+    _refused(state, r"pending\[1\] \(overflow\): overflow steps are the first pending steps, one per player")
+    state["pending"][:2] = [overflow, overflow]
+    _refused(state, r"pending\[1\] \(overflow\): overflow steps are the first pending steps, one per player")
+    state["pending"].pop(0)
+    assert Game.from_dict(state).reserve[1] == (7, 0, 0, 0)  # water only: both discards forced
+
+
+def test_an_amulet_of_water_gains_four_tokens_at_most() -> None:
+    gain = {"step": "gain_energy", "player": 0, "count": 2, "onto": 2 * (4 - 1), "from_type": 0}
+    water = {"card": 4, "tokens": {"air": 3}}
+    with pytest.raises(ValueError, match="an Amulet of Water holding 3 tokens cannot gain 2 more"):
+        scenario(players=[{"in_play": [water]}], pending=[gain])
+    gain["count"] = 1
+    game = scenario(players=[{"in_play": [water]}], pending=[gain])
+    act(game, "choose energy: fire")
+    assert game.stored[2 * (4 - 1)] == (0, 0, 1, 3)
+
+
+def test_version_1_positions_are_still_read() -> None:
+    old = _legacy_state()
+    game = Game.from_dict(old)
+    again = game.to_dict()  # written as version 2, its generator kept
+    assert again["version"] == 2 and again["out_of_game"] == [] and again["rng"] == old["rng"]
+    assert Game.from_dict(again).to_dict() == again
+    old["out_of_game"] = []
+    _refused(old, "unknown key 'out_of_game'")
+    old["version"] = 3
+    _refused(old, r"version must be an int in 1\.\.2; got 3")
+
+
+# ---------------------------------------------------------------------------- item 10: exact structure
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda s: s.update(players={"0": {}, "1": {}}), "players must be a list; got dict"),
+        (lambda s: s["rng"].pop("stream"), "rng lacks the required key 'stream'"),
+        (lambda s: s["players"][1]["in_play"].append({"copy": 0}), r"players\[1\]\.in_play\[\d+\] lacks .* 'card'"),
+        (lambda s: s["players"][1].update(crystal=3), r"players\[1\] has an unknown key 'crystal' .*'crystals'"),
+        (lambda s: s.update(mystery=1), "the top level has an unknown key 'mystery'"),
+        (lambda s: s["players"][1].update(crystals=2.9), r"players\[1\]\.crystals must be an int .* got 2\.9"),
+        (lambda s: s["players"][1].update(crystals="3"), r"players\[1\]\.crystals must be an int .* got '3'"),
+        (lambda s: s["players"][1].update(crystals=True), r"players\[1\]\.crystals must be an int .* got True"),
+        (lambda s: s["players"][1]["reserve"].update(water=1.0), r"players\[1\]\.reserve\.water must be an int"),
+        (lambda s: s.update(year="2"), "year must be an int"),
+        (lambda s: s["turn"].update(transmute_ability=1), r"turn\.transmute_ability must be true or false; got 1"),
+        (lambda s: s["players"][0]["in_play"].append({"card": 7, "tapped": "yes"}), r"tapped must be true or"),
+        (lambda s: s["pending"][0].update(player=True), r"pending\[0\]\.player must be an int"),
+        (lambda s: s["pending"][0].update(extra=1), r"pending\[0\] has an unknown key 'extra'"),
+        (lambda s: s["pending"].insert(0, {"player": 0}), r"pending\[0\]\.step None is not a known step"),
+        (lambda s: s["pending"].insert(0, "turn"), r"pending\[0\] must be an object"),
+        (lambda s: s["pending"].insert(0, {"step": "keep_one", "cards": [3.0]}), r"pending\[0\]\.cards\[0\]"),
+        (lambda s: s["pending"].insert(0, {"step": "library_split"}), r"pending\[0\] lacks the required key 'year'"),
+        (lambda s: s["players"][0].update(library=[]), r"players\[0\]\.library must be an object"),
+        (lambda s: s["game_dice"].update(winter=(0, 1)), r"game_dice\.winter must hold 3 dice"),
+        (lambda s: s.update(orb_seen={"player": 0}), "orb_seen lacks the required key 'card'"),
+        (lambda s: s.update(dice_season="monsoon"), "dice_season must be one of"),
+        (lambda s: s.update(level=None), "level must be one of"),
+        (lambda s: s.update(num_players=2.0), "num_players must be an int"),
+    ],
+)
+def test_broken_structure_is_a_value_error_naming_the_field(change, message: str) -> None:
+    state = _running()
+    change(state)
+    _refused(state, message)
+
+
+def test_the_top_level_must_be_an_object_with_num_players() -> None:
+    _refused([], "state must be a dict")
+    _refused({"players": []}, "lacks the required key 'num_players'")
+
+
+# ---------------------------------------------------------------------------- steps repeated in a position from a file
+
+
+def test_a_repeated_damned_soul_pass_moves_the_card_once() -> None:
+    soul = 2 * (50 - 1)
+    game = scenario(
+        players=[{"reserve": {"water": 2}, "in_play": [50]}],
+        pending=[{"step": "damned_soul_water", "player": 0, "instance": soul}] * 2 + [{"step": "turn", "player": 0}],
+    )
+    assert game.in_play == [(), (soul,)] and game.reserve[0] == (1, 0, 0, 0) and game.pending_decision == "turn"
+
+
+def test_a_repeated_glutton_cauldron_feed_stops_once_it_is_sacrificed() -> None:
+    cauldron = 2 * (35 - 1)
+    game = scenario(
+        players=[{"reserve": {"fire": 1}, "in_play": [{"card": 35, "tokens": {"air": 6}}]}],
+        pending=[{"step": "glutton_cauldron", "player": 0, "instance": cauldron}] * 2 + [{"step": "turn", "player": 0}],
+    )
+    assert game.pending_decision == "turn" and cauldron not in game.stored and game.crystals[0] == 15
+    assert game.reserve[0] == (0, 0, 1, 6)
+
+
+def test_a_repeated_mirror_exchange_is_skipped_once_the_tokens_are_gone() -> None:
+    step = {"step": "mirror_to", "player": 0, "energy": 0, "count": 2}
+    game = scenario(players=[{"crystals": 5, "reserve": {"water": 2}}], pending=[step, step, {"step": "turn"}])
+    act(game, "choose energy: fire")
+    assert game.pending_decision == "turn" and game.crystals[0] == 3 and game.reserve[0] == (0, 0, 2, 0)
+
+
+def test_the_draw_bonus_is_not_offered_without_a_bonus_left() -> None:
+    game = scenario(
+        players=[{"bonuses_used": 3}],
+        draw_pile=[1, 2],
+        pending=[{"step": "draw_symbol", "player": 0}, {"step": "turn", "player": 0}],
+    )
+    assert game.pending_decision == "keep_or_discard" and game.bonuses_used[0] == 3  # the die's draw, forced
+
+
+def test_a_crystal_orb_look_or_elemental_amulet_choice_is_only_the_next_step() -> None:
+    look = {"step": "crystal_orb_seen", "player": 0, "card": 5}
+    with pytest.raises(ValueError, match=r"pending\[1\] \(crystal_orb_seen\) can only be the next step"):
+        scenario(players=[{"reserve": {"air": 8}, "in_play": [18]}], draw_pile=[5], pending=[look, look])
+    choose = {"step": "elemental_amulet_set", "player": 0}
+    with pytest.raises(ValueError, match=r"pending\[0\] \(elemental_amulet_set\): player 0 holds no token"):
+        scenario(limbo=[31], pending=[choose])
+    game = scenario(players=[{"reserve": {"fire": 1}, "summoning_gauge": 1}], limbo=[31], pending=[choose])
+    assert game.in_play[0] == (2 * (31 - 1),) and game.limbo == []  # the one set it can pay is forced
+
+
+def test_a_repeated_die_choice_gives_one_die() -> None:
+    choose = {"step": "choose_die", "player": 0}
+    game = scenario(
+        pending=[choose, choose, {"step": "choose_die", "player": 1}],
+        rolled=[{"die": 0, "face": 0}, {"die": 1, "face": 0}, {"die": 2, "face": 0}],
+    )
+    act(game, "take season die 1")
+    assert game.current_player == 1 and [o for _, _, o in game.rolled] == [0, -1, -1]
+
+
+def test_the_schema_knows_every_step_kind_and_its_arguments() -> None:
+    assert list(STEP_ARGS) == list(steps.KINDS)
+    for name, args in STEP_ARGS.items():
+        assert tuple(args) == steps.STEP_BY_NAME[name].args, name
+
+
+def test_dice_listed_out_of_order_are_offered_in_order() -> None:
+    game = scenario(
+        pending=[{"step": "choose_die", "player": 0}, {"step": "turn_start", "player": 0}],
+        rolled=[{"die": 2, "face": 0}, {"die": 0, "face": 0}, {"die": 1, "face": 0}],
+    )
+    assert game.legal_action_list() == sorted(game.legal_action_list()) and len(game.legal_action_list()) == 3

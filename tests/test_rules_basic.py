@@ -242,7 +242,7 @@ def test_end_of_round_order_effects_marker_season_year_first_player() -> None:
         game_dice=ALL_DICE,
         dice_season="autumn",
         rolled=[AUTUMN_LEFTOVER_1],
-        draw_pile=[22] * 10,
+        draw_pile=[19, 19, 22, 22, 28, 28, 29, 29, 30, 30],
     )
     act(game, "end turn")
     # 1. end-of-round effects, from the first player: Beggar's Horn of seat 1, then of seat 0

@@ -53,6 +53,40 @@ def test_ruling_D2_identical_options_count_once() -> None:
     assert labels(game) == ["choose in play: Amulet of Earth (copy 1)", "choose in play: Runic Cube of Eolis (copy 1)"]
 
 
+def test_ruling_D2_identical_untapped_copies_give_one_activation() -> None:
+    game = scenario(players=[{"in_play": [{"card": 25, "copy": 0}, {"card": 25, "copy": 1}]}])
+    assert [x for x in labels(game) if x.startswith("activate")] == ["activate Potion of Knowledge (copy 1)"]
+    act(game, "activate Potion of Knowledge (copy 1)", *["choose energy: water"] * 5)
+    assert [x for x in labels(game) if x.startswith("activate")] == ["activate Potion of Knowledge (copy 2)"]
+
+
+def test_ruling_D2_copies_in_different_states_are_different_activations() -> None:
+    cauldrons = [
+        {"card": 35, "copy": 0, "tokens": {"fire": 1}},
+        {"card": 35, "copy": 1, "tokens": {"fire": 2}},
+    ]
+    game = scenario(players=[{"reserve": {"air": 1}, "in_play": cauldrons}])
+    assert [x for x in labels(game) if x.startswith("activate")] == [
+        "activate Glutton Cauldron (copy 1)",
+        "activate Glutton Cauldron (copy 2)",
+    ]
+    cauldrons[1]["tokens"] = {"fire": 1}
+    game = scenario(players=[{"reserve": {"air": 1}, "in_play": cauldrons}])
+    assert [x for x in labels(game) if x.startswith("activate")] == ["activate Glutton Cauldron (copy 1)"]
+
+
+def test_ruling_D2_the_die_of_malice_window_lists_identical_copies_once() -> None:
+    game = scenario(
+        pending=[{"step": "turn_start", "player": 0}],
+        rolled=[{"die": 0, "face": 0, "taken_by": 0}],
+        players=[{"in_play": [{"card": 15, "copy": 0}, {"card": 15, "copy": 1}]}],
+    )
+    assert game.pending_decision == "die_of_malice_window"
+    assert labels(game) == ["use the season die as rolled", "activate Die of Malice (copy 1)"]
+    act(game, "activate Die of Malice (copy 1)")
+    assert labels(game) == ["use the season die as rolled", "activate Die of Malice (copy 2)"]
+
+
 def test_ruling_D3_overflow_is_asked_between_token_choices() -> None:
     game = scenario(players=[{"hand": [25], "reserve": {"water": 2, "fire": 5}, "summoning_gauge": 1}])
     act(game, "summon Potion of Knowledge")  # pays 2 water: 5 fire left

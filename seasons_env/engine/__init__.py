@@ -3,8 +3,9 @@
 Modules, lowest first (each imports only those above it): ``data`` (card and dice facts), ``actions`` (the
 action table), ``steps`` (the step kinds and their registry), ``behaviour`` (the card-hook protocol),
 ``state`` (the position and its mutators), ``payment`` and ``flow`` (the rules), ``cards_basic`` and
-``cards_archmage`` (one behaviour per card), ``serialization`` and ``hidden`` (the position format and
-information sets), ``machine`` (``Game``). ``docs/engine.md`` maps them.
+``cards_archmage`` (one behaviour per card), ``schema``, ``consistency``, ``serialization`` and ``hidden`` (the
+position format, checked field by field, and information sets), ``machine`` (``Game``). ``docs/engine.md`` maps
+them.
 """
 
 from __future__ import annotations

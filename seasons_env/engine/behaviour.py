@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from . import actions as A
-from .data import CARD_OF, IS_ITEM
+from .data import CARD_OF, IS_ITEM, Card
 
 if TYPE_CHECKING:
     from .state import State
@@ -26,6 +26,11 @@ class Behaviour:
     #: Whether ``can_activate`` reads which cards are in the hand (not only how many): the turn menu is then
     #: asked even with one option while the card is untapped and the hand not empty (``turn_hangs_on_hand``).
     activation_reads_hand = False
+    #: The activation may cost crystals, chosen and paid in one of the card's decisions (Tree of Light, Crystal Orb,
+    #: Mirror of the Seasons): the card gives the opponents' Thieving Fairies their due itself once that cost is
+    #: paid (``thieving_fairies``). Every other activation cost (tokens, cards) leaves the crystals as they are, so
+    #: the rules give the Fairies their due as the card is activated.
+    crystal_cost = False
 
     def on_summon(self, game: State, player: int, instance: int, effects: int) -> None:
         """Resolve the on-summon effect; ``effects`` is Elemental Amulet's set of paid types (a bit mask)."""
@@ -129,3 +134,12 @@ def turn_hangs_on_hand(game: State, task: tuple) -> bool:
         return True
     tapped = game.tapped
     return any(BEHAVIOUR[CARD_OF[i]].activation_reads_hand and not tapped >> i & 1 for i in game.in_play[p])
+
+
+def thieving_fairies(game: State, player: int) -> None:
+    """An activation by ``player``, its cost paid: each opponent's Thieving Fairies take 1 crystal from ``player``
+    if one remains, and their owner gains 1 more (RULES.md 8.41)."""
+    for q in game.opponents(player):
+        for _ in range(game.count_in_play(q, Card.THIEVING_FAIRIES)):
+            game.transfer_crystals(player, q, 1)
+            game.gain_crystals(q, 1)

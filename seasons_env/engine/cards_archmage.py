@@ -10,7 +10,16 @@ from typing import TYPE_CHECKING
 
 from . import actions as A
 from . import steps
-from .behaviour import Behaviour, card, card_options, cards_in_hand, in_play_options, other_items, several_cards_in_hand
+from .behaviour import (
+    Behaviour,
+    card,
+    card_options,
+    cards_in_hand,
+    in_play_options,
+    other_items,
+    several_cards_in_hand,
+    thieving_fairies,
+)
 from .data import AIR, CARD_OF, EARTH, FIRE, IS_ITEM, PRESTIGE, WATER, Card
 from .payment import DISCARD_TOKENS, ENTER_PLAY
 from .state import TRANSMUTE_ABILITY
@@ -53,8 +62,10 @@ def _res_tree(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.TREE_BUY_ENERGY:
         game.crystals[p] -= 3
+        thieving_fairies(game, p)  # after the cost (RULES.md 8.41)
         game.gain_tokens_of_choice(p, 1)
     else:
+        thieving_fairies(game, p)  # the token discarded moves no crystal
         game.turn_flags |= TRANSMUTE_ABILITY
         game.push((DISCARD_TOKENS, p, 1, 0))
 
@@ -64,6 +75,8 @@ TREE_CHOICE = steps.decision("tree_of_light", _opt_tree, _res_tree, doc="Tree of
 
 @card(Card.TREE_OF_LIGHT)
 class TreeOfLight(Behaviour):
+    crystal_cost = True
+
     def can_activate(self, game, player, instance):
         return game.crystals[player] >= 3 or sum(game.spendable(player)) > 0
 
@@ -100,8 +113,10 @@ def _res_orb(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.ORB_MILL:
         game.crystals[p] -= 3
+        thieving_fairies(game, p)  # after the cost (RULES.md 8.41)
         game.discard(game.draw())
         return
+    thieving_fairies(game, p)  # looking costs nothing
     top = _peek(game)
     game.orb_seen = (p, top)
     game.push((ORB_DECIDE, p, top))
@@ -131,6 +146,8 @@ ORB_DECIDE = steps.decision(
 
 @card(Card.CRYSTAL_ORB)
 class CrystalOrb(Behaviour):
+    crystal_cost = True
+
     def can_activate(self, game, player, instance):
         return _top_card_available(game)
 
@@ -150,9 +167,16 @@ def _res_cauldron(game: State, task: Task, action: int) -> None:
         game.gain_crystals(p, 15)
 
 
+def _opt_cauldron(game: State, task: Task) -> list[int]:
+    _, p, instance = task
+    if instance not in game.in_play[p]:  # never so in play; a position from a file may say otherwise
+        return []
+    return [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if game.reserve[p][t]]
+
+
 CAULDRON_FEED = steps.decision(
     "glutton_cauldron",
-    lambda game, task: [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if game.reserve[task[1]][t]],
+    _opt_cauldron,
     _res_cauldron,
     ("instance",),
     doc="Glutton Cauldron: the reserve token moved onto it",
@@ -390,6 +414,7 @@ def _res_mirror_to(game: State, task: Task, action: int) -> None:
     _, p, source, count = task
     target = A.energy_of_choice(action)
     game.crystals[p] -= count
+    thieving_fairies(game, p)  # after the cost (RULES.md 8.41)
     game.remove_token(p, source, count)
     game.add_token(p, target, count)
 
@@ -398,9 +423,18 @@ MIRROR_FROM = steps.decision("mirror_from", _opt_mirror_from, _res_mirror_from, 
 MIRROR_COUNT = steps.decision(
     "mirror_count", _opt_mirror_count, _res_mirror_count, ("energy",), doc="Mirror of the Seasons: X"
 )
+
+
+def _opt_mirror_to(game: State, task: Task) -> list[int]:
+    _, p, source, count = task
+    if game.reserve[p][source] < count or game.crystals[p] < count:  # never so in play (X was chosen to fit)
+        return []
+    return [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if t != source]
+
+
 MIRROR_TO = steps.decision(
     "mirror_to",
-    lambda game, task: [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if t != task[2]],
+    _opt_mirror_to,
     _res_mirror_to,
     ("energy", "count"),
     doc="Mirror of the Seasons: the type received",
@@ -409,6 +443,8 @@ MIRROR_TO = steps.decision(
 
 @card(Card.MIRROR_OF_THE_SEASONS)
 class MirrorOfTheSeasons(Behaviour):
+    crystal_cost = True
+
     def can_activate(self, game, player, instance):
         return game.crystals[player] >= 1 and sum(game.reserve[player]) > 0
 
@@ -432,7 +468,9 @@ class SidNightshade(Behaviour):
 
 
 def _opt_soul_water(game: State, task: Task) -> list[int]:
-    p = task[1]
+    _, p, instance = task
+    if instance not in game.in_play[p]:  # never so in play; a position from a file may say otherwise
+        return []
     return [A.pay_action(s, WATER) for s in (0, *game.amulet_sources(p)) if game.tokens_at(p, s)[WATER]]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import actions as A
 from . import steps
-from .behaviour import BEHAVIOUR, several_cards_held, several_cards_in_hand, turn_hangs_on_hand
+from .behaviour import BEHAVIOUR, several_cards_held, several_cards_in_hand, thieving_fairies, turn_hangs_on_hand
 from .data import (
     CARD_OF,
     DICE,
@@ -123,7 +123,11 @@ START_ROUND = steps.automatic("start_round", _run_start_round, doc="straighten c
 
 
 def _opt_choose_die(game: State, task: tuple) -> list[int]:
-    return [A.take_die_action(d) for d, _, owner in game.rolled if owner < 0]
+    # One die per player; sorted. (Both always so in play; a position from a file may repeat the step or list
+    # its game dice, so the rolled dice, in any order.)
+    if any(owner == task[1] for _, _, owner in game.rolled):
+        return []
+    return sorted(A.take_die_action(d) for d, _, owner in game.rolled if owner < 0)
 
 
 def _res_choose_die(game: State, task: tuple, action: int) -> None:
@@ -160,7 +164,9 @@ def _untapped_malice(game: State, player: int) -> list[int]:
 
 
 def _opt_malice(game: State, task: tuple) -> list[int]:
-    return [A.USE_DIE] + [A.activate_action(i) for i in sorted(_untapped_malice(game, task[1]))]
+    # Two untapped copies are in the same state: one option (docs/rulings.md D2); the other is offered next.
+    untapped = _untapped_malice(game, task[1])
+    return [A.USE_DIE, A.activate_action(min(untapped))] if untapped else [A.USE_DIE]
 
 
 def _res_malice(game: State, task: tuple, action: int) -> None:
@@ -205,7 +211,10 @@ def _draw_for_die(game: State, player: int) -> None:
 
 
 def _opt_draw_symbol(game: State, task: tuple) -> list[int]:
-    return [A.DRAW_CARD, A.BONUS_DRAW]
+    # As when the step was pushed: a bonus left and two cards to draw (a position from a file may differ).
+    if game.bonuses_used[task[1]] < MAX_BONUSES and len(game.draw_pile) + len(game.discard_pile) >= 2:
+        return [A.DRAW_CARD, A.BONUS_DRAW]
+    return [A.DRAW_CARD]
 
 
 def _res_draw_symbol(game: State, task: tuple, action: int) -> None:
@@ -280,13 +289,16 @@ def _opt_turn(game: State, task: tuple) -> list[int]:
     if game.hand[p]:
         options.extend(map(A.summon_action, game.summonable_from_hand(p, sorted(set(game.hand[p])))))
     tapped = game.tapped
+    offered = set()  # copies in the same state (untapped, same stored tokens) are one option (docs/rulings.md D2)
     for inst in sorted(game.in_play[p]):
-        if (
-            not tapped >> inst & 1
-            and A.has_activate_action(inst)
-            and BEHAVIOUR[CARD_OF[inst]].can_activate(game, p, inst)
-        ):
-            options.append(A.activate_action(inst))
+        if not tapped >> inst & 1:
+            if not A.has_activate_action(inst):
+                continue
+            card = CARD_OF[inst]
+            state = (card, game.stored.get(inst))
+            if state not in offered and BEHAVIOUR[card].can_activate(game, p, inst):
+                offered.add(state)
+                options.append(A.activate_action(inst))
     if game.turn_flags & TRANSMUTE_ABILITY:
         r = game.reserve[p]
         transmutes = A.TRANSMUTE_ACTIONS
@@ -332,14 +344,14 @@ def _end_turn(game: State, player: int) -> None:
 
 
 def activate(game: State, player: int, instance: int) -> None:
-    """Activate a card: it taps, opponents' Thieving Fairies take their due, then its effect resolves."""
+    """Activate a card: it taps, its cost is paid, the opponents' Thieving Fairies take their due, then its effect
+    resolves (RULES.md 8.41). A cost in tokens or cards moves no crystal, so the Fairies are paid at once; a card
+    whose cost may be crystals pays the Fairies itself once that cost is paid (``Behaviour.crystal_cost``)."""
     game.tapped |= 1 << instance
-    for q in game.opponents(player):
-        fairies = game.count_in_play(q, Card.THIEVING_FAIRIES)
-        for _ in range(fairies):
-            game.transfer_crystals(player, q, 1)
-            game.crystals[q] += 1
-    BEHAVIOUR[CARD_OF[instance]].activate(game, player, instance)
+    behaviour = BEHAVIOUR[CARD_OF[instance]]
+    if not behaviour.crystal_cost:
+        thieving_fairies(game, player)
+    behaviour.activate(game, player, instance)
 
 
 TURN = steps.decision(

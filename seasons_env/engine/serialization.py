@@ -2,45 +2,78 @@
 
 A position is written as JSON-safe data: per-seat fields, the shared zones, the pending steps by name with
 their named arguments, and the generator's state, so that a position read back continues exactly as the
-original would. Reading checks every field and names the path of a bad one.
+original would. A position read is untrusted input: ``POSITION`` (a schema, ``schema.py``) writes each field's
+rule once — exact types, bounds, defaults, no unknown key — and ``consistency.py`` then checks that the position
+is whole (every card once, dice, what the pending steps refer to). Every problem is a ``ValueError`` naming the
+path of the field at fault (``players[1].reserve.water``).
 """
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
 
+from . import actions as A
 from . import steps
 from .behaviour import BEHAVIOUR
-from .chance import MASK64, Chance, LegacyChance
+from .chance import Chance, LegacyChance
+from .consistency import MAX_STORED, out_of_game, position_problems
 from .data import (
+    BONUS_PENALTIES,
+    CARD_NAMES,
     CARD_OF,
     CARDS,
     DICE_PER_SEASON,
     ENERGIES,
     FACES_PER_DIE,
     GAUGE_MAX,
+    HAND_PENALTY,
+    HAND_SIZE,
+    IS_ITEM,
+    LEVEL_CARDS,
     LEVELS,
+    LIBRARY_SET_SIZE,
     MAX_BONUSES,
+    NUM_CARDS,
+    NUM_INSTANCES,
     NUM_YEARS,
+    PRESTIGE,
     SEASONS,
     season_of,
 )
-from .state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED, ZERO4, State, check_num_players
+from .schema import (
+    Bool,
+    Checked,
+    Choice,
+    Converted,
+    Either,
+    Field,
+    FieldError,
+    Fixed,
+    Int,
+    ListOf,
+    Nullable,
+    Record,
+    Rule,
+    Word,
+    join_path,
+    read,
+)
+from .state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED, ZERO4, State
 
 STATE_FORMAT = "seasons-env/state"
+#: Version 2: ``out_of_game``; chance is a counter-based stream (``engine/chance.py``: ``rng`` holds its key and
+#: draw count); a decision whose options hang on cards only its player sees is asked even with a single option
+#: (``steps.StepKind.private``), so records of version 1 do not replay. Version-1 positions are read: their
+#: ``rng`` (a numpy PCG64 state) goes on drawing with the same calls as then (``LegacyChance``).
+STATE_VERSION = 2
 CHANCE_STREAM = "splitmix64"
 #: Far above the draws of any game (a few hundred); a position claiming more is not one of this engine's.
 MAX_DRAWS = 2**40
-#: 2: chance is a counter-based stream (``engine/chance.py``; ``rng`` holds its key and counter), and a decision
-#: whose options hang on cards only its player sees is asked even with a single option
-#: (``steps.StepKind.private``), so records of version 1 do not replay. Version-1 positions are read: their
-#: ``rng`` (a numpy PCG64 state) goes on drawing as it did (``LegacyChance``).
-STATE_VERSION = 2
-READABLE_VERSIONS = (1, 2)
 
 #: The bit generators a position may name, by an explicit table: a name read from a file is never looked up.
 BIT_GENERATORS = {"PCG64": np.random.PCG64}
@@ -48,6 +81,12 @@ BIT_GENERATORS = {"PCG64": np.random.PCG64}
 #: a reserve is over its limit (7, or 10) only by the tokens of one gain, still to be discarded.
 MAX_CRYSTALS = 100_000
 MAX_TOKENS = 20
+#: The most tokens one effect gains: Vampiric Crown (a card's prestige) or Pendant of Ragnor (the other items).
+MAX_GAIN = max(max(PRESTIGE), 2 * sum(IS_ITEM))
+#: Far above any reachable stack (a 4-player draft and library split pending: 70 steps).
+MAX_PENDING = 256
+MIN_SCORE = -(HAND_PENALTY * NUM_INSTANCES + max(BONUS_PENALTIES)) + NUM_INSTANCES * min(0, min(PRESTIGE))
+MAX_SCORE = MAX_CRYSTALS + NUM_INSTANCES * max(PRESTIGE)
 
 S = TypeVar("S", bound=State)
 
@@ -97,6 +136,7 @@ def to_dict(game: State) -> dict:
         "draw_pile": list(game.draw_pile),
         "discard_pile": list(game.discard_pile),
         "limbo": list(game.limbo),
+        "out_of_game": out_of_game(game),
         "deferred_tokens": [list(x) for x in game.deferred_tokens],
         "orb_seen": {"player": game.orb_seen[0], "card": game.orb_seen[1]} if game.orb_seen else None,
         "pending": [_task_to_dict(t) for t in reversed(game.stack)],
@@ -105,214 +145,12 @@ def to_dict(game: State) -> dict:
     }
 
 
-def _chance_to_dict(chance: Chance | LegacyChance) -> dict:
-    if isinstance(chance, Chance):  # 64-bit key as a decimal string: JSON numbers lose precision
-        return {"stream": CHANCE_STREAM, "key": str(chance.key), "counter": chance.counter}
-    state = chance.generator().bit_generator.state
-    return {
-        "bit_generator": state["bit_generator"],
-        "state": str(state["state"]["state"]),
-        "inc": str(state["state"]["inc"]),
-        "has_uint32": state["has_uint32"],
-        "uinteger": state["uinteger"],
-    }
-
-
-def _chance(rng_data: object) -> Chance | LegacyChance:
-    """The chance stream a position's ``rng`` field describes: the counter stream, or a version-1 PCG64 state."""
-    if isinstance(rng_data, dict) and "stream" in rng_data:
-        unknown = set(rng_data) - {"stream", "key", "counter"}
-        if unknown:
-            raise ValueError(f"state: field 'rng' has unknown keys {sorted(unknown)}")
-        if rng_data["stream"] != CHANCE_STREAM:
-            raise ValueError(f"state: field 'rng.stream' must be {CHANCE_STREAM!r}; got {rng_data['stream']!r}")
-        key, counter = rng_data.get("key"), rng_data.get("counter", 0)
-        if isinstance(key, str) and key.isascii() and key.isdigit():
-            key = int(key)
-        if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key <= MASK64:
-            raise ValueError(f"state: field 'rng.key' must be a 64-bit unsigned int (a decimal string); got {key!r}")
-        if isinstance(counter, bool) or not isinstance(counter, int) or not 0 <= counter < MAX_DRAWS:
-            raise ValueError(f"state: field 'rng.counter' must be an int in 0..{MAX_DRAWS - 1}; got {counter!r}")
-        return Chance(key, counter)
-    return LegacyChance(_generator(rng_data))
-
-
-def from_dict(cls: type[S], d: dict) -> S:
-    """Read a position of class ``cls`` from ``to_dict`` data, its pending steps not yet run (``Game.from_dict`` runs
-    them). Every key but ``num_players`` is optional (see the docs)."""
-    if not isinstance(d, dict):
-        raise ValueError(f"state must be a dict, got {type(d).__name__}")
-    if d.get("format", STATE_FORMAT) != STATE_FORMAT or d.get("version", STATE_VERSION) not in READABLE_VERSIONS:
-        raise ValueError(
-            f"state: unsupported format/version {d.get('format')!r}/{d.get('version')!r}; this engine reads "
-            f"{STATE_FORMAT!r} versions {', '.join(map(str, READABLE_VERSIONS))}"
-        )
-    if "num_players" not in d:
-        raise ValueError("state: field 'num_players' is required")
-    n = check_num_players(d["num_players"], "state: field 'num_players'")
-    level = d.get("level", "magician")
-    if level not in LEVELS:
-        raise ValueError(f"state: field 'level' must be one of {LEVELS}; got {level!r}")
-    rng_data = d.get("rng")
-    game = cls.blank(n, level, Chance.from_seed(0) if rng_data is None else _chance(rng_data))
-    game.year = _field_int(d, "year", 1, 1, NUM_YEARS + 1)
-    game.position = _field_int(d, "position", 1, 1, 12)
-    game.first_player = _field_int(d, "first_player", 0, 0, n - 1)
-    turn_player = d.get("turn_player")
-    game.turn_player = -1 if turn_player is None else _field_int(d, "turn_player", -1, -1, n - 1)
-    turn = d.get("turn", {})
-    game.turn_flags = (TRANSMUTE_ABILITY if turn.get("transmute_ability") else 0) | (
-        TRANSMUTE_BONUS_USED if turn.get("transmute_bonus_used") else 0
-    )
-    if "game_dice" in d:
-        game.game_dice = tuple(tuple(int(x) for x in d["game_dice"][s]) for s in SEASONS)
-        for s, dice in enumerate(game.game_dice):
-            if len(dice) != n + 1 or any(not 0 <= x < DICE_PER_SEASON for x in dice):
-                raise ValueError(f"state: game_dice.{SEASONS[s]} must list {n + 1} dice of 0..4; got {dice}")
-    rolled = []
-    for k, r in enumerate(d.get("rolled", [])):
-        die, face, owner = int(r["die"]), int(r["face"]), r.get("taken_by")
-        if not (0 <= die < DICE_PER_SEASON and 0 <= face < FACES_PER_DIE):
-            raise ValueError(f"state: rolled[{k}] has die {die} / face {face} out of range")
-        rolled.append((die, face, -1 if owner is None else int(owner)))
-    game.rolled = tuple(rolled)
-    dice_season = d.get("dice_season", SEASONS[season_of(game.position)])
-    if dice_season not in SEASONS:
-        raise ValueError(f"state: field 'dice_season' must be one of {SEASONS}; got {dice_season!r}")
-    game.dice_season = SEASONS.index(dice_season)
-    players = d.get("players", [{}] * n)
-    if len(players) != n:
-        raise ValueError(f"state: field 'players' must have {n} entries; got {len(players)}")
-    for p, pd in enumerate(players):
-        game.crystals[p] = _field_int(pd, "crystals", 0, 0, MAX_CRYSTALS, f"players[{p}].")
-        game.reserve[p] = _energy_tuple(pd.get("reserve", {}), f"players[{p}].reserve")
-        game.gauge[p] = _field_int(pd, "summoning_gauge", 0, 0, GAUGE_MAX, f"players[{p}].")
-        game.bonuses_used[p] = _field_int(pd, "bonuses_used", 0, 0, MAX_BONUSES, f"players[{p}].")
-        game.hand[p] = tuple(sorted(_cards(pd.get("hand", []), f"players[{p}].hand")))
-        library = pd.get("library", {})
-        game.library[p] = (
-            tuple(sorted(_cards(library.get("year2", []), f"players[{p}].library.year2"))),
-            tuple(sorted(_cards(library.get("year3", []), f"players[{p}].library.year3"))),
-        )
-        game.draft_pack[p] = tuple(sorted(_cards(pd.get("draft_pack", []), f"players[{p}].draft_pack")))
-        for c in _cards(pd.get("draft_seen", []), f"players[{p}].draft_seen"):
-            game.draft_seen[p] |= 1 << c
-        instances = []
-        for k, entry in enumerate(pd.get("in_play", [])):
-            if isinstance(entry, int):
-                entry = {"card": entry}
-            card = _cards([entry["card"]], f"players[{p}].in_play[{k}]")[0]
-            copy_ = entry.get("copy")
-            if copy_ is None:
-                copy_ = 0 if 2 * (card - 1) not in _all_instances(game, instances) else 1
-            inst = 2 * (card - 1) + int(copy_)
-            if inst in _all_instances(game, instances):
-                raise ValueError(f"state: players[{p}].in_play[{k}]: copy {copy_} of card {card} already in play")
-            instances.append(inst)
-            if entry.get("tapped"):
-                game.tapped |= 1 << inst
-            if entry.get("tokens") is not None:
-                game.stored[inst] = _energy_tuple(entry["tokens"], f"players[{p}].in_play[{k}].tokens")
-            elif BEHAVIOUR[card].stores_tokens:
-                game.stored[inst] = ZERO4
-        game.in_play[p] = tuple(instances)
-    game.draw_pile = _cards(d.get("draw_pile", []), "draw_pile")
-    game.discard_pile = _cards(d.get("discard_pile", []), "discard_pile")
-    game.limbo = _cards(d.get("limbo", []), "limbo")
-    game.deferred_tokens = tuple(tuple(int(v) for v in x) for x in d.get("deferred_tokens", []))
-    orb_seen = d.get("orb_seen")
-    game.orb_seen = () if orb_seen is None else (int(orb_seen["player"]), int(orb_seen["card"]))
-    game.stack = [_task_from_dict(t, n, k) for k, t in enumerate(d.get("pending", []))][::-1]
-    scores = d.get("final_scores")
-    game.final_scores = tuple(int(s) for s in scores) if scores is not None else None
-    if game.final_scores is None and not game.stack:
-        raise ValueError("state: field 'pending' is empty but the game is not over (final_scores is null)")
-    game.request_overflow_check()
-    return game
-
-
-def _generator(rng_data: object) -> np.random.Generator:
-    """The generator a position's ``rng`` field describes (only the bit generators of ``BIT_GENERATORS``)."""
-    if not isinstance(rng_data, dict):
-        raise ValueError(f"state: field 'rng' must be a dict; got {type(rng_data).__name__}")
-    unknown = set(rng_data) - {"bit_generator", "state", "inc", "has_uint32", "uinteger"}
-    if unknown:
-        raise ValueError(f"state: field 'rng' has unknown keys {sorted(unknown)}")
-    name = rng_data.get("bit_generator", "PCG64")
-    if not isinstance(name, str) or name not in BIT_GENERATORS:
-        raise ValueError(f"state: field 'rng.bit_generator' must be one of {sorted(BIT_GENERATORS)}; got {name!r}")
-    values = {}
-    for key, default, bound in (
-        ("state", None, 2**128),
-        ("inc", None, 2**128),
-        ("has_uint32", 0, 2),
-        ("uinteger", 0, 2**32),
-    ):
-        raw = rng_data.get(key, default)
-        if raw is None:
-            raise ValueError(f"state: field 'rng.{key}' is required")
-        if isinstance(raw, str) and raw.isascii() and raw.isdigit() and key in ("state", "inc"):
-            raw = int(raw)  # to_dict writes the 128-bit words as decimal strings (JSON numbers lose precision)
-        if isinstance(raw, bool) or not isinstance(raw, numbers.Integral) or not 0 <= raw < bound:
-            raise ValueError(f"state: field 'rng.{key}' must be an int in 0..{bound - 1}; got {raw!r}")
-        values[key] = int(raw)
-    bit_generator = BIT_GENERATORS[name](0)  # a fixed seed: the state is replaced at once
-    bit_generator.state = {
-        "bit_generator": name,
-        "state": {"state": values["state"], "inc": values["inc"]},
-        "has_uint32": values["has_uint32"],
-        "uinteger": values["uinteger"],
-    }
-    return np.random.Generator(bit_generator)
-
-
-def _field_int(d: dict, key: str, default: int, lo: int, hi: int | None, prefix: str = "") -> int:
-    value = d.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"state: field '{prefix}{key}' must be an int; got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        raise ValueError(f"state: field '{prefix}{key}' must be in {lo}..{hi if hi is not None else ''}; got {value}")
-    return int(value)
-
-
 def _energy_dict(tokens: Sequence[int]) -> dict[str, int]:
     return {e: int(tokens[i]) for i, e in enumerate(ENERGIES)}
 
 
-def _energy_tuple(value: dict, what: str) -> tuple[int, int, int, int]:
-    if not isinstance(value, dict) or set(value) - set(ENERGIES):
-        raise ValueError(f"state: {what} must map energy names {ENERGIES} to counts; got {value!r}")
-    for e in ENERGIES:
-        count = value.get(e, 0)
-        if isinstance(count, bool) or not isinstance(count, numbers.Integral):
-            raise ValueError(f"state: {what}.{e} must be an int; got {count!r}")
-        if not 0 <= count <= MAX_TOKENS:
-            raise ValueError(f"state: {what}.{e} must be in 0..{MAX_TOKENS}; got {count}")
-    tokens = tuple(int(value.get(e, 0)) for e in ENERGIES)
-    if sum(tokens) > MAX_TOKENS:
-        raise ValueError(f"state: {what} holds {sum(tokens)} tokens; at most {MAX_TOKENS} are possible")
-    return tokens
-
-
-def _cards(values: Iterable, what: str) -> list[int]:
-    out = []
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 1 <= v <= len(CARDS):
-            raise ValueError(f"state: {what} must list card ids 1..{len(CARDS)}; got {v!r}")
-        out.append(int(v))
-    return out
-
-
-def _all_instances(game: State, pending: list[int]) -> set[int]:
-    return {i for t in game.in_play for i in t} | set(pending)
-
-
 def _to_json(value: object) -> object:
     return [_to_json(v) for v in value] if isinstance(value, tuple) else value
-
-
-def _from_json(value: object) -> object:
-    return tuple(_from_json(v) for v in value) if isinstance(value, list) else int(value)
 
 
 def _task_to_dict(task: tuple) -> dict:
@@ -323,15 +161,382 @@ def _task_to_dict(task: tuple) -> dict:
     return out
 
 
-def _task_from_dict(entry: dict, n: int, k: int) -> tuple:
-    name = entry.get("step")
-    spec = steps.STEP_BY_NAME.get(name)
-    if spec is None:
-        raise ValueError(f"state: pending[{k}].step {name!r} is not a known step")
-    player = entry.get("player", 0)
-    if not isinstance(player, int) or not 0 <= player < n:
-        raise ValueError(f"state: pending[{k}].player must be a seat 0..{n - 1}; got {player!r}")
-    missing = [a for a in spec.args if a not in entry]
-    if missing:
-        raise ValueError(f"state: pending[{k}] ({name}) lacks {', '.join(missing)}")
-    return (spec.kind, player, *(_from_json(entry[a]) for a in spec.args))
+# ---------------------------------------------------------------------------- the schema of a position
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the rules of the later fields depend on."""
+
+    num_players: int
+    level: str
+
+
+_CARD_NUMBER = Int(1, NUM_CARDS)
+_LEVEL_CARD_SETS = {level: frozenset(cards) for level, cards in LEVEL_CARDS.items()}
+
+
+class CardId(Rule):
+    """A card id of the game's level."""
+
+    def read(self, value: object, path: str, context: Context) -> int:
+        card = _CARD_NUMBER.read(value, path, context)
+        if card not in _LEVEL_CARD_SETS[context.level]:
+            raise FieldError(path, f"is card {card} ({CARD_NAMES[card]}), which is not in a {context.level} game")
+        return card
+
+
+def _seat_max(context: Context) -> int:
+    return context.num_players - 1
+
+
+def _seats(context: Context) -> int:
+    return context.num_players
+
+
+def _dice(context: Context) -> int:
+    return context.num_players + 1
+
+
+SEAT = Int(0, _seat_max)
+ENERGY = Int(0, len(ENERGIES) - 1)
+INSTANCE = Int(0, NUM_INSTANCES - 1)
+CARD = CardId()
+
+
+def cards(max_len: int, min_len: int = 0, as_tuple: bool = False) -> ListOf:
+    return ListOf(CARD, max_len, min_len, as_tuple=as_tuple, what="cards")
+
+
+def _token_total(tokens: dict, context: Context) -> str | None:
+    total = sum(tokens.values())
+    return f"holds {total} tokens; at most {MAX_TOKENS} are possible" if total > MAX_TOKENS else None
+
+
+#: Tokens by type (a reserve, or a card's stored tokens), read as a (water, earth, fire, air) tuple.
+TOKENS = Converted(
+    Checked(Record({e: Field(Int(0, MAX_TOKENS), 0) for e in ENERGIES}), _token_total),
+    lambda tokens, context: tuple(tokens[e] for e in ENERGIES),
+)
+#: An energy vector ``[water, earth, fire, air]`` (a cost being paid).
+NEED = Fixed(*[Int(0, MAX_TOKENS)] * 4, what="[water, earth, fire, air] of counts")
+
+
+def _owed(need: tuple, context: Context) -> str | None:
+    return None if sum(need) else "must owe at least 1 token"
+
+
+#: The arguments of each pending step, by step name, in the order of ``steps.KINDS``' registered ``args``.
+STEP_ARGS: dict[str, dict[str, Rule]] = {
+    "draft_pick": {},
+    "draft_pass": {},
+    "library_split": {"year": Int(2, NUM_YEARS)},
+    "start_round": {},
+    "choose_die": {},
+    "turn_start": {},
+    "die_of_malice_window": {},
+    "die_actions": {},
+    "draw_symbol": {},
+    "keep_or_discard": {"card": CARD},
+    "keep_one": {"cards": cards(4, 1, as_tuple=True)},
+    "turn": {},
+    "gain_energy": {"count": Int(1, MAX_GAIN), "onto": Int(-1, NUM_INSTANCES - 1), "from_type": ENERGY},
+    "overflow": {"from_type": ENERGY},
+    "exchange_discard": {"count": Int(1, 2), "from_type": ENERGY},
+    "elemental_amulet_set": {},
+    "payment": {"need": NEED, "waivers": Int(0, 2), "from_type": ENERGY},
+    "hand_of_fortune": {"need": NEED, "waivers": Int(1, 2), "from_type": ENERGY},
+    "pay_source": {"need": Checked(NEED, _owed), "from_source": Int(0, A.NUM_SOURCES - 1)},
+    "discard_tokens": {"count": Int(1, 4), "from_action": Int(0, A.pay_action(A.NUM_SOURCES - 1, 3))},
+    "enter_play": {"card": CARD, "from_hand": Int(0, 1), "effects": Int(0, 15)},
+    "after_summon": {"instance": INSTANCE},
+    "round_end_effects": {},
+    "move_marker": {},
+    "season_change": {"by_boots": Int(0, 1)},
+    "join_library": {"year": Int(2, NUM_YEARS)},
+    "next_round": {},
+    "game_end": {},
+    "balance_of_ishtar": {},
+    "temporal_boots": {},
+    "divine_chalice": {"cards": cards(4, 1, as_tuple=True)},
+    "syllas_sacrifice": {},
+    "naria_keep": {"cards": cards(4, 1, as_tuple=True)},
+    "naria_give": {"cards": cards(3, 1, as_tuple=True), "recipients": ListOf(SEAT, 3, 1, as_tuple=True)},
+    "kairn_effect": {},
+    "amsug_return": {},
+    "lewis_greyface": {},
+    "potion_of_dreams": {},
+    "tree_of_light": {},
+    "crystal_orb": {},
+    "crystal_orb_seen": {"card": CARD},
+    "glutton_cauldron": {"instance": INSTANCE},
+    "vampiric_crown": {},
+    "vampiric_crown_discard": {},
+    "dragon_skull": {"remaining": Int(1, 3), "after": Int(-1, NUM_INSTANCES - 1)},
+    "necrotic_kriss": {},
+    "mirror_from": {},
+    "mirror_count": {"energy": ENERGY},
+    "mirror_to": {"energy": ENERGY, "count": Int(1, A.MAX_NUMBER)},
+    "damned_soul_water": {"instance": INSTANCE},
+}
+_STEP_RECORDS = {
+    name: Record({"step": Field(Choice((name,))), "player": Field(SEAT, 0), **{a: Field(r) for a, r in args.items()}})
+    for name, args in STEP_ARGS.items()
+}
+
+
+class Step(Rule):
+    """A pending step ``{"step": name, "player": seat, ...arguments}``, read as a task tuple."""
+
+    def read(self, value: object, path: str, context: Context) -> tuple:
+        if not isinstance(value, dict):
+            raise FieldError(
+                path, f"must be an object {{'step': name, 'player': seat, ...}}; got {type(value).__name__}"
+            )
+        name = value.get("step")
+        if not isinstance(name, str) or name not in _STEP_RECORDS:
+            raise FieldError(join_path(path, "step"), f"{name!r:.60} is not a known step (docs/state_format.md)")
+        fields = _STEP_RECORDS[name].read(value, path, context)
+        return (steps.kind(name), fields["player"], *(fields[a] for a in STEP_ARGS[name]))
+
+
+class InPlay(Rule):
+    """A card in play: ``{"card", "copy", "tapped", "tokens"}``, or a bare card id (first free copy, untapped)."""
+
+    ENTRY = Record(
+        {
+            "card": Field(CARD),
+            "copy": Field(Nullable(Int(0, 1)), None),
+            "tapped": Field(Bool(), False),
+            "tokens": Field(Nullable(TOKENS), None),
+        }
+    )
+
+    def read(self, value: object, path: str, context: Context) -> dict:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = {"card": value}
+        return self.ENTRY.read(value, path, context)
+
+
+PLAYER = Record(
+    {
+        "crystals": Field(Int(0, MAX_CRYSTALS), 0),
+        "reserve": Field(TOKENS, {}),
+        "summoning_gauge": Field(Int(0, GAUGE_MAX), 0),
+        "bonuses_used": Field(Int(0, MAX_BONUSES), 0),
+        "hand": Field(cards(NUM_INSTANCES), []),
+        "library": Field(
+            Record({"year2": Field(cards(LIBRARY_SET_SIZE), []), "year3": Field(cards(LIBRARY_SET_SIZE), [])}), {}
+        ),
+        "in_play": Field(ListOf(InPlay(), NUM_INSTANCES), []),
+        "draft_pack": Field(cards(HAND_SIZE), []),
+        "draft_seen": Field(ListOf(CARD, NUM_CARDS, unique=True, what="cards"), []),
+    }
+)
+
+#: Version 1's ``rng``: a numpy PCG64 state.
+LEGACY_RNG = Record(
+    {
+        "bit_generator": Field(Choice(tuple(BIT_GENERATORS)), "PCG64"),
+        "state": Field(Word(128)),
+        "inc": Field(Word(128)),
+        "has_uint32": Field(Int(0, 1), 0),
+        "uinteger": Field(Int(0, 2**32 - 1), 0),
+    }
+)
+#: Version 2's ``rng``: the counter-based stream's key and draw count.
+CHANCE = Record(
+    {
+        "stream": Field(Choice((CHANCE_STREAM,))),
+        "key": Field(Word(64)),
+        "counter": Field(Int(0, MAX_DRAWS - 1), 0),
+    }
+)
+
+
+def _rng_rule(rng: object) -> Rule:
+    """A version-2 position's ``rng``: the chance stream, or a version-1 generator read and written again (so
+    a position keeps its future dice whatever version wrote it)."""
+    if isinstance(rng, dict) and not {"stream", "key", "counter"}.isdisjoint(rng):
+        return CHANCE
+    return LEGACY_RNG
+
+
+def _position_fields(version: int) -> dict[str, Field]:
+    dice = ListOf(Int(0, DICE_PER_SEASON - 1), _dice, _dice, unique=True, what="dice (one more than players)")
+    fields = {
+        "format": Field(Choice((STATE_FORMAT,)), STATE_FORMAT),
+        "version": Field(Int(1, STATE_VERSION), STATE_VERSION),
+        "num_players": Field(Int(2, 4)),
+        "level": Field(Choice(LEVELS), "magician"),
+        "year": Field(Int(1, NUM_YEARS + 1), 1),
+        "position": Field(Int(1, 12), 1),
+        "first_player": Field(SEAT, 0),
+        "turn_player": Field(Nullable(SEAT), None),
+        "turn": Field(
+            Record({"transmute_ability": Field(Bool(), False), "transmute_bonus_used": Field(Bool(), False)}), {}
+        ),
+        "game_dice": Field(
+            Record({s: Field(dice, lambda context: list(range(context.num_players + 1))) for s in SEASONS}), {}
+        ),
+        "dice_season": Field(Nullable(Choice(SEASONS)), None),
+        "rolled": Field(
+            ListOf(
+                Record(
+                    {
+                        "die": Field(Int(0, DICE_PER_SEASON - 1)),
+                        "face": Field(Int(0, FACES_PER_DIE - 1)),
+                        "taken_by": Field(Nullable(SEAT), None),
+                    }
+                ),
+                DICE_PER_SEASON,
+                what="dice",
+            ),
+            [],
+        ),
+        "players": Field(ListOf(PLAYER, _seats, _seats, what="players (one per seat)"), lambda c: [{}] * c.num_players),
+        "draw_pile": Field(cards(NUM_INSTANCES), []),
+        "discard_pile": Field(cards(NUM_INSTANCES), []),
+        "limbo": Field(cards(NUM_INSTANCES), []),
+        "out_of_game": Field(Nullable(cards(NUM_INSTANCES)), None),
+        "deferred_tokens": Field(ListOf(Fixed(SEAT, Int(1, 2), what="[seat, tokens 1..2]"), NUM_INSTANCES), []),
+        "orb_seen": Field(Nullable(Record({"player": Field(SEAT), "card": Field(CARD)})), None),
+        "pending": Field(ListOf(Step(), MAX_PENDING, what="steps"), []),
+        "final_scores": Field(Nullable(ListOf(Int(MIN_SCORE, MAX_SCORE), _seats, _seats, what="scores")), None),
+        "rng": Field(Nullable(Either(_rng_rule)), None),
+    }
+    if version == 1:
+        del fields["out_of_game"]
+        fields["rng"] = Field(Nullable(LEGACY_RNG), None)
+    return fields
+
+
+#: The schema of a position, by format version.
+POSITION = {version: Record(_position_fields(version)) for version in range(1, STATE_VERSION + 1)}
+
+
+# ---------------------------------------------------------------------------- reading a position
+
+
+def from_dict(cls: type[S], d: dict) -> S:
+    """Read a position of class ``cls`` from ``to_dict`` data, its pending steps not yet run (``Game.from_dict`` runs
+    them). Every key but ``num_players`` is optional (see the docs); a ``ValueError`` names a bad field."""
+    if not isinstance(d, dict):
+        raise ValueError(f"state must be a dict, got {type(d).__name__}")
+    if "num_players" not in d:
+        raise ValueError("state: the top level lacks the required key 'num_players'")
+    # The fields the others depend on first (their rules need no context).
+    head = {key: d[key] for key in ("format", "version", "num_players", "level") if key in d}
+    head = read(Record({k: POSITION[STATE_VERSION].fields[k] for k in head}), head, None, "state")
+    version = head.get("version", STATE_VERSION)
+    context = Context(head["num_players"], head.get("level", "magician"))
+    data = read(POSITION[version], d, context, "state")
+    game = _build(cls, data)
+    left_out = Counter(data["out_of_game"]) if data.get("out_of_game") is not None else None
+    problems = position_problems(game, left_out)
+    if problems:
+        raise ValueError(
+            "state: " + "; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
+        )
+    game.request_overflow_check()
+    return game
+
+
+def _build(cls: type[S], data: dict) -> S:
+    """The position that schema-checked data describes (its consistency is checked afterwards)."""
+    n = data["num_players"]
+    rng = data["rng"]
+    if rng is None:
+        chance = Chance.from_seed(0)
+    elif "stream" in rng:
+        chance = Chance(rng["key"], rng["counter"])
+    else:
+        chance = LegacyChance(_generator(rng))
+    game = cls.blank(n, data["level"], chance)
+    game.year, game.position, game.first_player = data["year"], data["position"], data["first_player"]
+    game.turn_player = -1 if data["turn_player"] is None else data["turn_player"]
+    turn = data["turn"]
+    game.turn_flags = (TRANSMUTE_ABILITY if turn["transmute_ability"] else 0) | (
+        TRANSMUTE_BONUS_USED if turn["transmute_bonus_used"] else 0
+    )
+    game.game_dice = tuple(tuple(data["game_dice"][s]) for s in SEASONS)
+    game.rolled = tuple((r["die"], r["face"], -1 if r["taken_by"] is None else r["taken_by"]) for r in data["rolled"])
+    season = data["dice_season"]
+    game.dice_season = season_of(game.position) if season is None else SEASONS.index(season)
+    for p, pd in enumerate(data["players"]):
+        game.crystals[p] = pd["crystals"]
+        game.reserve[p] = pd["reserve"]
+        game.gauge[p] = pd["summoning_gauge"]
+        game.bonuses_used[p] = pd["bonuses_used"]
+        game.hand[p] = tuple(sorted(pd["hand"]))
+        game.library[p] = (tuple(sorted(pd["library"]["year2"])), tuple(sorted(pd["library"]["year3"])))
+        game.draft_pack[p] = tuple(sorted(pd["draft_pack"]))
+        for c in pd["draft_seen"]:
+            game.draft_seen[p] |= 1 << c
+    # Cards in play after every hand: a bare id takes the first copy free in any seat's play.
+    for p, pd in enumerate(data["players"]):
+        game.in_play[p] = tuple(_instance(game, p, k, entry) for k, entry in enumerate(pd["in_play"]))
+    game.draw_pile, game.discard_pile, game.limbo = data["draw_pile"], data["discard_pile"], data["limbo"]
+    game.deferred_tokens = tuple(data["deferred_tokens"])
+    orb_seen = data["orb_seen"]
+    game.orb_seen = () if orb_seen is None else (orb_seen["player"], orb_seen["card"])
+    game.stack = data["pending"][::-1]
+    scores = data["final_scores"]
+    game.final_scores = None if scores is None else tuple(scores)
+    return game
+
+
+def _instance(game: State, player: int, k: int, entry: dict) -> int:
+    """Put one ``in_play`` entry into play (its tapped state and stored tokens); returns its instance."""
+    path = f"players[{player}].in_play[{k}]"
+    card, copy_ = entry["card"], entry["copy"]
+    lo = 2 * (card - 1)
+    taken = {i for held in game.in_play for i in held}
+    if copy_ is None:
+        copy_ = 0 if lo not in taken else 1
+    inst = lo + copy_
+    if inst in taken:
+        raise FieldError(path, f"is copy {copy_} of card {card} ({CARD_NAMES[card]}), already in play", "state")
+    game.in_play[player] = (*game.in_play[player], inst)
+    if entry["tapped"]:
+        game.tapped |= 1 << inst
+    tokens = entry["tokens"]
+    if not BEHAVIOUR[card].stores_tokens:
+        if tokens is not None:
+            raise FieldError(f"{path}.tokens", f"must be null: {CARD_NAMES[card]} stores no tokens", "state")
+        return inst
+    tokens = ZERO4 if tokens is None else tokens
+    if sum(tokens) > MAX_STORED[card]:
+        raise FieldError(
+            f"{path}.tokens",
+            f"holds {sum(tokens)} tokens; {CARD_NAMES[card]} holds at most {MAX_STORED[card]}",
+            "state",
+        )
+    game.stored[inst] = tokens
+    return inst
+
+
+def _chance_to_dict(chance: Chance | LegacyChance) -> dict:
+    if isinstance(chance, Chance):  # the 64-bit key as a decimal string: JSON numbers lose precision
+        return {"stream": CHANCE_STREAM, "key": str(chance.key), "counter": chance.counter}
+    state = chance.generator().bit_generator.state  # a version-1 position's generator, written as it was read
+    return {
+        "bit_generator": state["bit_generator"],
+        "state": str(state["state"]["state"]),
+        "inc": str(state["state"]["inc"]),
+        "has_uint32": state["has_uint32"],
+        "uinteger": state["uinteger"],
+    }
+
+
+def _generator(rng: dict) -> np.random.Generator:
+    """The generator a position's ``rng`` field describes (only the bit generators of ``BIT_GENERATORS``)."""
+    name = rng["bit_generator"]
+    bit_generator = BIT_GENERATORS[name](0)  # a fixed seed: the state is replaced at once
+    bit_generator.state = {
+        "bit_generator": name,
+        "state": {"state": rng["state"], "inc": rng["inc"]},
+        "has_uint32": rng["has_uint32"],
+        "uinteger": rng["uinteger"],
+    }
+    return np.random.Generator(bit_generator)

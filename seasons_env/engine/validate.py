@@ -4,28 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .data import CARD_OF, GAUGE_MAX, LEVEL_CARDS, MAX_BONUSES, NUM_INSTANCES
+from .consistency import card_counts, level_cards, position_problems
+from .data import GAUGE_MAX, MAX_BONUSES, NUM_INSTANCES
 from .machine import OVERFLOW, Game
 
-
-def level_cards(level: str) -> Counter:
-    """The multiset of cards a game of this level is played with (two copies of each)."""
-    return Counter({c: 2 for c in LEVEL_CARDS[level]})
+__all__ = ["card_locations", "invariant_violations", "level_cards"]
 
 
 def card_locations(game: Game) -> Counter:
     """Every card the game knows of, wherever it is."""
-    found: Counter = Counter()
-    for p in range(game.num_players):
-        found.update(game.hand[p])
-        found.update(game.library[p][0])
-        found.update(game.library[p][1])
-        found.update(game.draft_pack[p])
-        found.update(CARD_OF[i] for i in game.in_play[p])
-    found.update(game.draw_pile)
-    found.update(game.discard_pile)
-    found.update(game.limbo)
-    return found
+    return card_counts(game)
 
 
 def invariant_violations(game: Game, check_cards: bool = True) -> list[str]:
@@ -45,20 +33,10 @@ def invariant_violations(game: Game, check_cards: bool = True) -> list[str]:
         if not 0 <= game.bonuses_used[p] <= MAX_BONUSES:
             problems.append(f"player {p} used {game.bonuses_used[p]} bonuses")
     instances = [i for held in game.in_play for i in held]
-    if len(instances) != len(set(instances)) or any(not 0 <= i < NUM_INSTANCES for i in instances):
-        problems.append(f"card instances in play are not distinct: {instances}")
-    for inst, tokens in game.stored.items():
-        if inst not in instances:
-            problems.append(f"tokens stored on instance {inst}, which is not in play")
-        if min(tokens) < 0:
-            problems.append(f"negative tokens stored on instance {inst}: {tokens}")
-    if check_cards:
-        expected = level_cards(game.level)
-        found = card_locations(game)
-        if found != expected:
-            missing = expected - found
-            extra = found - expected
-            problems.append(f"cards not accounted for: missing {dict(missing)}, extra {dict(extra)}")
+    if any(not 0 <= i < NUM_INSTANCES for i in instances):
+        problems.append(f"card instances in play out of range: {instances}")
+    # What Game.from_dict checks (every card once, dice, what the pending steps refer to) holds in play too.
+    problems.extend(position_problems(game, Counter() if check_cards else None))
     legal = game.legal_action_list()
     if game.is_over:
         if legal:
