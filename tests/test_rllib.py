@@ -6,6 +6,7 @@ an 80 MB object store) and always shut down by the fixtures; the two-node test s
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -283,3 +284,27 @@ def test_the_module_imports_without_ray_initialised():
     # remote workers import seasons_env.rllib from the installed package: it must not need a running Ray
     code = "import seasons_env.rllib, ray; assert not ray.is_initialized()"
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ}, cwd=Path(__file__).parents[1])
+
+
+def test_training_script_smoke_preset_trains_checkpoints_resumes_and_evaluates(local_ray, tmp_path, capsys):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+    import train_rllib
+
+    args = ["--preset", "smoke", "--timesteps", "256", "--final-eval-games", "2", "--out", str(tmp_path)]
+    assert train_rllib.main(args) == 0
+    assert (tmp_path / "latest_checkpoint").read_text() == "checkpoint-000001"
+    results = json.loads((tmp_path / "evaluation.json").read_text())
+    assert [row["opponents"] for row in results["evaluation"]] == ["random", "heuristic"]
+    assert all(  # the SB3 route's rows
+        set(row) == {"opponents", "episodes", "win_rate", "low", "high", "mean_score"} and row["episodes"] == 2
+        for row in results["evaluation"]
+    )
+    output = capsys.readouterr().out
+    assert "iteration 1: 256 env steps" in output and "vs heuristic: win rate" in output
+    assert RLlibPolicyAgent.load(tmp_path / "policy").act is not None
+
+    assert train_rllib.main([*args[:3], "512", *args[4:], "--resume"]) == 0
+    assert "resumed from" in capsys.readouterr().out
+    assert (tmp_path / "latest_checkpoint").read_text() == "checkpoint-000002"
+    assert sorted(p.name for p in tmp_path.glob("checkpoint-*")) == ["checkpoint-000002"]
+    assert ray.is_initialized()  # the caller's Ray is left running
