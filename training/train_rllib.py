@@ -42,10 +42,10 @@ PRESETS: dict[str, dict] = {
         "final_eval_games": 4,
         "checkpoint_every": 1,
     },
-    # about half an hour on a 2-core machine
+    # about half an hour on a 2-core machine, where sampling in the driver is fastest (benchmarks/rllib_speed.py)
     "quick": {
         "timesteps": 1_500_000,
-        "num_env_runners": 1,
+        "num_env_runners": 0,
         "num_envs": 16,
         "rollout": 128,
         "minibatch": 512,
@@ -55,12 +55,12 @@ PRESETS: dict[str, dict] = {
         "final_eval_games": 200,
         "checkpoint_every": 50,
     },
-    # a night, or far less on a cluster (add runners with --num-env-runners)
+    # a night on a 2-core machine, or far less on a cluster (add runners with --num-env-runners)
     "full": {
         "timesteps": 30_000_000,
-        "num_env_runners": 2,
+        "num_env_runners": 0,
         "num_envs": 16,
-        "rollout": 128,
+        "rollout": 256,
         "minibatch": 1024,
         "epochs": 4,
         "eval_interval": 200,
