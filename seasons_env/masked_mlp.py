@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -149,6 +150,6 @@ def load_network(folder: str | Path, expected_versions: dict[str, int] | None = 
     try:
         weights = torch.load(folder / "weights.pt", map_location="cpu", weights_only=True)
         network.load_state_dict(weights)
-    except (OSError, RuntimeError, TypeError, ValueError, AttributeError) as error:
+    except (OSError, EOFError, pickle.UnpicklingError, RuntimeError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"{folder / 'weights.pt'} does not hold this network's weights: {error}") from error
     return network.eval()

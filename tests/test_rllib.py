@@ -208,6 +208,14 @@ def test_exported_network_loads_and_rejects_other_versions(tmp_path):
         load_network(tmp_path / "policy")
     with pytest.raises(ValueError, match=r"no network\.json"):
         load_network(tmp_path)
+    export_network(network, tmp_path / "damaged")
+    (tmp_path / "damaged" / "weights.pt").write_bytes(b"not a torch file")
+    with pytest.raises(ValueError, match="does not hold this network's weights"):
+        load_network(tmp_path / "damaged")
+    export_network(MaskedActorCritic(1095, 314, hidden=(16,)), tmp_path / "other")
+    (tmp_path / "other" / "network.json").write_bytes((tmp_path / "damaged" / "network.json").read_bytes())
+    with pytest.raises(ValueError, match="does not hold this network's weights"):
+        load_network(tmp_path / "other")  # the description says (16, 8); the weights are of (16,)
 
 
 # ---------------------------------------------------------------------------- training
