@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,6 +52,18 @@ def accepts_connections(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
+def processes_of(temp_dir: str) -> list[int]:
+    """Pids of the processes whose command line names ``temp_dir`` (every process of the nodes started here)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if temp_dir.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # the process ended meanwhile
+            continue
+    return found
+
+
 @pytest.fixture
 def two_node_cluster(tmp_path):
     """The two nodes (yields the address and the environment a driver needs); stopped by pid, never by name."""
@@ -58,7 +72,11 @@ def two_node_cluster(tmp_path):
     environment = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
     ray_cli = [sys.executable, "-m", "ray.scripts.scripts"]
     port = free_port()
+    # A temp dir of its own: Ray's record of "the current cluster" stays out of /tmp/ray (a later bare ray.init()
+    # must not look for this cluster), and it is short, as Ray's socket paths must be.
+    temp_dir = tempfile.mkdtemp(prefix="ray")
     small = ["--block", "--disable-usage-stats", "--num-cpus=1", f"--object-store-memory={OBJECT_STORE_BYTES}"]
+    small.append(f"--temp-dir={temp_dir}")
     nodes: list[subprocess.Popen] = []
     logs = [open(tmp_path / name, "w") for name in ("head.log", "worker.log")]  # noqa: SIM115 (closed below)
 
@@ -83,6 +101,13 @@ def two_node_cluster(tmp_path):
                 node.wait()
         for log in logs:
             log.close()
+        # the nodes' own children (raylet, GCS, agents) exit shortly after; any still running is ended by pid
+        try:
+            wait_for(lambda: not processes_of(temp_dir), 30, "the nodes' processes to exit")
+        except TimeoutError:
+            for pid in processes_of(temp_dir):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(temp_dir, ignore_errors=True)
 
 
 def drive(address: str, folder: Path) -> dict:
