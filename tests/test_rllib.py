@@ -291,7 +291,7 @@ def test_training_script_smoke_preset_trains_checkpoints_resumes_and_evaluates(l
     import train_rllib
 
     args = ["--preset", "smoke", "--timesteps", "256", "--final-eval-games", "2", "--out", str(tmp_path)]
-    assert train_rllib.main(args) == 0
+    assert train_rllib.main([*args, "--eval-interval", "2"]) == 0  # the checkpoint keeps the interval
     assert (tmp_path / "latest_checkpoint").read_text() == "checkpoint-000001"
     results = json.loads((tmp_path / "evaluation.json").read_text())
     assert [row["opponents"] for row in results["evaluation"]] == ["random", "heuristic"]
@@ -301,10 +301,15 @@ def test_training_script_smoke_preset_trains_checkpoints_resumes_and_evaluates(l
     )
     output = capsys.readouterr().out
     assert "iteration 1: 256 env steps" in output and "vs heuristic: win rate" in output
-    assert RLlibPolicyAgent.load(tmp_path / "policy").act is not None
+    assert "iteration 1: 256 env steps, " in output and "; vs random" not in output  # no evaluation in iteration 1
+    assert RLlibPolicyAgent.load(tmp_path / "policy").name == "rllib"
 
-    assert train_rllib.main([*args[:3], "512", *args[4:], "--resume"]) == 0
-    assert "resumed from" in capsys.readouterr().out
-    assert (tmp_path / "latest_checkpoint").read_text() == "checkpoint-000002"
-    assert sorted(p.name for p in tmp_path.glob("checkpoint-*")) == ["checkpoint-000002"]
+    # resumed with evaluation every 2 iterations: iteration 2 evaluates, iteration 3 does not
+    assert train_rllib.main([*args[:3], "768", *args[4:], "--resume"]) == 0
+    output = capsys.readouterr().out
+    assert "resumed from" in output
+    lines = {line.split(":")[0]: line for line in output.splitlines() if line.startswith("iteration ")}
+    assert "vs random" in lines["iteration 2"] and "vs random" not in lines["iteration 3"]
+    assert (tmp_path / "latest_checkpoint").read_text() == "checkpoint-000003"
+    assert sorted(p.name for p in tmp_path.glob("checkpoint-*")) == ["checkpoint-000003"]
     assert ray.is_initialized()  # the caller's Ray is left running

@@ -7,7 +7,8 @@
 One masked module plays every seat (self-play). Presets set the budget (``--timesteps``, env steps sampled),
 the env runners and the evaluation; every option given on the command line overrides its preset. Progress is
 printed once an iteration; every ``--checkpoint-every`` iterations (and at the end) an RLlib checkpoint is saved
-to ``OUT/checkpoint-<iteration>`` and named in ``OUT/latest_checkpoint``; ``--resume`` continues from it.
+to ``OUT/checkpoint-<iteration>`` and named in ``OUT/latest_checkpoint``; ``--resume`` continues from it with
+the checkpoint's settings (the command line then sets only the budget, ``--timesteps``, and the final evaluation).
 At the end the network is exported to ``OUT/policy`` (``agents.rllib_agent.RLlibPolicyAgent.load`` plays it
 in the arena) and evaluated greedily against random and heuristic opponents with Wilson 95% intervals, written
 to ``OUT/evaluation.json`` in the SB3 route's format (``training/train_maskable_ppo.py``).
@@ -135,16 +136,17 @@ def latest_checkpoint(out: Path) -> Path:
     return out / name
 
 
-def progress_line(result: dict) -> str:
-    """One iteration: env steps so far, this iteration's env steps per second (learning included), evaluation."""
+def progress_line(result: dict, evaluated: bool) -> str:
+    """One iteration: env steps so far, this iteration's env steps per second (learning included), and the
+    evaluation if this iteration ran one (RLlib's result keeps the evaluation keys between evaluations)."""
     steps = int(result.get("num_env_steps_sampled_lifetime", 0))
     this_iteration = result.get("env_runners", {}).get("num_env_steps_sampled", 0)
     line = (
         f"iteration {result['training_iteration']}: {steps:,} env steps, "
         f"{this_iteration / max(result.get('time_this_iter_s', 0.0), 1e-9):,.0f} steps/s"
     )
-    for name, row in sorted(result.get("evaluation", {}).items()):
-        if name.startswith("vs_") and isinstance(row, dict):
+    for name, row in sorted(result.get("evaluation", {}).items() if evaluated else ()):
+        if name.startswith("vs_") and isinstance(row, dict) and row.get("win_rate") is not None:
             line += (
                 f"; {name.replace('_', ' ')} {row['win_rate']:.1%} "
                 f"[{row['win_rate_low']:.1%}, {row['win_rate_high']:.1%}]"
@@ -195,7 +197,9 @@ def train(args: argparse.Namespace) -> dict:
             while steps < args.timesteps:
                 result = algorithm.train()
                 steps = int(result.get("num_env_steps_sampled_lifetime", 0))
-                print(progress_line(result), flush=True)
+                interval = algorithm.config.evaluation_interval  # the checkpoint's, after --resume
+                evaluated = bool(interval) and algorithm.iteration % interval == 0
+                print(progress_line(result, evaluated), flush=True)
                 if algorithm.iteration % args.checkpoint_every == 0:
                     save_checkpoint(algorithm, args.out)
             seconds = time.perf_counter() - started
