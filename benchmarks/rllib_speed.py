@@ -5,7 +5,7 @@
 
 Env steps per second *including learning*: wall time of whole training iterations (sampling, then PPO's
 epochs over the batch), after one warm-up iteration. RLlib: ``default_ppo_config`` (two-player Archmage
-self-play, one shared masked module, 16 environments per env runner, 128 steps each per round, 4 epochs of
+self-play, one shared masked module, 16 environments per env runner, 64 steps each per round, 4 epochs of
 512-step minibatches) with 0 (sampling in the driver), 1 and 2 remote env runners. SB3: the MaskablePPO
 route of ``training/train_maskable_ppo.py`` (one environment, random opponents, ``n_steps`` 2048).
 
