@@ -11,7 +11,8 @@ from seasons_env.registry import register_agent
 
 
 def register_all() -> None:
-    """Register ``random``, ``heuristic`` and ``ismcts`` (each at its default settings, seeded by the caller)."""
+    """Register ``random``, ``heuristic``, ``ismcts`` (each at its default settings, seeded by the caller) and
+    ``rllib:PATH``."""
     from .heuristic import HeuristicAgent
     from .ismcts import ISMCTSAgent
     from .random_agent import RandomAgent
@@ -19,3 +20,17 @@ def register_all() -> None:
     register_agent("random", RandomAgent, summary="a uniformly random legal action")
     register_agent("heuristic", HeuristicAgent, summary="one-ply lookahead over a hand-written evaluation")
     register_agent("ismcts", ISMCTSAgent, summary="information-set MCTS over the heuristic (about 30 s a game)")
+    register_agent(
+        "rllib",
+        _rllib_agent,
+        summary="a policy exported by training/train_rllib.py (its OUT/policy folder)",
+        argument="PATH",
+        argument_optional=False,
+    )
+
+
+def _rllib_agent(seed: int | None, path: str):
+    """``rllib:PATH``: torch is imported only when such an agent is made."""
+    from .rllib_agent import RLlibPolicyAgent
+
+    return RLlibPolicyAgent.load(path)
