@@ -50,9 +50,24 @@ def agent_factories() -> dict[str, Callable[[int], Agent]]:
     """Agent names accepted by the arena, each with a factory taking a seed (each at its default settings)."""
     from .heuristic import HeuristicAgent
     from .ismcts import ISMCTSAgent
+    from .learned import PolicyAgent
     from .random_agent import RandomAgent
 
-    return {"random": RandomAgent, "heuristic": HeuristicAgent, "ismcts": ISMCTSAgent}
+    return {"random": RandomAgent, "heuristic": HeuristicAgent, "ismcts": ISMCTSAgent, "learned": PolicyAgent}
+
+
+def agent_factory(name: str) -> Callable[[int], Agent]:
+    """The factory of an agent name: one of ``agent_factories()``, or ``learned:PATH`` (a trained model's file).
+    ``ValueError`` names an unknown agent, or a model file that cannot be loaded."""
+    known = agent_factories()
+    if name in known:
+        return known[name]
+    from .learned import learned_factory
+
+    factory = learned_factory(name)
+    if factory is None:
+        raise ValueError(f"unknown agent(s) {name}; known: {', '.join(sorted(known))}, learned:PATH")
+    return factory
 
 
 @dataclass(frozen=True)
@@ -64,10 +79,8 @@ class ArenaConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        known = agent_factories()
-        unknown = [a for a in self.agents if a not in known]
-        if unknown:
-            raise ValueError(f"unknown agent(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        for name in self.agents:
+            agent_factory(name)  # raises ValueError naming an unknown agent or an unreadable model
         if len(self.agents) < 2:
             raise ValueError(f"agents must name at least 2 agents; got {list(self.agents)}")
         if len(set(self.agents)) != len(self.agents):
@@ -126,8 +139,7 @@ def play_one(args: tuple[dict, int]) -> dict:
     config_dict, game_index = args
     config = ArenaConfig(agents=tuple(config_dict["agents"]), **{k: v for k, v in config_dict.items() if k != "agents"})
     seats, seed = seating(config, game_index)
-    factories = agent_factories()
-    agents = [factories[name](seed * 8 + k) for k, name in enumerate(seats)]
+    agents = [agent_factory(name)(seed * 8 + k) for k, name in enumerate(seats)]
     record = play_game(agents, level=config.level, seed=seed).to_dict()
     record["game_index"] = game_index
     record["config"] = config.settings()

@@ -197,23 +197,25 @@ def arena(
 )
 def play(opponent: str, players: int, level: str, seed: int | None, seat: int, record_path: Path | None) -> None:
     """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit."""
-    from agents.arena import agent_factories
+    from agents.arena import agent_factories, agent_factory
     from agents.human import run_terminal_game
 
-    factories = agent_factories()
-    if opponent not in factories:
+    try:
+        factory = agent_factory(opponent)
+    except ValueError as error:
+        known = ", ".join(sorted(agent_factories()))
+        if opponent.startswith("learned:"):
+            raise click.BadParameter(str(error), param_hint="'--vs'") from None
         raise click.BadParameter(
-            f"unknown agent {opponent!r}; known: {', '.join(sorted(factories))}", param_hint="'--vs'"
-        )
+            f"unknown agent {opponent!r}; known: {known}, learned:PATH", param_hint="'--vs'"
+        ) from None
     if seat >= players:
         raise click.BadParameter(
             f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
         )
     if record_path is not None and not record_path.resolve().parent.is_dir():
         raise click.BadParameter(f"folder {str(record_path.parent)!r} does not exist", param_hint="'--record'")
-    run_terminal_game(
-        factories[opponent], num_players=players, level=level, seed=seed, human_seat=seat, record_path=record_path
-    )
+    run_terminal_game(factory, num_players=players, level=level, seed=seed, human_seat=seat, record_path=record_path)
 
 
 @main.command()
@@ -355,3 +357,15 @@ def _write_replay_outputs(
 # Last, so that every command above is defined when the module runs as a script (python -m seasons_env.cli).
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+def _training_commands() -> None:
+    """``seasons train``: the self-play trainer of the ``training`` package (torch, from the 'train' extra)."""
+    try:
+        from training.cli import train
+    except ImportError:  # the training package is not installed beside seasons_env
+        return
+    main.add_command(train, "train")
+
+
+_training_commands()

@@ -90,10 +90,18 @@ def _agent_named(name: str, field: str) -> AgentLike:
             f"not be imported ({error}). Pass an agent, a model or a callable instead. {OPPONENTS_ACCEPTED}"
         ) from error
     factories = agent_factories()
-    if name not in factories:
-        known = ", ".join(repr(n) for n in ("random", *(n for n in factories if n != "random")))
+    if name in factories:
+        return factories[name](0)  # reseeded from the environment's generator at every reset
+    from agents.learned import learned_factory
+
+    try:
+        factory = learned_factory(name)  # "learned:PATH": a trained model's file
+    except ValueError as error:
+        raise ValueError(f"{field}: {error}") from None
+    if factory is None:
+        known = ", ".join(repr(n) for n in ("random", *(n for n in factories if n != "random"), "learned:PATH"))
         raise ValueError(f"{field}: unknown agent name {name!r}; known names: {known}. {OPPONENTS_ACCEPTED}")
-    return factories[name](0)  # reseeded from the environment's generator at every reset
+    return factory(0)
 
 
 class SeasonsGymEnv(gym.Env):
