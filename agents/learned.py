@@ -13,6 +13,7 @@ model at ``PATH``.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -50,6 +51,29 @@ def load_cached(path: Path | str):
         raise CheckpointError(f"{path}: no such model file")
     stat = path.stat()
     return _cached_policy(str(path), stat.st_mtime, stat.st_size)
+
+
+@functools.lru_cache(maxsize=32)
+def _digest(path: str, modified: float, size: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def model_digests(names: Sequence[str]) -> dict[str, str]:
+    """The SHA-256 of the model file behind each learned agent name among ``names`` (the arena keeps it in its
+    records, so that games of another model under the same name are never counted together)."""
+    digests = {}
+    for name in names:
+        if name == LEARNED:
+            path = shipped_model_path()
+        elif name.startswith(LEARNED + ":"):
+            path = Path(name[len(LEARNED) + 1 :]).expanduser()
+        else:
+            continue
+        path = path.resolve()
+        if path.is_file():
+            stat = path.stat()
+            digests[name] = _digest(str(path), stat.st_mtime, stat.st_size)
+    return digests
 
 
 class PolicyAgent(SeededAgent):

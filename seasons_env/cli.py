@@ -137,7 +137,7 @@ def _agent_list(value: str) -> tuple[str, ...]:
     "agent_names",
     default="random,heuristic",
     show_default=True,
-    help="Comma-separated agents: random, heuristic, ismcts.",
+    help="Comma-separated agents: random, heuristic, ismcts, learned (the shipped model), learned:PATH (a model file).",
 )
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
 @click.option("--games", type=click.IntRange(min=1), default=200, show_default=True, help="Games in the whole arena.")

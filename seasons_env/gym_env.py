@@ -7,16 +7,16 @@
   ``info["action_mask"]`` carries the same mask. ``step`` takes any integral scalar: an ``int``, a numpy
   integer, or a numpy integer array of one element (what ``MaskablePPO.predict`` returns); anything else
   (a float, a string, a bool, several actions) raises ``TypeError``/``ValueError``.
-- Opponents: one opponent for every other seat, or a list with one per other seat (clockwise from the
-  learner). An opponent is ``None`` or ``"random"`` (uniform over the legal actions, from the environment's
-  generator); an agent name of the ``agents`` package (``"heuristic"``, ``"ismcts"``, … as listed by
-  ``agents.arena.agent_factories()``; one agent per seat); an agent (anything with ``act(view, seat, legal)``:
-  it gets a view determinized for its seat); an SB3-style model (anything with ``predict``: it is called with
-  the seat's observation vector, ``action_masks=`` when it accepts them, and ``deterministic=True``); or a
-  callable taking the PettingZoo-style observation dict ``{"observation", "action_mask"}`` of its seat and
-  returning an action. Agents that have ``reset(seed=...)`` are reseeded from the environment's generator at
-  every ``reset``. An opponent that answers with anything but a legal action id raises
-  ``OpponentActionError``, and the step is undone (the learner's move with it).
+- Opponents: one opponent for every other seat, or a list with one per other seat (clockwise from the learner).
+  An opponent is ``None`` or ``"random"`` (uniform over the legal actions, from the environment's generator); an
+  agent name of the ``agents`` package (``"heuristic"``, ``"ismcts"``, ``"learned"``, … as listed by
+  ``agents.arena.agent_factories()``, or ``"learned:PATH"`` for a trained model's file; one agent per seat); an
+  agent (anything with ``act(view, seat, legal)``: it gets a view determinized for its seat); an SB3-style model
+  (anything with ``predict``: it is called with the seat's observation vector, ``action_masks=`` when it accepts
+  them, and ``deterministic=True``); or a callable taking the PettingZoo-style observation dict ``{"observation",
+  "action_mask"}`` of its seat and returning an action. Agents that have ``reset(seed=...)`` are reseeded from
+  the environment's generator at every ``reset``. An opponent that answers with anything but a legal action id
+  raises ``OpponentActionError``, and the step is undone (the learner's move with it).
 - ``reset(options={"state": game.to_dict()})`` starts from a given position (the learner keeps its
   ``agent_seat``); ``"state"`` is the only option.
 - Reward at the end only (``"win"``, ``"score"`` or ``"rank"``, see ``pettingzoo_env``). An illegal action

@@ -20,7 +20,6 @@ one that was never stopped.
 from __future__ import annotations
 
 import json
-import math
 import signal
 import time
 from collections.abc import Callable
@@ -410,6 +409,8 @@ class Trainer:
         if c.eval_games == 0:
             return
         row = {"steps": self.steps, "seconds": self.seconds, "updates": self.updates}
+        row["steps_per_s"] = self.steps / max(self.seconds, 1e-9)  # learner decisions a second, learning included
+        row["league"] = {name: round(self.league.win_rate(name), 4) for name in self.league.pool}
         for opponent in (RANDOM, HEURISTIC):
             result = evaluate(self.net, opponent, c.eval_games, c.eval_players, c.level, c.seed + 7919)
             row[opponent] = result
@@ -452,9 +453,3 @@ class Trainer:
         path = self.folder / "curve.png"
         replace_atomically(path, lambda temporary: figure.savefig(temporary, format="png"))
         return path
-
-
-def steps_per_second(history: list[dict]) -> float:
-    if not history:
-        return math.nan
-    return history[-1]["steps"] / max(history[-1]["seconds"], 1e-9)
