@@ -429,10 +429,7 @@ class Trainer:
         """``curve.png``: win rate (Wilson 95% intervals) against wall time, against random and heuristic."""
         if not self.history:
             return None
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from matplotlib.figure import Figure
+        from matplotlib.figure import Figure  # no pyplot: the caller's matplotlib backend is left alone
 
         from seasons_env.files import replace_atomically
 
