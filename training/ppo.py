@@ -197,7 +197,9 @@ class Trainer:
             "format": "seasons-train-checkpoint",
             "version": 1,
             "config": self.config.to_dict(),
-            "policy": policy_payload(self.net),
+            "policy": policy_payload(
+                self.net, {"trained_by": "self-play PPO", "steps": self.steps, "init": self.config.init}
+            ),
             "optimizer": self.optimizer.state_dict(),
             "league": self.league.state_dict(),
             "games": self.vec.state_dict(),
