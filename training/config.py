@@ -180,6 +180,18 @@ PRESETS: dict[str, TrainConfig] = {
         eval_games=4,
         checkpoint_every=128,
     ),
-    "quick": TrainConfig(steps=1_500_000, eval_every=250_000, eval_games=200),
-    "full": TrainConfig(players=(2, 3, 4), steps=20_000_000, eval_every=1_000_000, eval_games=400, league_size=16),
+    # the settings of the run that made the shipped model (docs/results.md), for longer
+    "quick": TrainConfig(
+        envs=32, lr=1.5e-4, lr_final=5e-5, snapshot_every=50_000, steps=1_500_000, eval_every=250_000, eval_games=200
+    ),
+    "full": TrainConfig(
+        players=(2, 3, 4),
+        envs=64,
+        lr=1.5e-4,
+        lr_final=2e-5,
+        steps=20_000_000,
+        eval_every=1_000_000,
+        eval_games=400,
+        league_size=16,
+    ),
 }
