@@ -91,7 +91,13 @@ class PolicyAgent(SeededAgent):
         name: str | None = None,
     ) -> None:
         super().__init__(seed)
-        import torch
+        try:
+            import torch
+        except ImportError as error:
+            raise ImportError(
+                f"the learned agent needs torch, which could not be imported ({error}); "
+                "install it with: pip install 'seasons-env[train]'"
+            ) from error
 
         if not temperature > 0:
             raise ValueError(f"temperature must be positive; got {temperature!r}")
