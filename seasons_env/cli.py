@@ -354,11 +354,6 @@ def _write_replay_outputs(
         click.echo(f"{kind} written to {target} ({len(game_replay) - 1} actions of {game_replay.record.source})")
 
 
-# Last, so that every command above is defined when the module runs as a script (python -m seasons_env.cli).
-if __name__ == "__main__":  # pragma: no cover
-    main()
-
-
 def _training_commands() -> None:
     """``seasons train``: the self-play trainer of the ``training`` package (torch, from the 'train' extra)."""
     try:
@@ -369,3 +364,8 @@ def _training_commands() -> None:
 
 
 _training_commands()
+
+
+# Last, so that every command above is defined when the module runs as a script (python -m seasons_env.cli).
+if __name__ == "__main__":  # pragma: no cover
+    main()
