@@ -1,4 +1,4 @@
-"""Agents for seasons-env: random, heuristic, information-set MCTS and a human at the terminal."""
+"""Agents for seasons-env: random, heuristic, information-set MCTS, a trained policy and a human at the terminal."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from .base import Agent, GameRecord, SeededAgent, play_game
 from .heuristic import HeuristicAgent
 from .human import HumanAgent
 from .ismcts import ISMCTSAgent
+from .learned import PolicyAgent
 from .random_agent import RandomAgent
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "HeuristicAgent",
     "HumanAgent",
     "ISMCTSAgent",
+    "PolicyAgent",
     "RandomAgent",
     "SeededAgent",
     "play_game",

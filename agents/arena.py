@@ -81,10 +81,14 @@ class ArenaConfig:
 
     def settings(self) -> dict:
         """What a game record must share with this arena to be counted in it: every setting but the number
-        of games (which may grow or shrink between runs), and the versions of the code that played it."""
+        of games (which may grow or shrink between runs), the versions of the code that played it, and the
+        SHA-256 of each learned agent's model file."""
         settings = self.to_dict()
         del settings["games"]
-        return {**settings, **code_versions()}
+        from .learned import model_digests
+
+        models = model_digests(self.agents)  # a learned agent is its model: another file is another agent
+        return {**settings, **code_versions(), **({"models": models} if models else {})}
 
 
 @functools.cache

@@ -241,7 +241,7 @@ class ISMCTSAgent(SeededAgent):
         n = game.num_players
         scale = self.scale
         values = self.evaluator(game, seat)
-        shaped = [_logistic((values[p] - baseline[p]) / scale) for p in range(n)]
+        shaped = [logistic((values[p] - baseline[p]) / scale) for p in range(n)]
         if game.is_over:
             winners = game.winners()
             share = 1.0 / len(winners)
@@ -249,5 +249,6 @@ class ISMCTSAgent(SeededAgent):
         return shaped
 
 
-def _logistic(x: float) -> float:
+def logistic(x: float) -> float:
+    """The logistic function, its argument clipped to +-50 (no overflow): a margin scaled into (0, 1)."""
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, x))))

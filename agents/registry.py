@@ -11,8 +11,8 @@ from seasons_env.registry import register_agent
 
 
 def register_all() -> None:
-    """Register ``random``, ``heuristic``, ``ismcts`` (each at its default settings, seeded by the caller) and
-    ``rllib:PATH``."""
+    """Register ``random``, ``heuristic``, ``ismcts`` (each at its default settings, seeded by the caller),
+    ``learned[:PATH]`` and ``rllib:PATH``."""
     from .heuristic import HeuristicAgent
     from .ismcts import ISMCTSAgent
     from .random_agent import RandomAgent
@@ -20,6 +20,13 @@ def register_all() -> None:
     register_agent("random", RandomAgent, summary="a uniformly random legal action")
     register_agent("heuristic", HeuristicAgent, summary="one-ply lookahead over a hand-written evaluation")
     register_agent("ismcts", ISMCTSAgent, summary="information-set MCTS over the heuristic (about 30 s a game)")
+    register_agent(
+        "learned",
+        _learned_agent,
+        summary="the policy network shipped with the package; learned:PATH for a model or checkpoint file",
+        argument="PATH",
+        check=_check_learned_model,
+    )
     register_agent(
         "rllib",
         _rllib_agent,
@@ -34,3 +41,17 @@ def _rllib_agent(seed: int | None, path: str):
     from .rllib_agent import RLlibPolicyAgent
 
     return RLlibPolicyAgent.load(path)
+
+
+def _learned_agent(seed: int | None, path: str | None):
+    """``learned`` (the shipped model) or ``learned:PATH``: torch is imported only when such an agent is made."""
+    from .learned import PolicyAgent, shipped_model_path
+
+    return PolicyAgent(seed, model=path if path is not None else shipped_model_path(), name="learned")
+
+
+def _check_learned_model(path: str | None) -> None:
+    """Load the model now (cached for the agents made later), so a bad file is named where it is given."""
+    from .learned import load_cached, shipped_model_path
+
+    load_cached(path if path is not None else shipped_model_path())

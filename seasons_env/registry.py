@@ -38,6 +38,9 @@ class AgentEntry:
     argument: str | None = None
     #: Whether the argument may be left out (the factory then gets None).
     argument_optional: bool = True
+    #: ``check(argument)`` raises ``ValueError`` for an argument the factory could not use (a missing model
+    #: file), so that a spec fails where it is given, not later in a worker process.
+    check: Callable[[str | None], None] | None = None
 
     def usage(self) -> str:
         if self.argument is None:
@@ -59,6 +62,7 @@ def register_agent(
     summary: str = "",
     argument: str | None = None,
     argument_optional: bool = True,
+    check: Callable[[str | None], None] | None = None,
     replace: bool = False,
 ) -> None:
     """Make ``name`` an agent spec; ``factory(seed)`` (or ``factory(seed, argument)``) returns a new agent.
@@ -74,7 +78,7 @@ def register_agent(
         raise TypeError(f"factory for agent {name!r} must be callable; got {type(factory).__name__}")
     if name in _agents and not replace and _agents[name].factory is not factory:
         raise ValueError(f"agent name {name!r} is already registered ({_agents[name].factory!r}); pass replace=True")
-    _agents[name] = AgentEntry(name, factory, summary, argument, argument_optional)
+    _agents[name] = AgentEntry(name, factory, summary, argument, argument_optional, check)
 
 
 def unregister_agent(name: str) -> None:
@@ -128,6 +132,11 @@ def parse_agent_spec(spec: object, field: str = "agent") -> tuple[AgentEntry, st
         raise ValueError(f"{field}: agent spec {spec!r} has an empty {entry.argument}")
     if not colon and entry.argument is not None and not entry.argument_optional:
         raise ValueError(f"{field}: agent {name!r} needs an argument: {entry.usage()}")
+    if entry.check is not None:
+        try:
+            entry.check(argument if colon else None)
+        except ValueError as error:
+            raise ValueError(f"{field}: agent {spec!r}: {error}") from None
     return entry, (argument if colon else None)
 
 

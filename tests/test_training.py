@@ -25,3 +25,36 @@ def test_training_script_trains_saves_and_evaluates(tmp_path, capsys, vec: str) 
         row["episodes"] == 3 and 0 <= row["low"] <= row["win_rate"] <= row["high"] <= 1 for row in results["evaluation"]
     )
     assert "vs heuristic: win rate" in capsys.readouterr().out
+
+
+def test_seasons_train_backend_rllib_runs_the_rllib_route_with_the_same_presets(tmp_path, monkeypatch) -> None:
+    """``seasons train --backend rllib`` hands the preset, the run folder, --resume, --steps and --set to
+    training/train_rllib.py (whose own tests train for real)."""
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+    from training import train_rllib
+
+    seen = []
+    monkeypatch.setattr(train_rllib, "main", lambda argv: seen.append(argv) or 0)
+    args = ["train", "--backend", "rllib", "--preset", "smoke", "--out", str(tmp_path), "--steps", "4096"]
+    result = CliRunner().invoke(main, [*args, "--set", "num_envs=8", "--set", "hidden=64 64", "--resume"])
+    assert result.exit_code == 0, result.output
+    assert seen == [
+        [
+            "--preset",
+            "smoke",
+            "--out",
+            str(tmp_path),
+            "--resume",
+            "--timesteps",
+            "4096",
+            "--num-envs",
+            "8",
+            "--hidden",
+            "64",
+            "64",
+        ]
+    ]
+    result = CliRunner().invoke(main, [*args, "--init", "learned"])
+    assert result.exit_code != 0 and "the rllib backend starts from scratch" in result.output

@@ -1,0 +1,145 @@
+"""A player driven by a trained policy-value network (``agents/network.py``), on the CPU.
+
+``PolicyAgent()`` loads the model shipped with the package (``agents/models/learned.pt``);
+``PolicyAgent(model=PATH)`` loads another one: a file written by ``agents.network.save_policy`` or a
+training checkpoint of ``seasons train`` (its current policy). It encodes the seat's observation, masks every
+illegal action and plays the most probable legal one (``greedy=True``, the default) or samples from the
+masked policy at ``temperature`` with its own seeded generator. It never returns an illegal action.
+
+Arena and environment names (registered in ``agents/registry.py``): ``"learned"`` is the shipped model,
+``"learned:PATH"`` the model at ``PATH``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from seasons_env import Game
+from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
+
+from .base import SeededAgent
+
+#: The arena name of the shipped model, and the prefix of ``learned:PATH``.
+LEARNED = "learned"
+SHIPPED_MODEL = "learned.pt"
+
+
+def shipped_model_path() -> Path:
+    """Where the model shipped with the package lies."""
+    return Path(str(resources.files("agents") / "models" / SHIPPED_MODEL))
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_policy(path: str, modified: float, size: int):  # keyed by the file's identity: a new file reloads
+    from .network import load_policy
+
+    return load_policy(path)
+
+
+def load_cached(path: Path | str):
+    """``load_policy(path)``, loaded once per process while the file is unchanged (arena games reuse it)."""
+    path = Path(path).resolve()
+    if not path.is_file():
+        from .network import CheckpointError
+
+        raise CheckpointError(f"{path}: no such model file")
+    stat = path.stat()
+    return _cached_policy(str(path), stat.st_mtime, stat.st_size)
+
+
+@functools.lru_cache(maxsize=32)
+def _digest(path: str, modified: float, size: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def model_digests(names: Sequence[str]) -> dict[str, str]:
+    """The SHA-256 of the model file behind each learned agent name among ``names`` (the arena keeps it in its
+    records, so that games of another model under the same name are never counted together)."""
+    digests = {}
+    for name in names:
+        if name == LEARNED:
+            path = shipped_model_path()
+        elif name.startswith(LEARNED + ":"):
+            path = Path(name[len(LEARNED) + 1 :]).expanduser()
+        else:
+            continue
+        path = path.resolve()
+        if path.is_file():
+            stat = path.stat()
+            digests[name] = _digest(str(path), stat.st_mtime, stat.st_size)
+    return digests
+
+
+class PolicyAgent(SeededAgent):
+    """Plays the masked policy of a trained network; ``value(view, seat)`` reads its value head."""
+
+    name = LEARNED
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        model: Path | str | None = None,
+        greedy: bool = True,
+        temperature: float = 1.0,
+        threads: int | None = 1,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(seed)
+        try:
+            import torch
+        except ImportError as error:
+            raise ImportError(
+                f"the learned agent needs torch, which could not be imported ({error}); "
+                "install it with: pip install 'seasons-env[train]'"
+            ) from error
+
+        if not temperature > 0:
+            raise ValueError(f"temperature must be positive; got {temperature!r}")
+        if threads is not None:
+            # one thread per process: several agents or arena workers share a 2-core machine
+            torch.set_num_threads(threads)
+        self.model_path = Path(model) if model is not None else shipped_model_path()
+        self.net, self.info = load_cached(self.model_path)
+        self.greedy = greedy
+        self.temperature = float(temperature)
+        if name is not None:
+            self.name = name
+        self._obs = np.zeros((1, OBSERVATION_SIZE), dtype=np.float32)
+
+    def __repr__(self) -> str:
+        return f"PolicyAgent(model={str(self.model_path)!r}, greedy={self.greedy})"
+
+    def _forward(self, view: Game, seat: int):
+        import torch
+
+        encode_observation(view, seat, self._obs[0])
+        with torch.inference_mode():
+            logits, value = self.net(torch.from_numpy(self._obs))
+        return logits[0].numpy(), float(value[0])
+
+    def policy(self, view: Game, seat: int, legal: Sequence[int]) -> tuple[np.ndarray, float]:
+        """The masked policy's probabilities over ``legal`` (in that order) and the value of the position."""
+        logits, value = self._forward(view, seat)
+        chosen = logits[np.asarray(legal, dtype=np.int64)].astype(np.float64) / self.temperature
+        chosen = np.exp(chosen - chosen.max())
+        return chosen / chosen.sum(), value
+
+    def value(self, view: Game, seat: int) -> float:
+        """The network's value of the position for ``seat``: about tanh(expected final margin / 40)."""
+        return self._forward(view, seat)[1]
+
+    def act(self, view: Game, seat: int, legal: Sequence[int]) -> int:
+        legal = [int(a) for a in legal]
+        if len(legal) == 1:
+            return legal[0]
+        if self.greedy:
+            logits, _ = self._forward(view, seat)
+            return legal[int(np.argmax(logits[legal]))]
+        probabilities, _ = self.policy(view, seat, legal)
+        return legal[int(self.rng.choice(len(legal), p=probabilities))]

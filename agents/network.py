@@ -1,0 +1,268 @@
+"""The policy-value network of the learned agents, built on the observation's named slices (torch, CPU).
+
+* **Cards.** One embedding per card (``card_dim`` values) is shared by every zone of the observation that
+  counts cards (hand, libraries, in play, tapped, draft pack, draft seen, Crystal Orb, the decision's
+  offered cards, and each opponent's cards in play and tapped): a zone is the sum of the embeddings of the
+  cards in it (counts times embeddings), so what the network learns about a card in one zone carries to the
+  others. The pooled zones are joined to the flat observation (which keeps the exact counts and every
+  scalar) and go through an MLP trunk (``hidden`` wide, ``layers`` deep, LayerNorm and ReLU).
+* **Policy.** Logits over the 314 actions of the action table: a linear head, plus for the actions that
+  name a card (summon, activate, choose a card, choose a card in play) a pointer term, the trunk's query
+  for that action group dotted with the card's embedding. Illegal actions are masked to -inf before any
+  softmax, so a masked policy never picks one.
+* **Value.** ``tanh`` of a linear head: the seat's expected final margin (its score minus the best other
+  score) divided by ``VALUE_SCALE``, squashed (``margin_target``).
+
+Checkpoints (``save_policy``/``load_policy``) hold the configuration, the weights and the versions of the
+observation layout and action table they were trained on; they are read with ``torch.load(weights_only=True)``
+(no code in a file is ever run) and checked field by field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from seasons_env.encoding import (
+    LAYOUT,
+    OBSERVATION_SIZE,
+    OBSERVATION_SIZES,
+    OBSERVATION_VERSION,
+    OPP_FEATURES,
+    OPP_IN_PLAY,
+    OPP_TAPPED,
+)
+from seasons_env.engine import actions as A
+from seasons_env.engine.data import NUM_CARDS, card_of
+from seasons_env.files import replace_atomically
+
+CHECKPOINT_FORMAT = "seasons-policy"
+CHECKPOINT_VERSION = 1
+#: Margins are divided by this before ``tanh`` to make the value target.
+VALUE_SCALE = 40.0
+#: The logit of an illegal action.
+MASKED = -1e9
+
+#: Observation slices that count cards (one value per card id 1..50).
+CARD_ZONES = (
+    "context_cards",
+    "context_card",
+    "self_hand",
+    "self_library_year2",
+    "self_library_year3",
+    "self_in_play",
+    "self_tapped",
+    "self_draft_pack",
+    "self_draft_seen",
+    "self_orb_seen",
+)
+
+
+def _zone_starts() -> list[int]:
+    starts = [LAYOUT[name].start for name in CARD_ZONES]
+    opponents = LAYOUT["opponents"].start
+    for slot in range(3):
+        at = opponents + slot * OPP_FEATURES
+        starts += [at + OPP_IN_PLAY, at + OPP_TAPPED]
+    for start in starts:
+        assert start + NUM_CARDS <= OBSERVATION_SIZE
+    return starts
+
+
+ZONE_STARTS = tuple(_zone_starts())
+
+
+def _action_cards() -> tuple[np.ndarray, np.ndarray]:
+    """For each action id: the pointer group (0 = none, 1 summon, 2 activate, 3 choose card, 4 choose in play)
+    and the card id it names (0 = none)."""
+    group = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
+    card = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
+    for c in range(1, NUM_CARDS + 1):
+        group[A.summon_action(c)], card[A.summon_action(c)] = 1, c
+        group[A.choose_card_action(c)], card[A.choose_card_action(c)] = 3, c
+    for instance in A.ACTIVATABLE_INSTANCES:
+        action = A.activate_action(instance)
+        group[action], card[action] = 2, card_of(instance)
+    for instance in range(2 * NUM_CARDS):
+        action = A.choose_in_play_action(instance)
+        group[action], card[action] = 4, card_of(instance)
+    return group, card
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """The shape of a ``PolicyValueNet``."""
+
+    card_dim: int = 32
+    hidden: int = 512
+    layers: int = 2
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"network config: {f.name} must be a positive integer; got {value!r}")
+
+
+class PolicyValueNet(nn.Module):
+    """Masked policy logits and a value from a batch of observations (``[batch, OBSERVATION_SIZE]``).
+
+    ``observation_version`` is the layout the network reads (the current one by default). Layouts only grow by
+    appended slices (``encoding.OBSERVATION_SIZES``), so a network trained on an earlier version reads the first
+    ``OBSERVATION_SIZES[version]`` values of today's observation and plays on unchanged."""
+
+    def __init__(self, config: NetworkConfig | None = None, observation_version: int = OBSERVATION_VERSION) -> None:
+        super().__init__()
+        if observation_version not in OBSERVATION_SIZES:
+            raise ValueError(
+                f"observation_version must be one of {sorted(OBSERVATION_SIZES)}; got {observation_version!r}"
+            )
+        self.observation_version = observation_version
+        self.observation_size = OBSERVATION_SIZES[observation_version]
+        self.config = config = config or NetworkConfig()
+        d = config.card_dim
+        self.cards = nn.Parameter(torch.randn(NUM_CARDS, d) * 0.1)
+        zones = len(ZONE_STARTS)
+        index = torch.tensor([[s + k for k in range(NUM_CARDS)] for s in ZONE_STARTS], dtype=torch.long)
+        self.register_buffer("zone_index", index, persistent=False)  # [zones, 50]
+        trunk: list[nn.Module] = []
+        width = self.observation_size + zones * d
+        for _ in range(config.layers):
+            trunk += [nn.Linear(width, config.hidden), nn.LayerNorm(config.hidden), nn.ReLU()]
+            width = config.hidden
+        self.trunk = nn.Sequential(*trunk)
+        self.policy = nn.Linear(config.hidden, A.NUM_ACTIONS)
+        self.pointer = nn.Linear(config.hidden, 4 * d)
+        group, card = _action_cards()
+        named = np.flatnonzero(group)  # the actions that name a card, and where their term sits in the table
+        self.register_buffer("pointer_actions", torch.from_numpy(named), persistent=False)
+        self.register_buffer(
+            "pointer_index", torch.from_numpy((group[named] - 1) * (NUM_CARDS + 1) + card[named]), persistent=False
+        )
+        self.value = nn.Linear(config.hidden, 1)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Unmasked logits ``[batch, 314]`` and values ``[batch]`` in (-1, 1)."""
+        batch = obs.shape[0]
+        d = self.config.card_dim
+        obs = obs[:, : self.observation_size]  # a network of an earlier layout reads its prefix
+        counts = obs[:, self.zone_index]  # [batch, zones, 50]
+        pooled = torch.matmul(counts, self.cards).reshape(batch, -1)  # [batch, zones * d]
+        h = self.trunk(torch.cat([obs, pooled], dim=1))
+        logits = self.policy(h)
+        queries = self.pointer(h).reshape(batch, 4, d)
+        # table[b, g, c] = query of group g . embedding of card c (c = 0 is "no card": zero)
+        cards = torch.cat([torch.zeros(1, d, dtype=self.cards.dtype), self.cards], dim=0)
+        table = torch.einsum("bgd,cd->bgc", queries, cards)
+        pointer = table.reshape(batch, -1).index_select(1, self.pointer_index)
+        logits = logits.index_add(1, self.pointer_actions, pointer)
+        return logits, torch.tanh(self.value(h)).squeeze(1)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Logits with illegal actions (``mask`` false) at -1e9: they get zero probability (and no NaN in entropies)."""
+    return logits.masked_fill(~mask, MASKED)
+
+
+def margin_target(margin: np.ndarray | torch.Tensor) -> np.ndarray | torch.Tensor:
+    """The value target for a final margin (score minus the best other score)."""
+    if isinstance(margin, torch.Tensor):
+        return torch.tanh(margin / VALUE_SCALE)
+    return np.tanh(np.asarray(margin, dtype=np.float32) / VALUE_SCALE)
+
+
+# ---------------------------------------------------------------------------- checkpoints
+
+
+class CheckpointError(ValueError):
+    """A policy file that cannot be loaded: the message names the file and the fault."""
+
+
+def policy_payload(net: PolicyValueNet, extra: dict | None = None) -> dict:
+    """What ``save_policy`` writes (also embedded in training checkpoints)."""
+    from seasons_env.engine.actions import ACTION_TABLE_VERSION
+
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "version": CHECKPOINT_VERSION,
+        "observation_version": net.observation_version,
+        "action_table_version": ACTION_TABLE_VERSION,
+        "config": asdict(net.config),
+        "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "info": dict(extra or {}),
+    }
+
+
+def save_atomic_torch(obj: object, path: Path | str) -> None:
+    """``torch.save`` to ``path`` all at once (``seasons_env.files.replace_atomically``)."""
+    replace_atomically(path, lambda temporary: torch.save(obj, temporary))
+
+
+def save_policy(net: PolicyValueNet, path: Path | str, info: dict | None = None) -> None:
+    """Write the network (configuration, weights, versions and ``info``) to ``path`` atomically."""
+    save_atomic_torch(policy_payload(net, info), path)
+
+
+def policy_from_payload(payload: object, where: str) -> tuple[PolicyValueNet, dict]:
+    """The network a checked payload describes, and its ``info``; ``CheckpointError`` naming ``where`` otherwise."""
+    from seasons_env.engine.actions import ACTION_TABLE_VERSION
+
+    def fault(problem: str) -> CheckpointError:
+        return CheckpointError(f"{where}: {problem}")
+
+    if not isinstance(payload, dict):
+        raise fault(f"not a policy checkpoint (a {type(payload).__name__}, not a dict)")
+    if payload.get("format") != CHECKPOINT_FORMAT:
+        raise fault(f"not a policy checkpoint: format is {payload.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
+    if payload.get("version") != CHECKPOINT_VERSION:
+        raise fault(f"checkpoint version {payload.get('version')!r}; this code reads version {CHECKPOINT_VERSION}")
+    if payload.get("action_table_version") != ACTION_TABLE_VERSION:
+        raise fault(
+            f"trained for action_table_version {payload.get('action_table_version')!r}; this code has "
+            f"{ACTION_TABLE_VERSION} (retrain the model)"
+        )
+    observation_version = payload.get("observation_version")
+    if observation_version not in OBSERVATION_SIZES:  # earlier layouts are prefixes of today's: they still read
+        raise fault(
+            f"trained for observation_version {observation_version!r}; this code reads versions "
+            f"{sorted(OBSERVATION_SIZES)} (retrain the model)"
+        )
+    config = payload.get("config")
+    if not isinstance(config, dict) or set(config) != {f.name for f in fields(NetworkConfig)}:
+        raise fault(f"config must be a dict with keys {sorted(f.name for f in fields(NetworkConfig))}; got {config!r}")
+    try:
+        net = PolicyValueNet(NetworkConfig(**config), observation_version)
+    except ValueError as error:
+        raise fault(str(error)) from None
+    state = payload.get("state_dict")
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise fault("state_dict must be a dict of tensors")
+    try:
+        net.load_state_dict(state, strict=True)
+    except RuntimeError as error:
+        raise fault(f"weights do not fit the network: {error}") from None
+    info = payload.get("info", {})
+    if not isinstance(info, dict):
+        raise fault(f"info must be a dict; got {type(info).__name__}")
+    net.eval()
+    return net, info
+
+
+def load_policy(path: Path | str) -> tuple[PolicyValueNet, dict]:
+    """Load a network saved by ``save_policy`` (or the ``policy`` of a training checkpoint)."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"{path}: no such model file")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # a damaged or foreign file: say which, never run anything from it
+        raise CheckpointError(
+            f"{path}: cannot be read as a policy checkpoint ({type(error).__name__}: {error})"
+        ) from None
+    if isinstance(payload, dict) and "policy" in payload and payload.get("format") != CHECKPOINT_FORMAT:
+        payload = payload["policy"]  # a training checkpoint: its policy
+    return policy_from_payload(payload, str(path))

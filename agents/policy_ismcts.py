@@ -1,0 +1,185 @@
+"""ISMCTS guided by a trained network: its policy as the prior, its value head in place of the heuristic evaluation.
+
+``PolicyISMCTSAgent`` runs the single-observer ISMCTS of ``agents/ismcts.py`` (one tree shared by every
+determinization, availability counts, every player maximizing its own reward) with two changes:
+
+* **Prior.** When a node is first reached, the network's masked policy for the player to move gives a prior
+  ``P(a)`` over its legal actions (computed in that iteration's determinization, from that player's
+  observation only). Selection is PUCT over the actions legal in the iteration's determinization:
+  ``Q(a) + c * P(a) * sqrt(avail(a)) / (1 + visits(a))``, an unvisited action's ``Q`` being the parent's mean.
+  Expansion takes the legal untried action of highest prior, not a random one.
+* **Value.** A leaf is scored by the value head for every player (each from its own observation in the
+  determinization): ``VALUE_SCALE * atanh(v)``, the expected final margin in score points, then the same
+  logistic of its change since the root as ``ISMCTSAgent`` uses (``scale``). A finished game counts its result.
+
+The draft and library split are searched too (the network judges them, unlike the heuristic's evaluation).
+Budget: ``iterations`` per decision, or ``seconds`` per decision when given.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from seasons_env import NUM_ACTIONS, Game
+from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
+
+from .base import SeededAgent
+from .ismcts import logistic
+from .learned import PolicyAgent
+
+
+class _Node:
+    __slots__ = ("avail", "children", "prior", "reward", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[int, _Node] = {}
+        self.prior: dict[int, float] | None = None  # player * NUM_ACTIONS + action -> P(action)
+        self.visits = 0
+        self.reward = 0.0
+        self.avail = 1
+
+
+class PolicyISMCTSAgent(SeededAgent):
+    """ISMCTS with a learned prior and value (see the module docstring)."""
+
+    name = "policy-ismcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        model: Path | str | None = None,
+        iterations: int = 200,
+        seconds: float | None = None,
+        exploration: float = 1.5,
+        scale: float = 8.0,
+        threads: int | None = 1,
+    ) -> None:
+        super().__init__(seed)
+        if iterations < 1:
+            raise ValueError(f"iterations must be at least 1; got {iterations!r}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive; got {seconds!r}")
+        self.policy = PolicyAgent(model=model, threads=threads)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.exploration = exploration
+        self.scale = scale
+        self.last_iterations = 0
+        self._obs = np.zeros((4, OBSERVATION_SIZE), dtype=np.float32)
+
+    def __repr__(self) -> str:
+        budget = f"seconds={self.seconds}" if self.seconds is not None else f"iterations={self.iterations}"
+        return f"PolicyISMCTSAgent({budget}, model={str(self.policy.model_path)!r})"
+
+    # ------------------------------------------------------------------ the network
+
+    def _network(self, game: Game, players: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Logits and values of the network for each of ``players``' observations of ``game``."""
+        import torch
+
+        obs = self._obs[: len(players)]
+        for k, p in enumerate(players):
+            encode_observation(game, p, obs[k])
+        with torch.inference_mode():
+            logits, values = self.policy.net(torch.from_numpy(obs))
+        return logits.numpy(), values.numpy()
+
+    def _margins(self, game: Game) -> list[float]:
+        """Every player's expected final margin by the value head (score points)."""
+        from .network import VALUE_SCALE
+
+        _, values = self._network(game, range(game.num_players))
+        return [VALUE_SCALE * math.atanh(max(-0.999, min(0.999, float(v)))) for v in values]
+
+    def _prior(self, game: Game, player: int, legal: Sequence[int]) -> dict[int, float]:
+        logits, _ = self._network(game, [player])
+        chosen = logits[0][np.asarray(legal, dtype=np.int64)].astype(np.float64)
+        chosen = np.exp(chosen - chosen.max())
+        chosen /= chosen.sum()
+        base = player * NUM_ACTIONS
+        return {base + a: float(p) for a, p in zip(legal, chosen, strict=True)}
+
+    # ------------------------------------------------------------------ the decision
+
+    def act(self, view: Game, seat: int, legal: Sequence[int]) -> int:
+        legal = [int(a) for a in legal]
+        if len(legal) == 1:
+            self.last_iterations = 0
+            return legal[0]
+        root = _Node()
+        baseline = self._margins(view)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        limit = self.iterations if deadline is None else 1 << 62
+        done = 0
+        while done < limit:
+            self._iterate(root, view.determinize(seat, self.rng), seat, baseline)
+            done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_iterations = done
+        base = seat * NUM_ACTIONS
+        best, best_key = legal[0], (-1, 0.0)
+        for a in legal:
+            child = root.children.get(base + a)
+            if child is not None:
+                key = (child.visits, child.reward / child.visits)
+                if key > best_key:
+                    best, best_key = a, key
+        return best
+
+    def _iterate(self, root: _Node, game: Game, seat: int, baseline: list[float]) -> None:
+        c = self.exploration
+        node = root
+        path: list[tuple[_Node, int]] = []
+        while not game.is_over:
+            legal = game.legal_action_list()
+            if len(legal) == 1:
+                game.apply(legal[0])
+                continue
+            player = game.current_player
+            base = player * NUM_ACTIONS
+            if node.prior is None:
+                node.prior = {}
+            keys = [base + a for a in legal]
+            if any(k not in node.prior for k in keys):
+                node.prior.update(self._prior(game, player, legal))
+            children = node.children
+            parent_mean = node.reward / node.visits if node.visits else 0.5
+            best_key, best_value = -1, -math.inf
+            expand = False
+            for key in keys:
+                child = children.get(key)
+                prior = node.prior[key]
+                if child is None:
+                    value = parent_mean + c * prior * math.sqrt(node.visits + 1)
+                else:
+                    child.avail += 1
+                    value = child.reward / child.visits + c * prior * math.sqrt(child.avail) / (1 + child.visits)
+                if value > best_value:
+                    best_key, best_value, expand = key, value, child is None
+            if expand:
+                child = children[best_key] = _Node()
+                game.apply(best_key - base)
+                path.append((child, player))
+                break
+            game.apply(best_key - base)
+            node = children[best_key]
+            path.append((node, player))
+        rewards = self._rewards(game, baseline)
+        root.visits += 1
+        for child, player in path:
+            child.visits += 1
+            child.reward += rewards[player]
+
+    def _rewards(self, game: Game, baseline: list[float]) -> list[float]:
+        n = game.num_players
+        if game.is_over:
+            winners = game.winners()
+            return [(1.0 / len(winners) if p in winners else 0.0) for p in range(n)]
+        margins = self._margins(game)
+        return [logistic((margins[p] - baseline[p]) / self.scale) for p in range(n)]

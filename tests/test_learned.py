@@ -1,0 +1,237 @@
+"""The learned agent: the network, its checkpoints, the shipped model, and where it plays (arena, play, Gymnasium)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+from agents import PolicyAgent, RandomAgent, play_game
+from agents.learned import shipped_model_path
+from agents.network import (
+    CheckpointError,
+    NetworkConfig,
+    PolicyValueNet,
+    load_policy,
+    masked_logits,
+    policy_payload,
+    save_policy,
+)
+from seasons_env import Game
+from seasons_env.encoding import OBSERVATION_SIZE, action_mask, encode_observation
+from seasons_env.registry import make_agent, parse_agent_spec
+
+torch.set_num_threads(1)
+
+
+def tiny_net() -> PolicyValueNet:
+    torch.manual_seed(0)
+    return PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1))
+
+
+def test_masked_policy_gives_illegal_actions_no_probability() -> None:
+    net = tiny_net()
+    game = Game.new(2, "archmage", seed=1)
+    obs = torch.from_numpy(encode_observation(game, game.current_player)).unsqueeze(0)
+    mask = torch.from_numpy(action_mask(game, game.current_player).astype(bool)).unsqueeze(0)
+    logits, value = net(obs)
+    probabilities = torch.softmax(masked_logits(logits, mask), dim=1)
+    assert probabilities[~mask].sum() == 0 and abs(float(probabilities.sum()) - 1) < 1e-5
+    assert -1 < float(value) < 1
+
+
+def test_card_pointer_moves_summon_logits_with_the_card_embedding() -> None:
+    """A summon's logit depends on its card's embedding (the pointer term), a die's does not."""
+    from seasons_env.engine import actions as A
+
+    net = tiny_net()
+    obs = torch.zeros(1, OBSERVATION_SIZE)
+    before, _ = net(obs)
+    with torch.no_grad():
+        net.cards[4] += 1.0  # card 5
+    after, _ = net(obs)
+    assert after[0, A.summon_action(5)] != before[0, A.summon_action(5)]
+    assert after[0, A.take_die_action(0)] == before[0, A.take_die_action(0)]
+
+
+def test_policy_checkpoint_round_trip(tmp_path) -> None:
+    net = tiny_net()
+    save_policy(net, tmp_path / "m.pt", {"note": "test"})
+    loaded, info = load_policy(tmp_path / "m.pt")
+    obs = torch.rand(3, OBSERVATION_SIZE)
+    assert torch.equal(net(obs)[0], loaded(obs)[0]) and info == {"note": "test"}
+
+
+def test_bad_model_files_are_named_with_their_fault(tmp_path) -> None:
+    with pytest.raises(CheckpointError, match="no such model file"):
+        load_policy(tmp_path / "missing.pt")
+    (tmp_path / "text.pt").write_text("hello")
+    with pytest.raises(CheckpointError, match=r"text\.pt: cannot be read as a policy checkpoint"):
+        load_policy(tmp_path / "text.pt")
+    torch.save({"format": "something else"}, tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="not a policy checkpoint"):
+        load_policy(tmp_path / "other.pt")
+    payload = policy_payload(tiny_net())
+    torch.save({**payload, "observation_version": 0}, tmp_path / "old.pt")
+    with pytest.raises(CheckpointError, match="observation_version 0"):
+        load_policy(tmp_path / "old.pt")
+    torch.save({**payload, "config": {"card_dim": 4, "hidden": 0, "layers": 1}}, tmp_path / "shape.pt")
+    with pytest.raises(CheckpointError, match="hidden must be a positive integer"):
+        load_policy(tmp_path / "shape.pt")
+
+
+class _Boom:
+    def __reduce__(self):
+        return (exec, ("raise SystemExit('code ran')",))
+
+
+def test_a_file_with_code_in_it_is_refused_not_run(tmp_path) -> None:
+    (tmp_path / "evil.pt").write_bytes(pickle.dumps({"format": "seasons-policy", "x": _Boom()}))
+    with pytest.raises(CheckpointError, match="cannot be read"):
+        load_policy(tmp_path / "evil.pt")
+
+
+def test_shipped_model_is_small_and_loads() -> None:
+    path = shipped_model_path()
+    assert path.is_file() and path.stat().st_size <= 20 * 1024 * 1024
+    net, info = load_policy(path)
+    assert isinstance(net, PolicyValueNet) and "trained_by" in info
+
+
+class _Checked:
+    """Wraps an agent and asserts that every answer is one of the legal actions."""
+
+    def __init__(self, agent) -> None:
+        self.agent, self.name, self.decisions = agent, agent.name, 0
+
+    def reset(self, seed=None) -> None:
+        self.agent.reset(seed)
+
+    def act(self, view, seat, legal):
+        action = self.agent.act(view, seat, legal)
+        assert action in legal
+        self.decisions += 1
+        return action
+
+
+@pytest.mark.parametrize("level", ["apprentice", "magician", "archmage"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_shipped_model_plays_only_legal_actions(level: str, players: int) -> None:
+    agents = [_Checked(PolicyAgent(seed=k, greedy=k % 2 == 0)) for k in range(players)]
+    record = play_game(agents, level=level, seed=11 * players)
+    assert sum(a.decisions for a in agents) == record.decisions
+
+
+def test_shipped_model_beats_random_in_a_seeded_match() -> None:
+    wins = 0
+    for game in range(6):
+        learned, random_agent = PolicyAgent(seed=game), RandomAgent(seed=game)
+        seats = [learned, random_agent] if game % 2 == 0 else [random_agent, learned]
+        record = play_game(seats, level="archmage", seed=100 + game // 2)
+        wins += seats.index(learned) in record.winners
+    assert wins >= 5
+
+
+def test_sampling_agent_is_reproducible_from_its_seed() -> None:
+    game = Game.new(2, "archmage", seed=4)
+    legal = game.legal_action_list()
+    first = [PolicyAgent(seed=9, greedy=False).act(game, game.current_player, legal) for _ in range(2)]
+    assert first[0] == first[1] and first[0] in legal
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        PolicyAgent(temperature=0)
+
+
+def test_learned_names(tmp_path) -> None:
+    assert make_agent("learned", 3).model_path == shipped_model_path()
+    save_policy(tiny_net(), tmp_path / "mine.pt")
+    agent = make_agent(f"learned:{tmp_path / 'mine.pt'}", 0)
+    assert agent.model_path == tmp_path / "mine.pt"
+    with pytest.raises(ValueError, match=r"agents\[1\]: agent 'learned:.*nothing.pt': .*no such model file"):
+        parse_agent_spec(f"learned:{tmp_path / 'nothing.pt'}", "agents[1]")
+
+
+def test_arena_command_with_learned_agents(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    args = ["arena", "--agents", "learned,random", "--games", "4", "--workers", "1", "--no-progress"]
+    result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    assert "4 games, 2 players" in result.output
+    save_policy(tiny_net(), tmp_path / "mine.pt")
+    other = f"learned:{tmp_path / 'mine.pt'}"
+    args = ["arena", "--agents", f"{other},random", "--games", "2", "--workers", "1", "--level", "apprentice"]
+    result = CliRunner().invoke(main, [*args, "--no-progress", "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["arena", "--agents", f"learned:{tmp_path / 'x.pt'},random", "--no-progress"])
+    assert result.exit_code != 0 and "x.pt: no such model file" in result.output
+
+
+def test_play_command_against_the_learned_agent() -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    result = CliRunner().invoke(
+        main, ["play", "--vs", "learned", "--seed", "5", "--level", "apprentice"], input="1\n" * 400
+    )
+    assert result.exit_code == 0, result.output
+    assert "Final scores: player 0 (you)" in result.output
+
+
+def test_gymnasium_opponent_by_name(tmp_path) -> None:
+    from seasons_env.gym_env import SeasonsGymEnv
+
+    save_policy(tiny_net(), tmp_path / "mine.pt")
+    for name in ("learned", f"learned:{tmp_path / 'mine.pt'}"):
+        env = SeasonsGymEnv(num_players=2, level="apprentice", opponents=name)
+        _, info = env.reset(seed=1)
+        rng = np.random.default_rng(0)
+        done = False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            _obs, _, done, _, info = env.step(int(rng.choice(legal)))
+    with pytest.raises(ValueError, match=r"opponents: .*nothing\.pt: no such model file"):
+        SeasonsGymEnv(num_players=2, opponents=f"learned:{tmp_path / 'nothing.pt'}")
+
+
+def test_policy_ismcts_plays_legal_actions_within_its_budget(tmp_path) -> None:
+    from agents.policy_ismcts import PolicyISMCTSAgent
+
+    save_policy(tiny_net(), tmp_path / "mine.pt")
+    searcher = PolicyISMCTSAgent(seed=1, model=tmp_path / "mine.pt", iterations=8)
+    agents = [_Checked(searcher), _Checked(RandomAgent(seed=2))]
+    play_game(agents, level="apprentice", seed=5)
+    assert agents[0].decisions > 10
+    game = Game.new(2, "archmage", seed=2)
+    assert searcher.act(game, game.current_player, game.legal_action_list()) in game.legal_action_list()
+    assert searcher.last_iterations == 8
+    timed = PolicyISMCTSAgent(seed=1, model=tmp_path / "mine.pt", seconds=0.05)
+    assert timed.act(game, game.current_player, game.legal_action_list()) in game.legal_action_list()
+    assert timed.last_iterations >= 1
+    with pytest.raises(ValueError, match="iterations must be at least 1"):
+        PolicyISMCTSAgent(model=tmp_path / "mine.pt", iterations=0)
+
+
+def test_arena_records_of_another_model_under_the_same_name_are_refused(tmp_path) -> None:
+    from agents.arena import Arena, ArenaConfig, ArenaFolderError
+
+    model = tmp_path / "mine.pt"
+    save_policy(tiny_net(), model)
+    config = ArenaConfig(agents=(f"learned:{model}", "random"), games=2, level="apprentice")
+    Arena(config, tmp_path / "arena").run(workers=1, progress=False)
+    torch.manual_seed(1)
+    save_policy(PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1)), model)  # retrained: new weights
+    with pytest.raises(ArenaFolderError, match="models"):
+        Arena(ArenaConfig(agents=config.agents, games=3, level="apprentice"), tmp_path / "arena").run(
+            workers=1, progress=False
+        )
+
+
+def test_without_torch_the_learned_agent_says_what_to_install(monkeypatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)  # as if torch were not installed
+    with pytest.raises(ImportError, match=r"pip install 'seasons-env\[train\]'"):
+        PolicyAgent()

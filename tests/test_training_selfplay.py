@@ -1,0 +1,232 @@
+"""Training learned agents: data sets, behaviour cloning, the self-play games, the configuration, and the
+smoke preset trained, killed, resumed and evaluated."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from click.testing import CliRunner
+
+from agents.network import load_policy
+from seasons_env import Game
+from training.cli import main as training_main
+from training.config import PRESETS, TrainConfig, make_config
+from training.data import DataConfig, final_margins, generate, load_dataset, save_dataset
+from training.ppo import CHECKPOINT, Trainer, evaluate
+from training.selfplay import Deal, SelfPlayGames
+
+ROOT = Path(__file__).resolve().parents[1]
+torch.set_num_threads(1)
+
+
+def test_final_margins() -> None:
+    assert final_margins([10, 4, 7]) == [3, -6, -3]
+    assert final_margins([5, 5]) == [0, 0]
+
+
+def test_generated_rows_are_the_teachers_legal_decisions_and_do_not_depend_on_workers(tmp_path) -> None:
+    config = DataConfig(games=3, players=(2, 3), level="apprentice", seed=4)
+    one = generate(config, workers=1, progress=False)
+    two = generate(config, workers=2, progress=False)
+    for name in one:
+        assert np.array_equal(one[name], two[name]), name
+    rows = len(one["action"])
+    assert rows > 100 and one["mask"][np.arange(rows), one["action"].astype(int)].all()
+    assert one["mask"].sum(1).min() >= 2  # forced decisions are left out
+    assert set(np.unique(one["players"])) == {2, 3} and set(np.unique(one["game"])) == {0, 1, 2}
+    # the margins are each seat's final margin in that game
+    for g in range(3):
+        rows_g = one["game"] == g
+        n = int(one["players"][rows_g][0])
+        game = Game.new(n, "apprentice", seed=4 * 1_000_003 + g)
+        assert len(set(one["margin"][rows_g & (one["seat"] == 0)])) == 1 and game.num_players == n
+    save_dataset(one, tmp_path / "d.npz", config)
+    back = load_dataset(tmp_path / "d.npz")
+    assert all(np.array_equal(back[k], one[k]) for k in one)
+    broken = dict(one, action=np.zeros(rows, dtype=np.int16) + 313)
+    save_dataset(broken, tmp_path / "bad.npz", config)
+    with pytest.raises(ValueError, match="not legal under their mask"):
+        load_dataset(tmp_path / "bad.npz")
+
+
+def test_data_config_names_bad_fields() -> None:
+    with pytest.raises(ValueError, match=r"teacher: unknown agent .wizard.; known agents: "):
+        DataConfig(teacher="wizard")
+    with pytest.raises(ValueError, match="players"):
+        DataConfig(players=(5,))
+
+
+def test_generate_clone_and_dagger_commands(tmp_path) -> None:
+    runner = CliRunner()
+    data = tmp_path / "d.npz"
+    args = ["generate", "--games", "4", "--level", "apprentice", "--workers", "1", "--no-progress", "--out", str(data)]
+    result = runner.invoke(training_main, args)
+    assert result.exit_code == 0, result.output
+    model = tmp_path / "m.pt"
+    args = ["clone", str(data), "--out", str(model), "--epochs", "2", "--hidden", "32", "--layers", "1"]
+    result = runner.invoke(training_main, [*args, "--card-dim", "4", "--threads", "1"])
+    assert result.exit_code == 0, result.output
+    _net, info = load_policy(model)
+    assert info["trained_by"] == "behaviour cloning" and len(info["history"]) == 2
+    dagger = tmp_path / "dagger.npz"
+    args = ["generate", "--games", "2", "--level", "apprentice", "--workers", "1", "--no-progress"]
+    result = runner.invoke(training_main, [*args, "--student", str(model), "--out", str(dagger)])
+    assert result.exit_code == 0, result.output
+    assert len(load_dataset(dagger)["action"]) > 50
+    result = runner.invoke(training_main, ["generate", "--players", "2,7", "--out", str(tmp_path / "x.npz")])
+    assert result.exit_code != 0 and "player counts must be 2, 3 or 4" in result.output
+
+
+def test_config_overrides_are_typed_and_bad_ones_named() -> None:
+    config = make_config("smoke", ["lr=0.001", "players=2,3", "init=", "opponents=heuristic"])
+    assert config.lr == 0.001 and config.players == (2, 3) and config.init == "" and config.opponents == ("heuristic",)
+    for bad, message in [
+        ("lx=1", "unknown field 'lx'"),
+        ("lr=fast", "lr must be a number"),
+        ("envs=2.5", "envs must be an integer"),
+        ("players=5", "players: player counts must be 2, 3 or 4"),
+        ("opponents=wizard", "opponents: fixed opponents are random, heuristic"),
+        ("steps=0", "steps: must be at least 1"),
+        ("noequals", "write FIELD=VALUE"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_config("smoke", [bad])
+    with pytest.raises(ValueError, match="preset: must be one of smoke, quick, full"):
+        make_config("huge")
+    with pytest.raises(ValueError, match="lr: must be a number"):
+        TrainConfig(lr="x")
+    with pytest.raises(ValueError, match="unknown field"):
+        TrainConfig.from_dict({"nope": 1})
+    assert set(PRESETS) == {"smoke", "quick", "full"}
+
+
+def test_selfplay_games_stop_only_at_learner_decisions_and_resume_exactly() -> None:
+    from agents.network import NetworkConfig, PolicyValueNet
+
+    torch.manual_seed(0)
+    net = PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1)).eval()
+    opponents = ["random", "heuristic", "snapshot:0"]
+
+    def schedule(rng):
+        players = int(rng.integers(2, 5))
+        return Deal(players, int(rng.integers(players)), opponents[int(rng.integers(3))], int(rng.integers(2**40)))
+
+    vec = SelfPlayGames(6, "apprentice", schedule, {"snapshot:0": net}, seed=3)
+    vec.start()
+    twin = None
+    finished = []
+    rng = np.random.default_rng(0)
+    for step in range(150):
+        _obs, mask = vec.observe()
+        for slot, game in enumerate(vec.games):
+            assert game.current_player == vec.deals[slot].seat and mask[slot].sum() >= 2
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in mask]
+        if step == 40:
+            twin = SelfPlayGames(6, "apprentice", schedule, {"snapshot:0": net}, seed=99)
+            twin.load_state_dict(vec.state_dict())
+            twin_actions = list(actions)
+            twin_rng = np.random.default_rng(0)
+            twin_rng.bit_generator.state = rng.bit_generator.state
+        finished += vec.step(actions)
+        if step == 40:
+            twin.step(twin_actions)
+        elif step > 40:
+            twin.step([int(twin_rng.choice(np.flatnonzero(m))) for m in twin.observe()[1]])
+            assert [g.to_dict() for g in twin.games] == [g.to_dict() for g in vec.games]
+    assert finished and {r.opponent for r in finished} <= set(opponents)
+    assert all(0 <= r.win <= 1 for r in finished)
+
+
+def test_evaluation_rotates_seats_and_counts_every_game() -> None:
+    from agents.network import NetworkConfig, PolicyValueNet
+
+    net = PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1))
+    result = evaluate(net, "random", games=4, players=2, level="apprentice", seed=0, slots=3)
+    assert result["games"] == 4 and 0 <= result["low"] <= result["win_rate"] <= result["high"] <= 1
+
+
+def test_a_stopped_run_resumes_to_the_same_weights(tmp_path) -> None:
+    """Stopped in the middle of a rollout, resumed from its checkpoint: the same end as a run never stopped."""
+    config = make_config("smoke", ["steps=256", "eval_games=0", "checkpoint_every=10000"])
+    straight = Trainer(tmp_path / "straight", config, log=lambda _: None)
+    straight.run(progress=False)
+    stopped = Trainer(tmp_path / "stopped", config, log=lambda _: None)
+    collect = stopped._collect
+    calls = []
+
+    def collect_then_stop():
+        calls.append(1)
+        if len(calls) == 2:
+            stopped._stop = True  # as SIGTERM does, in the middle of the second rollout
+        return collect()
+
+    stopped._collect = collect_then_stop
+    result = stopped.run(progress=False)
+    assert result["stopped"] and result["steps"] == 128
+    resumed = Trainer.resume(tmp_path / "stopped", log=lambda _: None)
+    assert resumed.steps == 128 and resumed.league.pool == stopped.league.pool
+    resumed.run(progress=False)
+    assert resumed.steps == straight.steps == 256
+    for name, tensor in straight.net.state_dict().items():
+        assert torch.equal(tensor, resumed.net.state_dict()[name]), name
+    assert resumed.league.stats == straight.league.stats
+
+
+def test_smoke_preset_trains_is_killed_resumes_and_evaluates(tmp_path) -> None:
+    """The CI run of the whole command: SIGTERM after the first checkpoint, then --resume to the end."""
+    out = tmp_path / "run"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    command = [sys.executable, "-m", "training", "train", "--preset", "smoke", "--out", str(out), "--no-progress"]
+    process = subprocess.Popen(
+        [*command, "--steps", "100000"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    deadline = time.monotonic() + 120
+    while not (out / CHECKPOINT).exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert process.poll() is None, process.stdout.read().decode()
+    process.send_signal(signal.SIGTERM)
+    output = process.communicate(timeout=60)[0].decode()
+    assert process.returncode == 0, output
+    assert "stopped at step" in output
+    saved = torch.load(out / CHECKPOINT, weights_only=True)
+    steps, pool = saved["steps"], saved["league"]["pool"]
+    assert steps >= 128 and steps % 128 == 0
+    resumed = Trainer.resume(out, log=lambda _: None)
+    assert resumed.steps == steps and resumed.league.pool == pool
+    result = subprocess.run(
+        [*command, "--resume", "--steps", str(steps + 256)], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    final = torch.load(out / CHECKPOINT, weights_only=True)
+    assert final["steps"] == steps + 256
+    history = [json.loads(line) for line in (out / "history.jsonl").read_text().splitlines()]
+    assert history and {"random", "heuristic"} <= set(history[-1])
+    assert (out / "curve.png").stat().st_size > 1000 and (out / "policy.pt").is_file()
+    assert any((out / "tb").iterdir())
+    load_policy(out / "policy.pt")
+
+
+def test_train_command_refuses_a_used_folder_and_bad_fields(tmp_path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(training_main, ["train", "--preset", "smoke", "--set", "lr=x", "--out", str(tmp_path)])
+    assert result.exit_code != 0 and "lr must be a number" in result.output
+    result = runner.invoke(training_main, ["train", "--preset", "smoke", "--resume", "--out", str(tmp_path / "none")])
+    assert result.exit_code != 0 and "no checkpoint to resume from" in result.output
+    result = runner.invoke(training_main, ["train", "--init", str(tmp_path / "nope.pt"), "--out", str(tmp_path / "r")])
+    assert result.exit_code != 0 and "init: no such model file" in result.output
+
+
+def test_seasons_train_is_the_same_command() -> None:
+    from seasons_env.cli import main
+
+    result = CliRunner().invoke(main, ["train", "--help"])
+    assert result.exit_code == 0 and "--preset" in result.output and "--resume" in result.output

@@ -1,0 +1,5 @@
+"""``python -m training``: see ``training/cli.py``."""
+
+from .cli import main
+
+main()

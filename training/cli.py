@@ -1,0 +1,234 @@
+"""``python -m training``: data sets of a teacher's decisions, behaviour cloning, and self-play training."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from seasons_env.engine import LEVELS
+
+
+def _player_counts(value: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        raise click.BadParameter(f"give player counts 2-4 separated by commas; got {value!r}") from None
+    if not counts or any(not 2 <= n <= 4 for n in counts):
+        raise click.BadParameter(f"player counts must be 2, 3 or 4; got {value!r}")
+    return counts
+
+
+def _folder_exists(path: Path, option: str) -> None:
+    if not path.resolve().parent.is_dir():
+        raise click.BadParameter(f"folder {str(path.parent)!r} does not exist", param_hint=option)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Training learned agents for seasons-env (the 'train' extra: torch, sb3-contrib)."""
+
+
+@main.command()
+@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True, help="Games to play.")
+@click.option(
+    "--players", default="2", show_default=True, help="Player counts, comma-separated (game g uses the g-th in turn)."
+)
+@click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
+@click.option("--teacher", default="heuristic", show_default=True, help="The agent whose decisions are recorded.")
+@click.option(
+    "--student",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="DAgger: a model that plays one seat of every game (the teacher still labels every decision).",
+)
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Game g uses seed SEED*1000003+g."
+)
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The .npz file to write.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
+def generate(
+    games: int,
+    players: str,
+    level: str,
+    teacher: str,
+    student: Path | None,
+    seed: int,
+    workers: int,
+    out: Path,
+    progress: bool,
+) -> None:
+    """Record a teacher's decisions (observation, mask, action, seat, final margin) as a .npz data set."""
+    import time
+
+    from .data import DataConfig, generate, save_dataset
+
+    _folder_exists(out, "'--out'")
+    try:
+        config = DataConfig(
+            games=games,
+            players=_player_counts(players),
+            level=level,
+            teacher=teacher,
+            seed=seed,
+            student=None if student is None else str(student),
+        )
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    start = time.perf_counter()
+    data = generate(config, workers=workers, progress=progress)
+    save_dataset(data, out, config)
+    seconds = time.perf_counter() - start
+    click.echo(f"{len(data['action'])} decisions of {games} games written to {out} in {seconds:.0f} s")
+
+
+@main.command(name="clone")
+@click.argument("data", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The model file to write.")
+@click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None, help="Start here.")
+@click.option("--epochs", type=click.IntRange(min=1), default=6, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=512, show_default=True)
+@click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=1e-3, show_default=True)
+@click.option("--hidden", type=click.IntRange(min=1), default=512, show_default=True, help="Trunk width.")
+@click.option("--layers", type=click.IntRange(min=1), default=2, show_default=True, help="Trunk depth.")
+@click.option("--card-dim", type=click.IntRange(min=1), default=32, show_default=True, help="Card embedding size.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True, help="torch threads.")
+def clone_command(
+    data: tuple[Path, ...],
+    out: Path,
+    init: Path | None,
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    hidden: int,
+    layers: int,
+    card_dim: int,
+    seed: int,
+    threads: int,
+) -> None:
+    """Behaviour cloning: fit the policy-value network to the decisions in DATA (one or more .npz files)."""
+    from agents.network import NetworkConfig
+
+    from .clone import CloneConfig, clone
+
+    _folder_exists(out, "'--out'")
+    config = CloneConfig(
+        epochs=epochs,
+        batch_size=batch_size,
+        lr=lr,
+        seed=seed,
+        threads=threads,
+        network=NetworkConfig(card_dim=card_dim, hidden=hidden, layers=layers),
+    )
+    try:
+        result = clone(list(data), out, config, init=init, log=click.echo)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    click.echo(f"best validation accuracy {result['best_valid_accuracy']:.4f}; model written to {out}")
+
+
+@main.command()
+@click.option(
+    "--preset",
+    type=click.Choice(["smoke", "quick", "full"]),
+    default="quick",
+    show_default=True,
+    help="smoke: a minute (CI); quick: about 2 hours; full: a night.",
+)
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Change any field of the configuration (repeatable), e.g. --set lr=3e-4 --set players=2,3.",
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="The run folder.")
+@click.option("--resume", is_flag=True, help="Continue the run in --out from its checkpoint.")
+@click.option("--steps", type=click.IntRange(min=1), default=None, help="Total learner decisions (also on --resume).")
+@click.option("--init", default=None, help="Starting model: 'learned' (shipped), a model file, or '' (from scratch).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
+@click.option(
+    "--backend",
+    type=click.Choice(["sb3", "rllib"]),
+    default="sb3",
+    show_default=True,
+    help="sb3: this trainer (PPO in torch over the batched env, BC warm start); rllib: Ray RLlib self-play "
+    "(training/train_rllib.py, the rllib extra; --set FIELD=VALUE sets its --FIELD option).",
+)
+def train(
+    preset: str,
+    overrides: tuple[str, ...],
+    out: Path,
+    resume: bool,
+    steps: int | None,
+    init: str | None,
+    progress: bool,
+    backend: str,
+) -> None:
+    """Self-play PPO against a league of snapshots, random and heuristic opponents (training/ppo.py).
+
+    The run folder gets config.json, checkpoint.pt (every checkpoint_every steps, and on SIGTERM/Ctrl-C),
+    policy.pt (for 'seasons arena --agents learned:OUT/policy.pt,...'), tb/ (TensorBoard), history.jsonl
+    and curve.png.
+    """
+    if backend == "rllib":
+        _train_rllib(preset, overrides, out, resume, steps, init)
+        return
+    from .config import make_config
+    from .ppo import CHECKPOINT, Trainer
+
+    try:
+        if resume:
+            if overrides or init is not None:
+                raise click.UsageError("--resume continues the run as configured: only --steps may change")
+            trainer = Trainer.resume(out, log=click.echo, steps=steps)
+        else:
+            if (out / CHECKPOINT).exists():
+                raise click.UsageError(
+                    f"{out} holds a run already: add --resume to continue it, or choose another --out"
+                )
+            extra = [*overrides, *([f"steps={steps}"] if steps is not None else [])]
+            extra += [f"init={init}"] if init is not None else []
+            config = make_config(preset, extra)
+            if config.init not in ("", "learned") and not Path(config.init).is_file():
+                raise ValueError(f"init: no such model file {config.init!r}")
+            out.mkdir(parents=True, exist_ok=True)
+            trainer = Trainer(out, config, log=click.echo)
+    except (ValueError, FileNotFoundError) as error:
+        raise click.UsageError(str(error)) from None
+    result = trainer.run(progress=progress)
+    if not result["stopped"]:
+        click.echo(f"trained {result['steps']} steps; policy in {out / 'policy.pt'}, curve in {out / 'curve.png'}")
+
+
+if __name__ == "__main__":
+    main()
+
+
+def _train_rllib(
+    preset: str, overrides: tuple[str, ...], out: Path, resume: bool, steps: int | None, init: str | None
+) -> None:
+    """``seasons train --backend rllib``: the same presets and run folder, through ``training/train_rllib.py``."""
+    if init is not None:
+        raise click.BadParameter("the rllib backend starts from scratch (no --init)", param_hint="'--init'")
+    argv = ["--preset", preset, "--out", str(out)]
+    if resume:
+        argv.append("--resume")
+    if steps is not None:
+        argv += ["--timesteps", str(steps)]
+    for item in overrides:
+        field, equals, value = item.partition("=")
+        if not equals or not field:
+            raise click.BadParameter(f"expected FIELD=VALUE; got {item!r}", param_hint="'--set'")
+        argv += [f"--{field.replace('_', '-')}", *value.split()]
+    try:
+        from . import train_rllib
+    except ImportError as error:
+        raise click.ClickException(
+            f"the rllib backend needs Ray RLlib ({error}); install it with: pip install 'seasons-env[rllib]'"
+        ) from None
+    code = train_rllib.main(argv)
+    if code:
+        raise SystemExit(code)

@@ -1,0 +1,197 @@
+"""The self-play training configuration: typed fields, presets, and ``field=value`` overrides checked by name."""
+
+from __future__ import annotations
+
+import json
+import typing
+from dataclasses import asdict, dataclass, fields, replace
+
+from seasons_env.engine import LEVELS
+
+OPPONENT_NAMES = ("random", "heuristic")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Every setting of ``seasons train``; ``PRESETS`` names ready-made ones, ``--set FIELD=VALUE`` changes any."""
+
+    # the games
+    players: tuple[int, ...] = (2,)  # each new game draws one of these player counts
+    level: str = "archmage"
+    # the learner: where it starts ("" = from scratch, "learned" = the shipped model, or a model/checkpoint file)
+    init: str = "learned"
+    hidden: int = 512  # network shape when starting from scratch
+    layers: int = 2
+    card_dim: int = 32
+    # PPO
+    steps: int = 1_000_000  # learner decisions to train on
+    envs: int = 64  # games played at once
+    rollout: int = 64  # learner decisions per game between updates
+    epochs: int = 3
+    minibatch: int = 1024
+    lr: float = 1e-4
+    lr_final: float = 1e-5  # linear schedule from lr to lr_final
+    entropy: float = 0.005
+    entropy_final: float = 0.0005
+    clip: float = 0.2
+    value_coef: float = 0.5
+    gae_lambda: float = 0.95
+    max_grad_norm: float = 0.5
+    # the league: snapshots of the learner, and fixed opponents, sampled by prioritised fictitious self-play
+    opponents: tuple[str, ...] = OPPONENT_NAMES
+    snapshot_every: int = 100_000
+    league_size: int = 8  # snapshots kept (the oldest leave first; the starting network stays)
+    pfsp_power: float = 2.0  # an opponent's weight is (1 - learner's win rate against it) ** power
+    pfsp_floor: float = 0.02  # ... at least this
+    # evaluation and checkpoints
+    eval_every: int = 200_000
+    eval_games: int = 200
+    eval_players: int = 2
+    checkpoint_every: int = 50_000
+    seed: int = 0
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _check_type(f.name, getattr(self, f.name), _field_types()[f.name])
+        if not self.players or any(n not in (2, 3, 4) for n in self.players):
+            raise ValueError(f"players: player counts must be 2, 3 or 4; got {self.players!r}")
+        if self.level not in LEVELS:
+            raise ValueError(f"level: must be one of {', '.join(LEVELS)}; got {self.level!r}")
+        positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")
+        positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads")
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: must be at least 1; got {getattr(self, name)!r}")
+        for name in ("lr", "lr_final", "clip"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name}: must be positive; got {getattr(self, name)!r}")
+        for name in ("entropy", "entropy_final", "value_coef", "max_grad_norm", "pfsp_power", "pfsp_floor"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}: must be at least 0; got {getattr(self, name)!r}")
+        if not 0 <= self.gae_lambda <= 1:
+            raise ValueError(f"gae_lambda: must be in [0, 1]; got {self.gae_lambda!r}")
+        if self.eval_games < 0:
+            raise ValueError(f"eval_games: must be at least 0; got {self.eval_games!r}")
+        if self.eval_players not in (2, 3, 4):
+            raise ValueError(f"eval_players: must be 2, 3 or 4; got {self.eval_players!r}")
+        unknown = [o for o in self.opponents if o not in OPPONENT_NAMES]
+        if unknown:
+            raise ValueError(f"opponents: fixed opponents are {', '.join(OPPONENT_NAMES)}; got {', '.join(unknown)}")
+        if self.seed < 0:
+            raise ValueError(f"seed: must be at least 0; got {self.seed!r}")
+
+    def to_dict(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, values: dict, where: str = "config") -> TrainConfig:
+        """A configuration from a dict (a checkpoint's or a JSON file's): unknown or mistyped fields are named."""
+        if not isinstance(values, dict):
+            raise ValueError(f"{where}: a configuration is a dict of fields; got {type(values).__name__}")
+        known = _field_types()
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            raise ValueError(f"{where}: unknown field(s) {', '.join(unknown)}; fields: {', '.join(known)}")
+        converted = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        return cls(**converted)
+
+
+def _field_types() -> dict[str, object]:
+    return typing.get_type_hints(TrainConfig)
+
+
+def _check_type(name: str, value: object, hint: object) -> None:
+    if hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        expected = "an integer"
+    elif hint is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        expected = "a number"
+    elif hint is str:
+        ok = isinstance(value, str)
+        expected = "a string"
+    elif typing.get_origin(hint) is tuple:
+        item = typing.get_args(hint)[0]
+        ok = isinstance(value, tuple) and all(isinstance(v, item) and not isinstance(v, bool) for v in value)
+        expected = f"a tuple of {item.__name__}"
+    else:  # pragma: no cover - every field has one of the types above
+        raise TypeError(f"{name}: unsupported type {hint}")
+    if not ok:
+        raise ValueError(f"{name}: must be {expected}; got {value!r}")
+
+
+def parse_override(text: str) -> tuple[str, object]:
+    """``FIELD=VALUE`` as the field's type: ``players=2,3`` (a tuple), ``lr=3e-4``, ``init=`` (empty string)."""
+    if "=" not in text:
+        raise ValueError(f"--set {text!r}: write FIELD=VALUE")
+    name, raw = (part.strip() for part in text.split("=", 1))
+    types_ = _field_types()
+    if name not in types_:
+        raise ValueError(f"--set {text!r}: unknown field {name!r}; fields: {', '.join(types_)}")
+    hint = types_[name]
+    try:
+        if hint is int:
+            return name, int(raw)
+        if hint is float:
+            return name, float(raw)
+        if hint is str:
+            return name, raw
+        item = typing.get_args(hint)[0]
+        return name, tuple(item(part) for part in raw.split(",") if part.strip())
+    except ValueError:
+        kind = {int: "an integer", float: "a number"}.get(hint, "values separated by commas")
+        raise ValueError(f"--set {text!r}: {name} must be {kind}; got {raw!r}") from None
+
+
+def make_config(preset: str, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
+    """The preset's configuration with ``FIELD=VALUE`` overrides; ``ValueError`` names a bad field or value."""
+    if preset not in PRESETS:
+        raise ValueError(f"preset: must be one of {', '.join(PRESETS)}; got {preset!r}")
+    changes = dict(parse_override(text) for text in overrides)
+    try:
+        return replace(PRESETS[preset], **changes)
+    except TypeError as error:  # pragma: no cover - parse_override only lets known fields through
+        raise ValueError(str(error)) from None
+
+
+def config_json(config: TrainConfig) -> str:
+    return json.dumps(config.to_dict(), indent=2) + "\n"
+
+
+#: ``smoke`` proves the machinery in well under a minute (CI); ``quick`` is about two hours of this 2-core
+#: machine after the data set and the clone; ``full`` runs overnight.
+PRESETS: dict[str, TrainConfig] = {
+    "smoke": TrainConfig(
+        level="apprentice",
+        init="",
+        hidden=64,
+        layers=1,
+        card_dim=8,
+        steps=384,
+        envs=8,
+        rollout=16,
+        epochs=2,
+        minibatch=64,
+        lr=3e-4,
+        snapshot_every=128,
+        league_size=2,
+        eval_every=256,
+        eval_games=4,
+        checkpoint_every=128,
+    ),
+    # the settings of the run that made the shipped model (docs/results.md), for longer
+    "quick": TrainConfig(
+        envs=32, lr=1.5e-4, lr_final=5e-5, snapshot_every=50_000, steps=1_500_000, eval_every=250_000, eval_games=200
+    ),
+    "full": TrainConfig(
+        players=(2, 3, 4),
+        envs=64,
+        lr=1.5e-4,
+        lr_final=2e-5,
+        steps=20_000_000,
+        eval_every=1_000_000,
+        eval_games=400,
+        league_size=16,
+    ),
+}

@@ -1,0 +1,454 @@
+"""Self-play PPO from a cloned start: ``seasons train`` / ``python -m training train``.
+
+The learner (``agents.network.PolicyValueNet``) plays ``envs`` games at once (``training.selfplay``), one
+seat in each, seats drawn at random, player counts drawn from ``players``; every other seat is played by an
+opponent of the league, sampled by prioritised fictitious self-play: each opponent's weight is
+``max(floor, (1 - p) ** power)`` where ``p`` is the learner's recent win rate against it, so the opponents it
+beats least are met most. The league holds the fixed opponents (random, heuristic) and frozen snapshots of
+the learner (the starting network, then one every ``snapshot_every`` decisions, the oldest leaving past
+``league_size``). The reward comes at the end of a game: ``tanh(final margin / 40)``. PPO with GAE (gamma 1),
+clipped ratios, masked logits (an illegal action has probability 0), linear learning-rate and entropy schedules.
+
+The run folder holds ``config.json``, ``checkpoint.pt`` (policy, optimizer, league with its statistics, the
+games in progress, every generator's state, the step count and the history; written atomically every
+``checkpoint_every`` decisions and when the run is stopped by SIGTERM or Ctrl-C), ``policy.pt`` (the latest
+policy, for ``learned:PATH``), ``tb/`` (TensorBoard), ``history.jsonl`` (evaluations) and ``curve.png``.
+``--resume`` continues from the checkpoint exactly: a run stopped and resumed ends with the same weights as
+one that was never stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from agents.arena import wilson_interval
+from agents.network import (
+    NetworkConfig,
+    PolicyValueNet,
+    load_policy,
+    margin_target,
+    masked_logits,
+    policy_from_payload,
+    policy_payload,
+    save_atomic_torch,
+)
+
+from .config import TrainConfig, config_json
+from .selfplay import HEURISTIC, RANDOM, SNAPSHOT, Deal, SelfPlayGames
+
+CHECKPOINT = "checkpoint.pt"
+POLICY = "policy.pt"
+STATS_DECAY = 0.98
+
+
+class Stop(Exception):
+    """SIGTERM or Ctrl-C: save and leave."""
+
+
+def initial_network(config: TrainConfig) -> PolicyValueNet:
+    if config.init == "":
+        torch.manual_seed(config.seed)
+        return PolicyValueNet(NetworkConfig(card_dim=config.card_dim, hidden=config.hidden, layers=config.layers))
+    if config.init == "learned":
+        from agents.learned import shipped_model_path
+
+        return load_policy(shipped_model_path())[0]
+    return load_policy(config.init)[0]
+
+
+class League:
+    """The opponents and the learner's recent results against each (decayed win and game counts)."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.config = config
+        self.nets: dict[str, PolicyValueNet] = {}
+        self.pool: list[str] = list(config.opponents)
+        self.stats: dict[str, list[float]] = {name: [0.0, 0.0] for name in self.pool}
+        self.next_snapshot = 0
+
+    def add_snapshot(self, net: PolicyValueNet) -> str:
+        name = f"{SNAPSHOT}{self.next_snapshot}"
+        self.next_snapshot += 1
+        frozen = PolicyValueNet(net.config, net.observation_version)
+        frozen.load_state_dict(net.state_dict())
+        frozen.eval()
+        self.nets[name] = frozen
+        self.pool.append(name)
+        self.stats[name] = [0.0, 0.0]
+        snapshots = [n for n in self.pool if n.startswith(SNAPSHOT)]
+        if len(snapshots) > self.config.league_size:  # the oldest but the starting network leaves the pool
+            self.pool.remove(snapshots[1])
+        return name
+
+    def win_rate(self, name: str) -> float:
+        wins, games = self.stats[name]
+        return (wins + 1.0) / (games + 2.0)
+
+    def weights(self) -> np.ndarray:
+        c = self.config
+        w = np.array([max(c.pfsp_floor, (1.0 - self.win_rate(n)) ** c.pfsp_power) for n in self.pool])
+        return w / w.sum()
+
+    def sample(self, rng: np.random.Generator) -> str:
+        return self.pool[int(rng.choice(len(self.pool), p=self.weights()))]
+
+    def record(self, name: str, win: float) -> None:
+        stats = self.stats.setdefault(name, [0.0, 0.0])
+        stats[0] = stats[0] * STATS_DECAY + win
+        stats[1] = stats[1] * STATS_DECAY + 1.0
+
+    def forget_unused(self, in_use: set[str]) -> None:
+        for name in list(self.nets):
+            if name not in self.pool and name not in in_use:
+                del self.nets[name]
+
+    def state_dict(self) -> dict:
+        return {
+            "pool": list(self.pool),
+            "stats": {k: list(v) for k, v in self.stats.items()},
+            "next_snapshot": self.next_snapshot,
+            "nets": {name: policy_payload(net) for name, net in self.nets.items()},
+        }
+
+    def load_state_dict(self, state: dict, where: str) -> None:
+        self.pool = list(state["pool"])
+        self.stats = {k: [float(v[0]), float(v[1])] for k, v in state["stats"].items()}
+        self.next_snapshot = int(state["next_snapshot"])
+        self.nets = {name: policy_from_payload(p, f"{where}: league {name}")[0] for name, p in state["nets"].items()}
+
+
+def evaluate(
+    net: PolicyValueNet, opponent: str, games: int, players: int, level: str, seed: int, slots: int = 32
+) -> dict:
+    """``games`` games of the greedy policy against ``opponent`` (random or heuristic) in every other seat, the
+    learner's seat rotated over each deal; win rate (ties shared) with a Wilson 95% interval, mean scores."""
+    counter = iter(range(games))
+
+    def schedule(rng: np.random.Generator) -> Deal | None:
+        k = next(counter, None)
+        if k is None:
+            return None
+        return Deal(players, k % players, opponent, seed * 1_000_003 + k // players)
+
+    vec = SelfPlayGames(min(slots, games), level, schedule, {}, seed)
+    results = vec.start()
+    net.eval()
+    while vec.active().any():
+        obs, mask = vec.observe()
+        with torch.inference_mode():
+            logits, _ = net(torch.from_numpy(obs))
+        actions = masked_logits(logits, torch.from_numpy(mask)).argmax(1).numpy()
+        results += vec.step(actions)
+    wins = sum(r.win for r in results)
+    low, high = wilson_interval(wins, len(results))
+    return {
+        "opponent": opponent,
+        "games": len(results),
+        "players": players,
+        "win_rate": wins / max(len(results), 1),
+        "low": low,
+        "high": high,
+        "mean_score": float(np.mean([r.score for r in results])) if results else float("nan"),
+        "mean_margin": float(np.mean([r.margin for r in results])) if results else float("nan"),
+    }
+
+
+class Trainer:
+    """One training run in ``folder``: ``Trainer(folder, config).run()``, or ``Trainer.resume(folder).run()``."""
+
+    def __init__(self, folder: Path, config: TrainConfig, log: Callable[[str], None] = print) -> None:
+        self.folder = Path(folder)
+        self.config = config
+        self.log = log
+        torch.set_num_threads(config.threads)
+        self.net = initial_network(config)
+        self.net.train()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, eps=1e-5)
+        self.league = League(config)
+        self.league.add_snapshot(self.net)
+        self.rng = np.random.default_rng([config.seed, 1])
+        self.steps = 0
+        self.updates = 0
+        self.seconds = 0.0
+        self.history: list[dict] = []
+        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed)
+        self.vec.start()
+        torch.manual_seed(config.seed)
+        self._stop = False
+
+    # ------------------------------------------------------------------ the schedule of games
+
+    def _deal(self, rng: np.random.Generator) -> Deal:
+        players = int(self.config.players[int(rng.integers(len(self.config.players)))])
+        return Deal(players, int(rng.integers(players)), self.league.sample(rng), int(rng.integers(2**62)))
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def checkpoint_state(self) -> dict:
+        return {
+            "format": "seasons-train-checkpoint",
+            "version": 1,
+            "config": self.config.to_dict(),
+            "policy": policy_payload(
+                self.net, {"trained_by": "self-play PPO", "steps": self.steps, "init": self.config.init}
+            ),
+            "optimizer": self.optimizer.state_dict(),
+            "league": self.league.state_dict(),
+            "games": self.vec.state_dict(),
+            "rng": self.rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(),
+            "steps": self.steps,
+            "updates": self.updates,
+            "seconds": self.seconds,
+            "history": list(self.history),
+        }
+
+    def save(self, state: dict | None = None) -> None:
+        state = state if state is not None else self.checkpoint_state()
+        save_atomic_torch(state, self.folder / CHECKPOINT)
+        save_atomic_torch(state["policy"], self.folder / POLICY)
+
+    @classmethod
+    def resume(cls, folder: Path, log: Callable[[str], None] = print, steps: int | None = None) -> Trainer:
+        path = Path(folder) / CHECKPOINT
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no checkpoint to resume from")
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as error:
+            raise ValueError(f"{path}: cannot be read as a training checkpoint ({error})") from None
+        if not isinstance(state, dict) or state.get("format") != "seasons-train-checkpoint":
+            raise ValueError(f"{path}: not a training checkpoint of 'seasons train'")
+        config = TrainConfig.from_dict(state["config"], f"{path}: config")
+        if steps is not None:
+            config = TrainConfig.from_dict({**config.to_dict(), "steps": steps}, "--steps")
+        self = cls.__new__(cls)
+        self.folder, self.config, self.log, self._stop = Path(folder), config, log, False
+        torch.set_num_threads(config.threads)
+        self.net = policy_from_payload(state["policy"], f"{path}: policy")[0]
+        self.net.train()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, eps=1e-5)
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.league = League(config)
+        self.league.load_state_dict(state["league"], str(path))
+        self.rng = np.random.default_rng()
+        self.rng.bit_generator.state = state["rng"]
+        self.steps, self.updates = int(state["steps"]), int(state["updates"])
+        self.seconds = float(state["seconds"])
+        self.history = list(state["history"])
+        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed)
+        self.vec.load_state_dict(state["games"])
+        torch.set_rng_state(state["torch_rng"])
+        return self
+
+    # ------------------------------------------------------------------ the loop
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self._stop = True
+
+    def run(self, progress: bool = True) -> dict:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        c = self.config
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / "config.json").write_text(config_json(c), encoding="utf-8")
+        writer = SummaryWriter(str(self.folder / "tb"), purge_step=self.steps)
+        previous = signal.signal(signal.SIGTERM, self._on_signal), signal.signal(signal.SIGINT, self._on_signal)
+        bar = tqdm(total=c.steps, initial=min(self.steps, c.steps), unit="step", disable=not progress, desc="train")
+        boundary = self.checkpoint_state()  # what a stop saves: the last finished update
+        stopped = False
+        try:
+            while self.steps < c.steps:
+                started = time.perf_counter()
+                decisions_before = self.vec.decisions
+                batch, finished = self._collect()
+                if batch is None:  # stopped in the middle of a rollout: keep the last finished update
+                    stopped = True
+                    break
+                stats = self._update(batch)
+                self.updates += 1
+                before = self.steps
+                self.steps += len(batch["actions"])
+                self.seconds += time.perf_counter() - started
+                self._log_update(writer, stats, finished, batch, time.perf_counter() - started, decisions_before)
+                if self.steps // c.snapshot_every > before // c.snapshot_every:
+                    self.league.add_snapshot(self.net)
+                in_use = {d.opponent for d in self.vec.deals if d is not None}
+                self.league.forget_unused(in_use)
+                if self.steps // c.eval_every > before // c.eval_every or self.steps >= c.steps:
+                    self._evaluate(writer)
+                boundary = self.checkpoint_state()
+                if self.steps // c.checkpoint_every > before // c.checkpoint_every or self.steps >= c.steps:
+                    self.save(boundary)
+                bar.update(self.steps - before)
+                if self._stop:
+                    stopped = True
+                    break
+        finally:
+            bar.close()
+            signal.signal(signal.SIGTERM, previous[0])
+            signal.signal(signal.SIGINT, previous[1])
+            writer.close()
+        if stopped:
+            self.save(boundary)
+            self.log(f"stopped at step {boundary['steps']}; checkpoint written to {self.folder / CHECKPOINT}")
+        else:
+            self.plot()
+        return {"steps": self.steps, "stopped": stopped, "history": self.history}
+
+    def _collect(self) -> tuple[dict | None, list]:
+        c = self.config
+        n, t = c.envs, c.rollout
+        obs = np.zeros((t, n, self.vec.obs.shape[1]), dtype=np.float32)
+        masks = np.zeros((t, n, self.vec.mask.shape[1]), dtype=bool)
+        actions = np.zeros((t, n), dtype=np.int64)
+        logps = np.zeros((t, n), dtype=np.float32)
+        values = np.zeros((t + 1, n), dtype=np.float32)
+        rewards = np.zeros((t, n), dtype=np.float32)
+        dones = np.zeros((t, n), dtype=np.float32)
+        finished_all = []
+        self.net.eval()
+        for k in range(t):
+            if self._stop:
+                return None, []
+            o, m = self.vec.observe()
+            obs[k], masks[k] = o, m
+            with torch.inference_mode():
+                logits, value = self.net(torch.from_numpy(o))
+                dist = torch.distributions.Categorical(logits=masked_logits(logits, torch.from_numpy(m)))
+                a = dist.sample()
+                logps[k] = dist.log_prob(a).numpy()
+            actions[k], values[k] = a.numpy(), value.numpy()
+            for result in self.vec.step(actions[k]):
+                rewards[k, result.slot] = float(margin_target(np.float32(result.margin)))
+                dones[k, result.slot] = 1.0
+                self.league.record(result.opponent, result.win)
+                finished_all.append(result)
+        with torch.inference_mode():
+            values[t] = self.net(torch.from_numpy(self.vec.observe()[0]))[1].numpy()
+        advantages = np.zeros((t, n), dtype=np.float32)
+        last = np.zeros(n, dtype=np.float32)
+        for k in reversed(range(t)):  # GAE with gamma 1; a game that ended at step k does not see the next one
+            alive = 1.0 - dones[k]
+            delta = rewards[k] + values[k + 1] * alive - values[k]
+            last = delta + c.gae_lambda * alive * last
+            advantages[k] = last
+        returns = advantages + values[:t]
+        batch = {
+            "obs": obs.reshape(t * n, -1),
+            "masks": masks.reshape(t * n, -1),
+            "actions": actions.reshape(-1),
+            "logps": logps.reshape(-1),
+            "advantages": advantages.reshape(-1),
+            "returns": returns.reshape(-1),
+        }
+        return batch, finished_all
+
+    def _schedule(self, start: float, end: float) -> float:
+        fraction = min(1.0, self.steps / self.config.steps)
+        return start + (end - start) * fraction
+
+    def _update(self, batch: dict) -> dict:
+        c = self.config
+        lr = self._schedule(c.lr, c.lr_final)
+        entropy_coef = self._schedule(c.entropy, c.entropy_final)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.net.train()
+        tensors = {k: torch.from_numpy(v) for k, v in batch.items()}
+        size = len(batch["actions"])
+        sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0, "approx_kl": 0.0}
+        count = 0
+        for _ in range(c.epochs):
+            order = torch.from_numpy(self.rng.permutation(size))
+            for start in range(0, size, c.minibatch):
+                rows = order[start : start + c.minibatch]
+                logits, value = self.net(tensors["obs"][rows])
+                dist = torch.distributions.Categorical(logits=masked_logits(logits, tensors["masks"][rows]))
+                logp = dist.log_prob(tensors["actions"][rows])
+                advantage = tensors["advantages"][rows]
+                advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8) if len(rows) > 1 else advantage
+                ratio = torch.exp(logp - tensors["logps"][rows])
+                policy_loss = -torch.min(ratio * advantage, ratio.clamp(1 - c.clip, 1 + c.clip) * advantage).mean()
+                value_loss = F.mse_loss(value, tensors["returns"][rows])
+                entropy = dist.entropy().mean()
+                loss = policy_loss + c.value_coef * value_loss - entropy_coef * entropy
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    sums["policy_loss"] += float(policy_loss)
+                    sums["value_loss"] += float(value_loss)
+                    sums["entropy"] += float(entropy)
+                    sums["clip_fraction"] += float(((ratio - 1).abs() > c.clip).float().mean())
+                    sums["approx_kl"] += float(((ratio - 1) - torch.log(ratio)).mean())
+                count += 1
+        return {**{k: v / max(count, 1) for k, v in sums.items()}, "lr": lr, "entropy_coef": entropy_coef}
+
+    def _log_update(self, writer, stats: dict, finished: list, batch: dict, seconds: float, decisions: int) -> None:
+        for key, value in stats.items():
+            writer.add_scalar(f"train/{key}", value, self.steps)
+        writer.add_scalar("speed/learner_steps_per_s", len(batch["actions"]) / seconds, self.steps)
+        writer.add_scalar("speed/decisions_per_s", (self.vec.decisions - decisions) / seconds, self.steps)
+        for name in self.league.pool:
+            writer.add_scalar(f"league/win_rate/{name}", self.league.win_rate(name), self.steps)
+        if finished:
+            writer.add_scalar("games/mean_margin", float(np.mean([r.margin for r in finished])), self.steps)
+            writer.add_scalar("games/win_rate", float(np.mean([r.win for r in finished])), self.steps)
+
+    def _evaluate(self, writer) -> None:
+        c = self.config
+        if c.eval_games == 0:
+            return
+        row = {"steps": self.steps, "seconds": self.seconds, "updates": self.updates}
+        row["steps_per_s"] = self.steps / max(self.seconds, 1e-9)  # learner decisions a second, learning included
+        row["league"] = {name: round(self.league.win_rate(name), 4) for name in self.league.pool}
+        for opponent in (RANDOM, HEURISTIC):
+            result = evaluate(self.net, opponent, c.eval_games, c.eval_players, c.level, c.seed + 7919)
+            row[opponent] = result
+            writer.add_scalar(f"eval/win_rate_vs_{opponent}", result["win_rate"], self.steps)
+            writer.add_scalar(f"eval/mean_score_vs_{opponent}", result["mean_score"], self.steps)
+            self.log(
+                f"step {self.steps}: vs {opponent} {result['win_rate']:.1%} [{result['low']:.1%}, "
+                f"{result['high']:.1%}] over {result['games']} games, mean score {result['mean_score']:.1f}"
+            )
+        self.history.append(row)
+        with open(self.folder / "history.jsonl", "a", encoding="utf-8") as sink:
+            sink.write(json.dumps(row) + "\n")
+        self.net.train()
+
+    def plot(self) -> Path | None:
+        """``curve.png``: win rate (Wilson 95% intervals) against wall time, against random and heuristic."""
+        if not self.history:
+            return None
+        from matplotlib.figure import Figure  # no pyplot: the caller's matplotlib backend is left alone
+
+        from seasons_env.files import replace_atomically
+
+        figure = Figure(figsize=(7, 4), dpi=100)
+        axes = figure.add_subplot()
+        hours = [row["seconds"] / 3600 for row in self.history]
+        for opponent in (RANDOM, HEURISTIC):
+            rates = [row[opponent]["win_rate"] for row in self.history]
+            low = [row[opponent]["win_rate"] - row[opponent]["low"] for row in self.history]
+            high = [row[opponent]["high"] - row[opponent]["win_rate"] for row in self.history]
+            axes.errorbar(hours, rates, yerr=[low, high], marker="o", capsize=3, label=f"vs {opponent}")
+        axes.set_xlabel("training wall time (hours)")
+        axes.set_ylabel("win rate (95% Wilson interval)")
+        axes.set_ylim(0, 1)
+        axes.grid(alpha=0.3)
+        axes.legend()
+        axes.set_title(f"{self.config.eval_players}-player {self.config.level}, greedy policy")
+        path = self.folder / "curve.png"
+        replace_atomically(path, lambda temporary: figure.savefig(temporary, format="png"))
+        return path
