@@ -44,16 +44,51 @@ _CHOOSE_DIE = steps.kind("choose_die")
 _PRELUDE = frozenset((steps.kind("draft_pick"), steps.kind("library_split")))
 
 
-class _Node:
+class Node:
     """A node of the shared tree: the statistics of the action that leads to it, for the player who chose it."""
 
     __slots__ = ("avail", "children", "reward", "visits")
 
     def __init__(self) -> None:
-        self.children: dict[int, _Node] = {}
+        self.children: dict[int, Node] = {}
         self.visits = 0
         self.reward = 0.0
         self.avail = 1
+
+
+def run_iterations(
+    iterate: Callable[[], None],
+    iterations: int,
+    seconds: float | None,
+    settled: Callable[[int], bool] | None = None,
+) -> int:
+    """Call ``iterate`` within a search budget: ``iterations`` calls, or as many as fit in ``seconds`` when it is
+    given; with an iteration budget, ``settled(remaining)`` (asked every 16 calls) may stop it early. Returns
+    how many ran."""
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    limit = iterations if deadline is None else 1 << 62
+    done = 0
+    while done < limit:
+        iterate()
+        done += 1
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        if deadline is None and settled is not None and done % 16 == 0 and settled(limit - done):
+            break
+    return done
+
+
+def most_visited(root: Node, seat: int, legal: Sequence[int]) -> int:
+    """The legal action of ``seat`` whose child of ``root`` was visited most; on a tie, the best mean reward."""
+    base = seat * NUM_ACTIONS
+    best, best_key = legal[0], (-1, 0.0)
+    for a in legal:
+        child = root.children.get(base + a)
+        if child is not None:
+            key = (child.visits, child.reward / child.visits)
+            if key > best_key:
+                best, best_key = a, key
+    return best
 
 
 def _round_start(game: Game) -> bool:
@@ -127,48 +162,34 @@ class ISMCTSAgent(SeededAgent):
         if not self.search_prelude and view.pending_task() is not None and view.pending_task()[0] in _PRELUDE:
             self.last_iterations = 0
             return int(self.policy.act(view, seat, legal))
-        root = self.search(view, seat)
-        base = seat * NUM_ACTIONS
-        best, best_key = legal[0], (-1, 0.0)
-        for a in legal:
-            child = root.children.get(base + a)
-            if child is not None:
-                key = (child.visits, child.reward / child.visits)  # most visited; on a tie, the best mean
-                if key > best_key:
-                    best, best_key = a, key
-        return best
+        return most_visited(self.search(view, seat), seat, legal)
 
-    def search(self, view: Game, seat: int) -> _Node:
+    def search(self, view: Game, seat: int) -> Node:
         """Run the search from the seat's view; returns the root (its children keyed by ``seat * NUM_ACTIONS + a``)."""
-        root = _Node()
+        root = Node()
         # Rewards are centred on the evaluation of the root view, so that a big lead or deficit does not
         # saturate the logistic and leave every action looking the same.
         baseline = list(self.evaluator(view, seat))
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        limit = self.iterations if deadline is None else 1 << 62
-        done = 0
-        while done < limit:
-            self._iterate(root, view.determinize(seat, self.rng), seat, baseline)
-            done += 1
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-            if deadline is None and done % 16 == 0 and self._decided(root, limit - done):
-                break
-        self.last_iterations = done
+        self.last_iterations = run_iterations(
+            lambda: self._iterate(root, view.determinize(seat, self.rng), seat, baseline),
+            self.iterations,
+            self.seconds,
+            settled=lambda remaining: self._decided(root, remaining),
+        )
         return root
 
     @staticmethod
-    def _decided(root: _Node, remaining: int) -> bool:
+    def _decided(root: Node, remaining: int) -> bool:
         """True when no other root action can catch the most visited one with the iterations left."""
         counts = sorted((c.visits for c in root.children.values()), reverse=True)
         return len(counts) >= 2 and counts[0] - counts[1] > remaining
 
     # ------------------------------------------------------------------ one iteration
 
-    def _iterate(self, root: _Node, game: Game, seat: int, baseline: list[float]) -> None:
+    def _iterate(self, root: Node, game: Game, seat: int, baseline: list[float]) -> None:
         c = self.exploration
         node = root
-        path: list[tuple[_Node, int]] = []  # (node, player who chose it)
+        path: list[tuple[Node, int]] = []  # (node, player who chose it)
         expanded = False
         while not game.is_over:
             legal = game.legal_action_list()
@@ -192,7 +213,7 @@ class ISMCTSAgent(SeededAgent):
                         best_child, best_action, best_value = child, a, value
             if untried:
                 action = untried[int(self.rng.integers(len(untried)))]
-                child = _Node()
+                child = Node()
                 children[base + action] = child
                 game.apply(action)
                 path.append((child, player))

@@ -19,7 +19,6 @@ Budget: ``iterations`` per decision, or ``seconds`` per decision when given.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,19 +28,18 @@ from seasons_env import NUM_ACTIONS, Game
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 
 from .base import SeededAgent
-from .ismcts import logistic
+from .ismcts import Node, logistic, most_visited, run_iterations
 from .learned import PolicyAgent
 
 
-class _Node:
-    __slots__ = ("avail", "children", "prior", "reward", "visits")
+class _Node(Node):
+    """A node of the shared tree, with the network's prior over the actions from it."""
+
+    __slots__ = ("prior",)
 
     def __init__(self) -> None:
-        self.children: dict[int, _Node] = {}
+        super().__init__()
         self.prior: dict[int, float] | None = None  # player * NUM_ACTIONS + action -> P(action)
-        self.visits = 0
-        self.reward = 0.0
-        self.avail = 1
 
 
 class PolicyISMCTSAgent(SeededAgent):
@@ -113,24 +111,10 @@ class PolicyISMCTSAgent(SeededAgent):
             return legal[0]
         root = _Node()
         baseline = self._margins(view)
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        limit = self.iterations if deadline is None else 1 << 62
-        done = 0
-        while done < limit:
-            self._iterate(root, view.determinize(seat, self.rng), seat, baseline)
-            done += 1
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-        self.last_iterations = done
-        base = seat * NUM_ACTIONS
-        best, best_key = legal[0], (-1, 0.0)
-        for a in legal:
-            child = root.children.get(base + a)
-            if child is not None:
-                key = (child.visits, child.reward / child.visits)
-                if key > best_key:
-                    best, best_key = a, key
-        return best
+        self.last_iterations = run_iterations(
+            lambda: self._iterate(root, view.determinize(seat, self.rng), seat, baseline), self.iterations, self.seconds
+        )
+        return most_visited(root, seat, legal)
 
     def _iterate(self, root: _Node, game: Game, seat: int, baseline: list[float]) -> None:
         c = self.exploration
