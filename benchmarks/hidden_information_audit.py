@@ -1,48 +1,40 @@
-"""The hidden-information audit at full size: paired states (tests/test_hidden_information.py) at every level and
-player count, at most CAP_PER_KIND positions per decision kind and seat role, and the counts it compared.
+"""The hidden-information audit at full size: the paired states of ``tests/test_hidden_information.py`` at every
+level and player count (at most ``CAP_PER_KIND`` positions per decision kind and seat role), with the counts of
+what was compared and the decision kinds met.
 
     python benchmarks/hidden_information_audit.py
 """
 
+from __future__ import annotations
+
 import sys
-
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "tests"))
 from collections import Counter
+from pathlib import Path
 
-import numpy as np
-import test_hidden_information as t
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from seasons_env import Game
+import test_hidden_information
+
 from seasons_env.engine import steps
-from seasons_env.simulate import random_play
 
-total = Counter()
-kinds = set()
-positions = 0
-contradictions = 0
-for level in ("apprentice", "magician", "archmage"):
-    for n in (2, 3, 4):
-        rng = np.random.default_rng([n, len(level)])
-        compared = Counter()
-        seen = set()
-        for seed in range(40):
-            game = Game.new(n, level, seed=seed)
-            for _ in random_play(game, np.random.default_rng(seed + 99)):
-                kind = game.pending_decision
-                seen.add(kind)
-                for obs in range(n):
-                    role = "decider" if obs == game.current_player else "other"
-                    if compared[kind, role] >= t.CAP_PER_KIND:
-                        continue
-                    r = t.compare_pair(game, obs, rng)
-                    compared[kind, role] += 1
-                    total[r] += 1
-                    kinds.add(kind)
-            if all(compared[k, r] >= t.CAP_PER_KIND for k in seen for r in ("decider", "other")) and seed >= 8:
-                break
-all_kinds = {s.name for s in steps.decision_kinds()}
-print(
-    f"compared: {total['position']} positions for another seat, {total['action']} for the decider (with its "
-    f"action and who is asked next), {total['contradicts history']} redeals refused as contradicting public history"
-)
-print(f"decision kinds compared: {len(kinds)} of {len(all_kinds)}; missing: {sorted(all_kinds - kinds) or 'none'}")
+
+def main() -> None:
+    total: Counter = Counter()
+    kinds: set[str] = set()
+    for level in ("apprentice", "magician", "archmage"):
+        for players in (2, 3, 4):
+            compared, seen = test_hidden_information.audit(players, level)
+            for key, count in compared.items():
+                if len(key) == 3:  # (kind, role, what was compared)
+                    total[key[2]] += count
+            kinds |= seen
+    all_kinds = {s.name for s in steps.decision_kinds()}
+    print(
+        f"compared: {total['position']} positions for another seat, {total['action']} for the decider (with its "
+        f"action and who is asked next), {total['contradicts history']} redeals refused as contradicting public history"
+    )
+    print(f"decision kinds compared: {len(kinds)} of {len(all_kinds)}; missing: {sorted(all_kinds - kinds) or 'none'}")
+
+
+if __name__ == "__main__":
+    main()

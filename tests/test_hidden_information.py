@@ -155,11 +155,11 @@ def compare_pair(game: Game, observer: int, rng: np.random.Generator) -> str:
 CAP_PER_KIND = 10
 
 
-@pytest.mark.parametrize("level", ["apprentice", "magician", "archmage"])
-@pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_no_seat_tells_paired_states_apart(num_players: int, level: str) -> None:
-    """Positions sampled across seeded random games, at most CAP_PER_KIND per decision kind and seat role, so rare
-    decisions get compared as often as common ones."""
+def audit(num_players: int, level: str) -> tuple[Counter, set[str]]:
+    """Paired states over seeded random games, at most CAP_PER_KIND positions per decision kind and seat role
+    (so rare decisions get compared as often as common ones): the counts by ``(kind, role)`` and by ``(kind,
+    role, what was compared)``, and the decision kinds met. Also run at full size by
+    ``benchmarks/hidden_information_audit.py``."""
     rng = np.random.default_rng([num_players, len(level)])
     compared: Counter = Counter()
     kinds_seen: set[str] = set()
@@ -176,6 +176,13 @@ def test_no_seat_tells_paired_states_apart(num_players: int, level: str) -> None
                 compared[kind, role] += 1
         if all(compared[k, r] >= CAP_PER_KIND for k in kinds_seen for r in ("decider", "other")) and seed >= 8:
             break
+    return compared, kinds_seen
+
+
+@pytest.mark.parametrize("level", ["apprentice", "magician", "archmage"])
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_no_seat_tells_paired_states_apart(num_players: int, level: str) -> None:
+    compared, kinds_seen = audit(num_players, level)
     # the decisions whose asking used to leak are among those compared
     private = {"turn", "draft_pick", "library_split"} if level != "apprentice" else {"turn"}
     assert private <= kinds_seen

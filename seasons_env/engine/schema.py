@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import numbers
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -59,11 +60,12 @@ def join_path(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-class Rule:
+class Rule(ABC):
     """A rule for one field: ``read`` returns the normalized value or raises ``FieldError``."""
 
+    @abstractmethod
     def read(self, value: object, path: str, context: object) -> Any:
-        raise NotImplementedError
+        """The value, checked and normalized; ``FieldError`` naming ``path`` otherwise."""
 
 
 class Int(Rule):
