@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -35,6 +36,22 @@ def action_id(action: object) -> int:
     return int(action)
 
 
+def reset_options(options: object, accepted: Sequence[str], unknown_keys: str = "raise") -> dict:
+    """``reset(options=...)`` as a dict (``{}`` for None): a ``ValueError`` if it is not a dict, and for keys not in
+    ``accepted`` a ``ValueError`` (``unknown_keys="raise"``) or a warning (``"warn"``) naming them."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict or None; got {type(options).__name__} {options!r}")
+    unknown = [key for key in options if key not in accepted]
+    if unknown:
+        message = f"options: unknown key(s) {', '.join(map(repr, unknown))}; accepted: {', '.join(map(repr, accepted))}"
+        if unknown_keys == "raise":
+            raise ValueError(message)
+        warnings.warn(f"{message} (the others are ignored)", UserWarning, stacklevel=4)
+    return options
+
+
 def position_from_options(options: object, num_players: int, level: str, unknown_keys: str = "raise") -> Game | None:
     """The position ``reset(options=...)`` asks to start from, or None for a new game.
 
@@ -44,18 +61,7 @@ def position_from_options(options: object, num_players: int, level: str, unknown
     (``unknown_keys="raise"``) or only warn (``"warn"``: PettingZoo's ``api_test`` resets with
     ``options={"options": 1}`` and expects it to work).
     """
-    if options is None:
-        return None
-    if not isinstance(options, dict):
-        raise ValueError(f"options must be a dict or None; got {type(options).__name__} {options!r}")
-    unknown = [key for key in options if key not in RESET_OPTIONS]
-    if unknown:
-        accepted = ", ".join(repr(key) for key in RESET_OPTIONS)
-        message = f"options: unknown key(s) {', '.join(map(repr, unknown))}; accepted: {accepted}"
-        if unknown_keys == "raise":
-            raise ValueError(message)
-        warnings.warn(f"{message} (the others are ignored)", UserWarning, stacklevel=3)
-    state = options.get("state")
+    state = reset_options(options, RESET_OPTIONS, unknown_keys).get("state")
     if state is None:
         return None
     try:

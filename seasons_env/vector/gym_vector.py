@@ -33,6 +33,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..encoding import OBSERVATION_SIZE
 from ..engine.actions import NUM_ACTIONS
+from ..env_inputs import reset_options
 from .core import check_batch_mask
 from .driver import LearnerBatch, LearnerStep
 
@@ -92,13 +93,7 @@ class SeasonsVectorEnv(VectorEnv):
         return self.learner.observations(), self._infos(None)
 
     def _reset_mask(self, options: object) -> np.ndarray | None:
-        if options is None:
-            return None
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict or None; got {type(options).__name__} {options!r}")
-        unknown = [key for key in options if key not in RESET_OPTIONS]
-        if unknown:
-            raise ValueError(f"options: unknown key(s) {', '.join(map(repr, unknown))}; accepted: 'reset_mask'")
+        options = reset_options(options, RESET_OPTIONS)
         if "reset_mask" not in options:
             return None
         return check_batch_mask(options["reset_mask"], self.num_envs, "options['reset_mask']")
