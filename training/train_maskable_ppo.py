@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from training.report import evaluation_line  # noqa: E402  (after the checkout is on sys.path)
+
 
 def make_env(level: str, players: int, opponents: str, reward: str, seed: int):
     from stable_baselines3.common.monitor import Monitor
@@ -120,10 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     (args.out / "evaluation.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
     for row in results["evaluation"]:
-        print(
-            f"vs {row['opponents']}: win rate {row['win_rate']:.1%} [{row['low']:.1%}, {row['high']:.1%}] over "
-            f"{row['episodes']} games, mean score {row['mean_score']:.1f}"
-        )
+        print(evaluation_line(row))
     print(f"model and evaluation written to {args.out}")
     return 0
 

@@ -28,6 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from seasons_env.files import write_atomic  # noqa: E402 (after the path set-up above)
+from training.report import evaluation_line  # noqa: E402  (after the checkout is on sys.path)
 
 PRESETS: dict[str, dict] = {
     # CI: two small iterations and a handful of evaluation games
@@ -229,10 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     results = train(args)
     for row in results["evaluation"]:
-        print(
-            f"vs {row['opponents']}: win rate {row['win_rate']:.1%} [{row['low']:.1%}, {row['high']:.1%}] over "
-            f"{row['episodes']} games, mean score {row['mean_score']:.1f}"
-        )
+        print(evaluation_line(row))
     print(f"checkpoint, policy and evaluation written to {args.out}")
     return 0
 
