@@ -5,7 +5,8 @@ compares, at every step and for every game, the observation, mask, current playe
 winners, and at regular steps ``game(i)`` (position and generator) with the reference game. It runs every level
 at 2, 3 and 4 players, each game through one full episode and into the next (autoreset). CI runs
 ``GAMES_PER_CASE`` games per level and player count (issue 11 asks for at least 200): 3 to 10 seconds per case
-on one core, about a minute for the nine cases; ``benchmarks/vector_equivalence.py`` runs 10,000 games (``--quick``: 300).
+on one core, about a minute for the nine cases; ``benchmarks/vector_equivalence.py`` runs 10,000 games
+(``--quick``: 300).
 """
 
 from __future__ import annotations
