@@ -27,6 +27,8 @@ from .base import SeededAgent
 
 #: The arena name of the shipped model, and the prefix of ``learned:PATH``.
 LEARNED = "learned"
+#: The arena name of the search over the shipped model (``policy-ismcts[:ITERATIONS]``, agents/policy_ismcts.py).
+POLICY_SEARCH = "policy-ismcts"
 SHIPPED_MODEL = "learned.pt"
 
 
@@ -59,11 +61,12 @@ def _digest(path: str, modified: float, size: int) -> str:
 
 
 def model_digests(names: Sequence[str]) -> dict[str, str]:
-    """The SHA-256 of the model file behind each learned agent name among ``names`` (the arena keeps it in its
-    records, so that games of another model under the same name are never counted together)."""
+    """The SHA-256 of the model file behind each learned agent name among ``names`` (``learned[:PATH]`` and
+    ``policy-ismcts[:ITERATIONS]``; the arena keeps it in its records, so that games of another model under the
+    same name are never counted together)."""
     digests = {}
     for name in names:
-        if name == LEARNED:
+        if name in (LEARNED, POLICY_SEARCH) or name.startswith(POLICY_SEARCH + ":"):
             path = shipped_model_path()
         elif name.startswith(LEARNED + ":"):
             path = Path(name[len(LEARNED) + 1 :]).expanduser()

@@ -12,7 +12,7 @@ from seasons_env.registry import register_agent
 
 def register_all() -> None:
     """Register ``random``, ``heuristic``, ``ismcts`` (each at its default settings, seeded by the caller),
-    ``learned[:PATH]`` and ``rllib:PATH``."""
+    ``learned[:PATH]``, ``policy-ismcts[:ITERATIONS]`` and ``rllib:PATH``."""
     from .heuristic import HeuristicAgent
     from .ismcts import ISMCTSAgent
     from .random_agent import RandomAgent
@@ -28,12 +28,50 @@ def register_all() -> None:
         check=_check_learned_model,
     )
     register_agent(
+        "policy-ismcts",
+        _policy_search_agent,
+        summary=f"ISMCTS with the shipped network as prior and value; policy-ismcts:N for N iterations a decision "
+        f"(default {POLICY_SEARCH_ITERATIONS})",
+        argument="ITERATIONS",
+        check=_check_iterations,
+    )
+    register_agent(
         "rllib",
         _rllib_agent,
         summary="a policy exported by training/train_rllib.py (its OUT/policy folder)",
         argument="PATH",
         argument_optional=False,
     )
+
+
+#: The search budget of ``policy-ismcts``: iterations, not seconds, so that arena games replay exactly. About
+#: 0.2 s a decision on the development machine (docs/results.md), within issue 12's limit of 1 s.
+POLICY_SEARCH_ITERATIONS = 200
+MAX_POLICY_SEARCH_ITERATIONS = 100_000
+
+
+def _iterations(argument: str | None) -> int:
+    if argument is None:
+        return POLICY_SEARCH_ITERATIONS
+    if not argument.isdecimal() or not 1 <= int(argument) <= MAX_POLICY_SEARCH_ITERATIONS:
+        raise ValueError(
+            f"policy-ismcts:ITERATIONS takes a whole number of iterations from 1 to {MAX_POLICY_SEARCH_ITERATIONS:,}; "
+            f"got {argument!r}"
+        )
+    return int(argument)
+
+
+def _check_iterations(argument: str | None) -> None:
+    """Check the budget and load the shipped model now, so that a bad spec is named where it is given."""
+    _iterations(argument)
+    _check_learned_model(None)
+
+
+def _policy_search_agent(seed: int | None, argument: str | None):
+    """``policy-ismcts[:ITERATIONS]``: torch is imported only when such an agent is made."""
+    from .policy_ismcts import PolicyISMCTSAgent
+
+    return PolicyISMCTSAgent(seed, iterations=_iterations(argument))
 
 
 def _rllib_agent(seed: int | None, path: str):

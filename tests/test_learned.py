@@ -216,6 +216,23 @@ def test_policy_ismcts_plays_legal_actions_within_its_budget(tmp_path) -> None:
         PolicyISMCTSAgent(model=tmp_path / "mine.pt", iterations=0)
 
 
+def test_policy_search_is_an_arena_agent_with_an_iteration_budget(tmp_path) -> None:
+    from agents.arena import Arena, ArenaConfig
+    from agents.learned import model_digests
+
+    agent = make_agent("policy-ismcts:3", 0)
+    assert agent.iterations == 3 and agent.name == "policy-ismcts"
+    assert make_agent("policy-ismcts", 0).iterations == 200
+    for bad in ("0", "x", "1.5", "100001"):
+        with pytest.raises(ValueError, match=r"agents\[0\]: agent 'policy-ismcts:.*': .*whole number of iterations"):
+            parse_agent_spec(f"policy-ismcts:{bad}", "agents[0]")
+    # The search plays the shipped model, so its records carry that model's digest like ``learned``'s do.
+    assert model_digests(["policy-ismcts:3"]) == {"policy-ismcts:3": model_digests(["learned"])["learned"]}
+    config = ArenaConfig(agents=("policy-ismcts:2", "random"), games=2, level="apprentice")
+    summary = Arena(config, tmp_path / "arena").run(workers=1, progress=False)
+    assert summary["games_played"] == 2
+
+
 def test_arena_records_of_another_model_under_the_same_name_are_refused(tmp_path) -> None:
     from agents.arena import Arena, ArenaConfig, ArenaFolderError
 
