@@ -64,3 +64,20 @@ def test_agent_strength_quick(tmp_path) -> None:
     for figure in figures:
         assert figure in result.stdout, f"{figure!r} missing from the output:\n{result.stdout}"
     assert (tmp_path / "agent_strength_quick" / "heuristic-vs-random-archmage" / "results.json").exists()
+
+
+def test_learned_multiplayer_rotates_the_learned_seat_round_the_table() -> None:
+    """One learned seat against a table of random players at 3 and 4 players: whole rotations, the equal share."""
+    args = ["--games", "3", "--opponent", "random", "--level", "apprentice", "--workers", "1"]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "learned_multiplayer.py"), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3-player apprentice, learned vs 2 x random:" in result.stdout
+    assert "over 3 games (an equal agent: 33.3%)" in result.stdout
+    assert "4-player apprentice, learned vs 3 x random:" in result.stdout
+    assert "over 4 games (an equal agent: 25.0%)" in result.stdout  # rounded up to a whole rotation
