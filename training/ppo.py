@@ -489,6 +489,7 @@ class Trainer:
         axes.set_xlabel("wall time since the run started (hours; data sets and cloning included)")
         axes.set_ylabel("win rate (95% Wilson interval)")
         axes.set_ylim(0, 1)
+        axes.set_xlim(left=0)  # the run's start: the warm-start stages take the left of the picture
         axes.grid(alpha=0.3)
         axes.legend()
         axes.set_title(f"{self.config.eval_players}-player {self.config.level}, greedy policy")
