@@ -135,7 +135,7 @@ def clone_command(
     type=click.Choice(["smoke", "quick", "full"]),
     default="quick",
     show_default=True,
-    help="smoke: a minute (CI); quick: the shipped model's recipe from nothing, about 2 hours; full: a day.",
+    help="smoke: a minute (CI); quick: the shipped model's recipe from nothing, about 2 hours; full: overnight.",
 )
 @click.option(
     "--set",

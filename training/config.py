@@ -174,7 +174,7 @@ def config_json(config: TrainConfig) -> str:
 
 #: ``smoke`` proves the whole machinery (data sets, cloning, DAgger, PPO) in well under a minute (CI); ``quick``
 #: is the recipe of the shipped model from nothing in about two hours of this 2-core machine when idle
-#: (docs/results.md, "Learned agents"); ``full`` runs for a day on 2-, 3- and 4-player games.
+#: (docs/results.md, "Learned agents"); ``full`` runs overnight on 2-, 3- and 4-player games.
 PRESETS: dict[str, TrainConfig] = {
     "smoke": TrainConfig(
         level="apprentice",
@@ -217,9 +217,9 @@ PRESETS: dict[str, TrainConfig] = {
     ),
     "full": TrainConfig(
         players=(2, 3, 4),
-        bc_games=12_000,
+        bc_games=5000,  # about 1.5 million rows of 2-4 players: 7 GB in memory (14 GB while generated)
         bc_epochs=4,
-        dagger_games=6000,
+        dagger_games=2500,
         envs=64,
         lr=1.5e-4,
         lr_final=2e-5,

@@ -192,17 +192,12 @@ class TrainingRun:
 
     def run(self, progress: bool = True) -> dict:
         """The stages not finished yet, then PPO; ``{"steps", "stopped", "history", "stopped_in"}``."""
-        from .ppo import POLICY, Trainer
+        from .ppo import POLICY
 
         if self.trainer is None:
             stopped_in = self._warm_start(progress)
             if stopped_in is not None:
                 return {"steps": 0, "stopped": True, "history": [], "stopped_in": stopped_in}
-            records = read_stages(self.folder)
-            before = sum(records[stage.name]["seconds"] for stage in warm_stages(self.config))
-            if warm_stages(self.config):
-                self.log(f"warm start done in {before:.0f} s; PPO from {warm_model_path(self.config, self.folder)}")
-            self.trainer = Trainer(self.folder, self.config, log=self.log, wall_start=before)
         result = self.trainer.run(progress=progress)
         if not result["stopped"]:
             trainer, records = self.trainer, read_stages(self.folder)
@@ -217,7 +212,10 @@ class TrainingRun:
         return {**result, "stopped_in": PPO_STAGE if result["stopped"] else None}
 
     def _warm_start(self, progress: bool) -> str | None:
-        """Run the unfinished warm-start stages; the name of the stage a signal stopped, or None."""
+        """Run the unfinished warm-start stages and make the PPO trainer (under the same signal handlers, until
+        the trainer's own take over); the name of the stage a signal stopped, or None."""
+        from .ppo import Trainer
+
         previous = signal.signal(signal.SIGTERM, _raise_stop), signal.signal(signal.SIGINT, _raise_stop)
         stage = None
         try:
@@ -242,10 +240,18 @@ class TrainingRun:
                 }
                 write_stages(self.folder, records)
                 self.log(f"stage {stage.name}: {stage.file} written in {seconds:.0f} s")
+            stage = None
+            records = read_stages(self.folder)
+            before = sum(records[done.name]["seconds"] for done in warm_stages(self.config))
+            if warm_stages(self.config):
+                self.log(f"warm start done in {before:.0f} s; PPO from {warm_model_path(self.config, self.folder)}")
+            self.trainer = Trainer(self.folder, self.config, log=self.log, wall_start=before)
         except StageStopped:
-            name = stage.name if stage is not None else warm_stages(self.config)[0].name
-            self.log(f"stopped during stage {name}; --resume runs it again from its start")
-            return name
+            if stage is None:
+                self.log("stopped before PPO started; --resume starts it")
+                return PPO_STAGE
+            self.log(f"stopped during stage {stage.name}; --resume runs it again from its start")
+            return stage.name
         finally:
             signal.signal(signal.SIGTERM, previous[0])
             signal.signal(signal.SIGINT, previous[1])

@@ -288,19 +288,20 @@ class Trainer:
         self._stop = True
 
     def run(self, progress: bool = True) -> dict:
-        from torch.utils.tensorboard import SummaryWriter
-        from tqdm import tqdm
-
         c = self.config
-        self.folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.folder / "config.json", config_json(c).encode())
-        self._clock = (self.wall_seconds, time.perf_counter())
-        self._write_history()
-        writer = SummaryWriter(str(self.folder / "tb"), purge_step=self.steps)
+        # first: a stop from now on is a flag the loop sees (TensorBoard's import alone takes a second or two)
         previous = signal.signal(signal.SIGTERM, self._on_signal), signal.signal(signal.SIGINT, self._on_signal)
-        bar = tqdm(total=c.steps, initial=min(self.steps, c.steps), unit="step", disable=not progress, desc="train")
-        stopped = False
+        self._clock = (self.wall_seconds, time.perf_counter())
+        writer, bar, stopped = None, None, False
         try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.folder / "config.json", config_json(c).encode())
+            self._write_history()
+            from torch.utils.tensorboard import SummaryWriter
+            from tqdm import tqdm
+
+            writer = SummaryWriter(str(self.folder / "tb"), purge_step=self.steps)
+            bar = tqdm(total=c.steps, initial=min(self.steps, c.steps), unit="step", disable=not progress, desc="train")
             if self.steps == 0 and not self.history:  # the starting network: where the curve starts
                 self._evaluate(writer)
             boundary = self.checkpoint_state()  # what a stop saves: the last finished update
@@ -331,10 +332,11 @@ class Trainer:
                     stopped = True
                     break
         finally:
-            bar.close()
             signal.signal(signal.SIGTERM, previous[0])
             signal.signal(signal.SIGINT, previous[1])
-            writer.close()
+            for closing in (bar, writer):
+                if closing is not None:
+                    closing.close()
             self.wall_seconds, self._clock = self.wall_time(), None
         if stopped:
             self.save(boundary)
