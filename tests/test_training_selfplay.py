@@ -21,6 +21,7 @@ from seasons_env import Game
 from training.cli import main as training_main
 from training.config import PRESETS, TrainConfig, make_config
 from training.data import DataConfig, final_margins, generate, load_dataset, save_dataset
+from training.pipeline import file_sha256
 from training.ppo import CHECKPOINT, Trainer, evaluate
 from training.selfplay import Deal, SelfPlayGames
 
@@ -156,7 +157,7 @@ def test_evaluation_rotates_seats_and_counts_every_game() -> None:
 
 def test_a_stopped_run_resumes_to_the_same_weights(tmp_path) -> None:
     """Stopped in the middle of a rollout, resumed from its checkpoint: the same end as a run never stopped."""
-    config = make_config("smoke", ["steps=256", "eval_games=0", "checkpoint_every=10000"])
+    config = make_config("smoke", ["steps=256", "eval_games=0", "checkpoint_every=10000", "init="])
     straight = Trainer(tmp_path / "straight", config, log=lambda _: None)
     straight.run(progress=False)
     stopped = Trainer(tmp_path / "stopped", config, log=lambda _: None)
@@ -182,7 +183,8 @@ def test_a_stopped_run_resumes_to_the_same_weights(tmp_path) -> None:
 
 
 def test_smoke_preset_trains_is_killed_resumes_and_evaluates(tmp_path) -> None:
-    """The CI run of the whole command: SIGTERM after the first checkpoint, then --resume to the end."""
+    """The CI run of the whole command from nothing (data set, clone, DAgger, PPO): SIGTERM after PPO's first
+    checkpoint, then --resume to the end."""
     out = tmp_path / "run"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     command = [sys.executable, "-m", "training", "train", "--preset", "smoke", "--out", str(out), "--no-progress"]
@@ -210,6 +212,15 @@ def test_smoke_preset_trains_is_killed_resumes_and_evaluates(tmp_path) -> None:
     assert final["steps"] == steps + 256
     history = [json.loads(line) for line in (out / "history.jsonl").read_text().splitlines()]
     assert history and {"random", "heuristic"} <= set(history[-1])
+    stages = json.loads((out / "stages.json").read_text())["stages"]
+    assert list(stages) == ["data", "clone", "dagger_data", "dagger", "ppo"]
+    for name, record in stages.items():
+        assert record["sha256"] == file_sha256(out / record["file"]), name
+    # the curve starts at the warm-start model, after the stages' wall time, and runs on through the resume
+    warm = sum(stages[name]["seconds"] for name in ("data", "clone", "dagger_data", "dagger"))
+    assert history[0]["steps"] == 0 and history[0]["wall_time"] >= warm > 0
+    times = [row["wall_time"] for row in history]
+    assert times == sorted(times) and history[-1]["steps"] == steps + 256
     assert (out / "curve.png").stat().st_size > 1000 and (out / "policy.pt").is_file()
     assert any((out / "tb").iterdir())
     load_policy(out / "policy.pt")

@@ -135,7 +135,7 @@ def clone_command(
     type=click.Choice(["smoke", "quick", "full"]),
     default="quick",
     show_default=True,
-    help="smoke: a minute (CI); quick: about 2 hours; full: a night.",
+    help="smoke: a minute (CI); quick: the shipped model's recipe from nothing, about 2 hours; full: overnight.",
 )
 @click.option(
     "--set",
@@ -145,9 +145,14 @@ def clone_command(
     help="Change any field of the configuration (repeatable), e.g. --set lr=3e-4 --set players=2,3.",
 )
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="The run folder.")
-@click.option("--resume", is_flag=True, help="Continue the run in --out from its checkpoint.")
-@click.option("--steps", type=click.IntRange(min=1), default=None, help="Total learner decisions (also on --resume).")
-@click.option("--init", default=None, help="Starting model: 'learned' (shipped), a model file, or '' (from scratch).")
+@click.option("--resume", is_flag=True, help="Continue the run in --out: its unfinished stages, or PPO's checkpoint.")
+@click.option("--steps", type=click.IntRange(min=1), default=None, help="PPO learner decisions (also on --resume).")
+@click.option(
+    "--init",
+    default=None,
+    help="Where PPO starts: 'warm' (the presets': data set, cloning and DAgger in the run folder first), "
+    "'learned' (the shipped model), a model file, or '' (a random network).",
+)
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
 @click.option(
     "--backend",
@@ -167,38 +172,36 @@ def train(
     progress: bool,
     backend: str,
 ) -> None:
-    """Self-play PPO against a league of snapshots, random and heuristic opponents (training/ppo.py).
+    """The recipe of training/README.md in one command: a heuristic data set, behaviour cloning, one DAgger
+    round, then self-play PPO against a league of snapshots, random and heuristic opponents.
 
-    The run folder gets config.json, checkpoint.pt (every checkpoint_every steps, and on SIGTERM/Ctrl-C),
-    policy.pt (for 'seasons arena --agents learned:OUT/policy.pt,...'), tb/ (TensorBoard), history.jsonl
-    and curve.png.
+    The run folder gets config.json, the warm start's data.npz, bc.pt, dagger.npz and warm.pt with stages.json
+    (each finished stage's file SHA-256 and wall time), then PPO's checkpoint.pt (every checkpoint_every steps,
+    and on SIGTERM/Ctrl-C), policy.pt (for 'seasons arena --agents learned:OUT/policy.pt,...'), tb/
+    (TensorBoard), history.jsonl and curve.png (win rate against the wall time since the run started). A stage
+    stopped by SIGTERM/Ctrl-C runs again from its start on --resume; PPO continues from its checkpoint.
     """
     if backend == "rllib":
         _train_rllib(preset, overrides, out, resume, steps, init)
         return
     from .config import make_config
-    from .ppo import CHECKPOINT, Trainer
+    from .pipeline import TrainingRun
 
     try:
         if resume:
             if overrides or init is not None:
                 raise click.UsageError("--resume continues the run as configured: only --steps may change")
-            trainer = Trainer.resume(out, log=click.echo, steps=steps)
+            run = TrainingRun.resume(out, log=click.echo, steps=steps)
         else:
-            if (out / CHECKPOINT).exists():
-                raise click.UsageError(
-                    f"{out} holds a run already: add --resume to continue it, or choose another --out"
-                )
             extra = [*overrides, *([f"steps={steps}"] if steps is not None else [])]
             extra += [f"init={init}"] if init is not None else []
             config = make_config(preset, extra)
-            if config.init not in ("", "learned") and not Path(config.init).is_file():
+            if config.init not in ("", "learned", "warm") and not Path(config.init).is_file():
                 raise ValueError(f"init: no such model file {config.init!r}")
-            out.mkdir(parents=True, exist_ok=True)
-            trainer = Trainer(out, config, log=click.echo)
+            run = TrainingRun.start(out, config, log=click.echo)
     except (ValueError, FileNotFoundError) as error:
         raise click.UsageError(str(error)) from None
-    result = trainer.run(progress=progress)
+    result = run.run(progress=progress)
     if not result["stopped"]:
         click.echo(f"trained {result['steps']} steps; policy in {out / 'policy.pt'}, curve in {out / 'curve.png'}")
 

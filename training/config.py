@@ -18,11 +18,21 @@ class TrainConfig:
     # the games
     players: tuple[int, ...] = (2,)  # each new game draws one of these player counts
     level: str = "archmage"
-    # the learner: where it starts ("" = from scratch, "learned" = the shipped model, or a model/checkpoint file)
-    init: str = "learned"
-    hidden: int = 512  # network shape when starting from scratch
+    # the learner: where it starts. "warm" = the whole recipe in the run folder (a heuristic data set, behaviour
+    # cloning, one DAgger round: training/pipeline.py), "" = PPO from a random network, "learned" = the shipped
+    # model, or a model/checkpoint file
+    init: str = "warm"
+    hidden: int = 512  # network shape when starting from scratch ("warm" or "")
     layers: int = 2
     card_dim: int = 32
+    # the warm start (init="warm" only): game seeds come from seed (data set seed*2+1, DAgger seed*2+2)
+    bc_games: int = 4000  # heuristic games of the cloning data set (every seat's decisions)
+    bc_epochs: int = 3
+    bc_lr: float = 1e-3
+    dagger_games: int = 2000  # games where the clone plays one seat, the heuristic labelling; 0 = no DAgger round
+    dagger_epochs: int = 2  # fine-tuning the clone on the DAgger rows
+    dagger_lr: float = 3e-4
+    workers: int = 2  # processes generating the data sets, and torch threads while cloning
     # PPO
     steps: int = 1_000_000  # learner decisions to train on
     envs: int = 64  # games played at once
@@ -60,10 +70,11 @@ class TrainConfig:
             raise ValueError(f"level: must be one of {', '.join(LEVELS)}; got {self.level!r}")
         positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")
         positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads")
+        positive += ("bc_games", "bc_epochs", "dagger_epochs", "workers")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: must be at least 1; got {getattr(self, name)!r}")
-        for name in ("lr", "lr_final", "clip"):
+        for name in ("lr", "lr_final", "clip", "bc_lr", "dagger_lr"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: must be positive; got {getattr(self, name)!r}")
         for name in ("entropy", "entropy_final", "value_coef", "max_grad_norm", "pfsp_power", "pfsp_floor"):
@@ -71,6 +82,8 @@ class TrainConfig:
                 raise ValueError(f"{name}: must be at least 0; got {getattr(self, name)!r}")
         if not 0 <= self.gae_lambda <= 1:
             raise ValueError(f"gae_lambda: must be in [0, 1]; got {self.gae_lambda!r}")
+        if self.dagger_games < 0:
+            raise ValueError(f"dagger_games: must be at least 0 (0: no DAgger round); got {self.dagger_games!r}")
         if self.eval_games < 0:
             raise ValueError(f"eval_games: must be at least 0; got {self.eval_games!r}")
         if self.eval_players not in (2, 3, 4):
@@ -159,12 +172,12 @@ def config_json(config: TrainConfig) -> str:
     return json.dumps(config.to_dict(), indent=2) + "\n"
 
 
-#: ``smoke`` proves the machinery in well under a minute (CI); ``quick`` is about two hours of this 2-core
-#: machine after the data set and the clone; ``full`` runs overnight.
+#: ``smoke`` proves the whole machinery (data sets, cloning, DAgger, PPO) in well under a minute (CI); ``quick``
+#: is the recipe of the shipped model from nothing in about two hours of this 2-core machine when idle
+#: (docs/results.md, "Learned agents"); ``full`` runs overnight on 2-, 3- and 4-player games.
 PRESETS: dict[str, TrainConfig] = {
     "smoke": TrainConfig(
         level="apprentice",
-        init="",
         hidden=64,
         layers=1,
         card_dim=8,
@@ -179,13 +192,34 @@ PRESETS: dict[str, TrainConfig] = {
         eval_every=256,
         eval_games=4,
         checkpoint_every=128,
+        bc_games=6,
+        bc_epochs=1,
+        dagger_games=3,
+        dagger_epochs=1,
+        workers=1,
     ),
-    # the settings of the run that made the shipped model (docs/results.md), for longer
+    # the run that made the shipped model (docs/results.md): 4,000 heuristic games, 3 epochs of cloning on a
+    # 2 x 256 trunk, 2,000 DAgger games and 2 epochs at 3e-4, then PPO 2's settings for 1.7M steps
     "quick": TrainConfig(
-        envs=32, lr=1.5e-4, lr_final=5e-5, snapshot_every=50_000, steps=1_500_000, eval_every=250_000, eval_games=200
+        hidden=256,
+        bc_games=4000,
+        bc_epochs=3,
+        dagger_games=2000,
+        dagger_epochs=2,
+        dagger_lr=3e-4,
+        envs=32,
+        lr=1.5e-4,
+        lr_final=5e-5,
+        snapshot_every=50_000,
+        steps=1_700_000,
+        eval_every=250_000,
+        eval_games=200,
     ),
     "full": TrainConfig(
         players=(2, 3, 4),
+        bc_games=5000,  # about 1.5 million rows of 2-4 players: 7 GB in memory (14 GB while generated)
+        bc_epochs=4,
+        dagger_games=2500,
         envs=64,
         lr=1.5e-4,
         lr_final=2e-5,

@@ -1,4 +1,4 @@
-"""Self-play PPO from a cloned start: ``seasons train`` / ``python -m training train``.
+"""Self-play PPO from a cloned start: the last stage of ``seasons train`` / ``python -m training train``.
 
 The learner (``agents.network.PolicyValueNet``) plays ``envs`` games at once (``training.selfplay``), one
 seat in each, seats drawn at random, player counts drawn from ``players``; every other seat is played by an
@@ -14,7 +14,11 @@ games in progress, every generator's state, the step count and the history; writ
 ``checkpoint_every`` decisions and when the run is stopped by SIGTERM or Ctrl-C), ``policy.pt`` (the latest
 policy, for ``learned:PATH``), ``tb/`` (TensorBoard), ``history.jsonl`` (evaluations) and ``curve.png``.
 ``--resume`` continues from the checkpoint exactly: a run stopped and resumed ends with the same weights as
-one that was never stopped.
+one that was never stopped. The starting network is evaluated before the first update, so the curve starts
+there; every evaluation carries ``wall_time``, the seconds since the run started, counting the warm-start
+stages before PPO (``training.pipeline``) and the evaluations and checkpoints; work lost to a stop (the
+rollout in progress, which the resumed run plays again) and the time between a stop and its resume are not
+counted.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from agents.network import (
     policy_payload,
     save_atomic_torch,
 )
+from seasons_env.files import replace_atomically, write_atomic
 
 from .config import TrainConfig, config_json
 from .selfplay import HEURISTIC, RANDOM, SNAPSHOT, Deal, SelfPlayGames
@@ -53,7 +58,17 @@ class Stop(Exception):
     """SIGTERM or Ctrl-C: save and leave."""
 
 
-def initial_network(config: TrainConfig) -> PolicyValueNet:
+def initial_network(config: TrainConfig, folder: Path) -> PolicyValueNet:
+    if config.init == "warm":
+        from .pipeline import warm_model_path
+
+        path = warm_model_path(config, folder)
+        if not path.is_file():
+            raise ValueError(
+                f"init: 'warm' starts from {path}, which the warm-start stages write; run them with "
+                "'seasons train' (training.pipeline.TrainingRun), or set init to a model file"
+            )
+        return load_policy(path)[0]
     if config.init == "":
         torch.manual_seed(config.seed)
         return PolicyValueNet(NetworkConfig(card_dim=config.card_dim, hidden=config.hidden, layers=config.layers))
@@ -164,12 +179,15 @@ def evaluate(
 class Trainer:
     """One training run in ``folder``: ``Trainer(folder, config).run()``, or ``Trainer.resume(folder).run()``."""
 
-    def __init__(self, folder: Path, config: TrainConfig, log: Callable[[str], None] = print) -> None:
+    def __init__(
+        self, folder: Path, config: TrainConfig, log: Callable[[str], None] = print, wall_start: float = 0.0
+    ) -> None:
+        """``wall_start``: the seconds the run spent before PPO (the warm-start stages)."""
         self.folder = Path(folder)
         self.config = config
         self.log = log
         torch.set_num_threads(config.threads)
-        self.net = initial_network(config)
+        self.net = initial_network(config, self.folder)
         self.net.train()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, eps=1e-5)
         self.league = League(config)
@@ -178,6 +196,8 @@ class Trainer:
         self.steps = 0
         self.updates = 0
         self.seconds = 0.0
+        self.ppo_started_at = self.wall_seconds = float(wall_start)
+        self._clock: tuple[float, float] | None = None
         self.history: list[dict] = []
         self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed)
         self.vec.start()
@@ -208,8 +228,17 @@ class Trainer:
             "steps": self.steps,
             "updates": self.updates,
             "seconds": self.seconds,
+            "wall_seconds": self.wall_time(),
+            "ppo_started_at": self.ppo_started_at,
             "history": list(self.history),
         }
+
+    def wall_time(self) -> float:
+        """Seconds since the run started: the warm-start stages, then this trainer's runs (see the module)."""
+        if self._clock is None:
+            return self.wall_seconds
+        base, started = self._clock
+        return base + time.perf_counter() - started
 
     def save(self, state: dict | None = None) -> None:
         state = state if state is not None else self.checkpoint_state()
@@ -243,6 +272,10 @@ class Trainer:
         self.rng.bit_generator.state = state["rng"]
         self.steps, self.updates = int(state["steps"]), int(state["updates"])
         self.seconds = float(state["seconds"])
+        # checkpoints of runs before the wall-time accounting: their PPO seconds
+        self.wall_seconds = float(state.get("wall_seconds", self.seconds))
+        self.ppo_started_at = float(state.get("ppo_started_at", 0.0))
+        self._clock = None
         self.history = list(state["history"])
         self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed)
         self.vec.load_state_dict(state["games"])
@@ -255,18 +288,23 @@ class Trainer:
         self._stop = True
 
     def run(self, progress: bool = True) -> dict:
-        from torch.utils.tensorboard import SummaryWriter
-        from tqdm import tqdm
-
         c = self.config
-        self.folder.mkdir(parents=True, exist_ok=True)
-        (self.folder / "config.json").write_text(config_json(c), encoding="utf-8")
-        writer = SummaryWriter(str(self.folder / "tb"), purge_step=self.steps)
+        # first: a stop from now on is a flag the loop sees (TensorBoard's import alone takes a second or two)
         previous = signal.signal(signal.SIGTERM, self._on_signal), signal.signal(signal.SIGINT, self._on_signal)
-        bar = tqdm(total=c.steps, initial=min(self.steps, c.steps), unit="step", disable=not progress, desc="train")
-        boundary = self.checkpoint_state()  # what a stop saves: the last finished update
-        stopped = False
+        self._clock = (self.wall_seconds, time.perf_counter())
+        writer, bar, stopped = None, None, False
         try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.folder / "config.json", config_json(c).encode())
+            self._write_history()
+            from torch.utils.tensorboard import SummaryWriter
+            from tqdm import tqdm
+
+            writer = SummaryWriter(str(self.folder / "tb"), purge_step=self.steps)
+            bar = tqdm(total=c.steps, initial=min(self.steps, c.steps), unit="step", disable=not progress, desc="train")
+            if self.steps == 0 and not self.history:  # the starting network: where the curve starts
+                self._evaluate(writer)
+            boundary = self.checkpoint_state()  # what a stop saves: the last finished update
             while self.steps < c.steps:
                 started = time.perf_counter()
                 decisions_before = self.vec.decisions
@@ -294,10 +332,12 @@ class Trainer:
                     stopped = True
                     break
         finally:
-            bar.close()
             signal.signal(signal.SIGTERM, previous[0])
             signal.signal(signal.SIGINT, previous[1])
-            writer.close()
+            for closing in (bar, writer):
+                if closing is not None:
+                    closing.close()
+            self.wall_seconds, self._clock = self.wall_time(), None
         if stopped:
             self.save(boundary)
             self.log(f"stopped at step {boundary['steps']}; checkpoint written to {self.folder / CHECKPOINT}")
@@ -410,7 +450,7 @@ class Trainer:
         c = self.config
         if c.eval_games == 0:
             return
-        row = {"steps": self.steps, "seconds": self.seconds, "updates": self.updates}
+        row = {"steps": self.steps, "seconds": self.seconds, "wall_time": self.wall_time(), "updates": self.updates}
         row["steps_per_s"] = self.steps / max(self.seconds, 1e-9)  # learner decisions a second, learning included
         row["league"] = {name: round(self.league.win_rate(name), 4) for name in self.league.pool}
         for opponent in (RANDOM, HEURISTIC):
@@ -423,29 +463,35 @@ class Trainer:
                 f"{result['high']:.1%}] over {result['games']} games, mean score {result['mean_score']:.1f}"
             )
         self.history.append(row)
-        with open(self.folder / "history.jsonl", "a", encoding="utf-8") as sink:
-            sink.write(json.dumps(row) + "\n")
+        self._write_history()
         self.net.train()
 
+    def _write_history(self) -> None:
+        """``history.jsonl`` rewritten whole from the history (the checkpoint's, on a resume: no row of the
+        steps a stop lost stays in it)."""
+        write_atomic(self.folder / "history.jsonl", "".join(json.dumps(row) + "\n" for row in self.history).encode())
+
     def plot(self) -> Path | None:
-        """``curve.png``: win rate (Wilson 95% intervals) against wall time, against random and heuristic."""
+        """``curve.png``: win rate (Wilson 95% intervals) against random and heuristic by the wall time since the
+        run started (the warm-start stages included; a dotted line where PPO started)."""
         if not self.history:
             return None
         from matplotlib.figure import Figure  # no pyplot: the caller's matplotlib backend is left alone
 
-        from seasons_env.files import replace_atomically
-
         figure = Figure(figsize=(7, 4), dpi=100)
         axes = figure.add_subplot()
-        hours = [row["seconds"] / 3600 for row in self.history]
+        hours = [row.get("wall_time", row["seconds"]) / 3600 for row in self.history]
         for opponent in (RANDOM, HEURISTIC):
             rates = [row[opponent]["win_rate"] for row in self.history]
             low = [row[opponent]["win_rate"] - row[opponent]["low"] for row in self.history]
             high = [row[opponent]["high"] - row[opponent]["win_rate"] for row in self.history]
             axes.errorbar(hours, rates, yerr=[low, high], marker="o", capsize=3, label=f"vs {opponent}")
-        axes.set_xlabel("training wall time (hours)")
+        if self.ppo_started_at > 0:
+            axes.axvline(self.ppo_started_at / 3600, color="grey", linestyle=":", label="PPO starts")
+        axes.set_xlabel("wall time since the run started (hours; data sets and cloning included)")
         axes.set_ylabel("win rate (95% Wilson interval)")
         axes.set_ylim(0, 1)
+        axes.set_xlim(left=0)  # the run's start: the warm-start stages take the left of the picture
         axes.grid(alpha=0.3)
         axes.legend()
         axes.set_title(f"{self.config.eval_players}-player {self.config.level}, greedy policy")

@@ -1,0 +1,132 @@
+"""``seasons train`` from nothing: the warm-start stages (data set, cloning, DAgger) in the run folder, recorded
+in stages.json, stopped by a signal in the middle of a stage and resumed with the finished stages skipped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from agents.network import load_policy
+from training.cli import main as training_main
+from training.config import make_config
+from training.pipeline import STAGES, TrainingRun, file_sha256, read_stages, warm_stages
+from training.ppo import Trainer
+
+torch.set_num_threads(1)
+# a short PPO stage: the stages before it are what these tests are about
+SHORT = ["steps=128", "eval_games=2", "eval_every=10000", "checkpoint_every=10000"]
+
+
+def test_a_run_stopped_during_a_stage_resumes_with_the_finished_stages_skipped(tmp_path) -> None:
+    folder = tmp_path / "run"
+    config = make_config("smoke", [*SHORT, "bc_epochs=2"])
+    lines: list[str] = []
+    handler = signal.getsignal(signal.SIGTERM)
+
+    def stop_in_the_clone(line: str) -> None:
+        lines.append(line)
+        if line.startswith("epoch 1/2"):  # the clone's first epoch is done, its second not started
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    result = TrainingRun.start(folder, config, log=stop_in_the_clone).run(progress=False)
+    assert result["stopped"] and result["stopped_in"] == "clone"
+    assert "stopped during stage clone; --resume runs it again from its start" in lines
+    assert list(read_stages(folder)) == ["data"] and not (folder / "bc.pt").exists()
+    assert not (folder / "checkpoint.pt").exists()
+    assert signal.getsignal(signal.SIGTERM) is handler  # the stages' handler is gone
+    data = folder / "data.npz"
+    before = (file_sha256(data), data.stat().st_mtime_ns)
+
+    def stop_in_the_dagger_data(line: str) -> None:
+        lines.append(line)
+        if line == "stage dagger_data: started":
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    lines.clear()
+    result = TrainingRun.resume(folder, log=stop_in_the_dagger_data).run(progress=False)
+    assert result["stopped_in"] == "dagger_data" and list(read_stages(folder)) == ["data", "clone"]
+    assert lines[0].startswith("stage data: finished before") and "stage clone: started" in lines
+    bc = folder / "bc.pt"
+    before_bc = (file_sha256(bc), bc.stat().st_mtime_ns)
+
+    lines.clear()
+    result = TrainingRun.resume(folder, log=lines.append).run(progress=False)
+    assert not result["stopped"] and result["steps"] == 128
+    assert [line for line in lines if "finished before" in line] == [
+        line for line in lines if line.startswith(("stage data:", "stage clone:"))
+    ]
+    assert (file_sha256(data), data.stat().st_mtime_ns) == before
+    assert (file_sha256(bc), bc.stat().st_mtime_ns) == before_bc
+    stages = read_stages(folder)
+    assert list(stages) == ["data", "clone", "dagger_data", "dagger", "ppo"]
+    assert all(stages[s.name]["sha256"] == file_sha256(folder / s.file) for s in warm_stages(config))
+    _net, info = load_policy(folder / "policy.pt")
+    assert info["trained_by"] == "self-play PPO" and info["init"] == "warm"
+    history = [json.loads(line) for line in (folder / "history.jsonl").read_text().splitlines()]
+    assert [row["steps"] for row in history] == [0, 128]  # the warm-start model, then the end of PPO
+    # a finished run has nothing left for the warm start: --resume goes to PPO's checkpoint
+    assert TrainingRun.resume(folder, log=lines.append).trainer.steps == 128
+
+
+def test_resume_names_a_missing_or_altered_stage_file_and_a_used_folder(tmp_path) -> None:
+    folder = tmp_path / "run"
+    config = make_config("smoke", [*SHORT, "dagger_games=0"])  # no DAgger round: PPO starts from bc.pt
+
+    def stop_before_ppo(line: str) -> None:
+        if line.startswith("warm start done"):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    result = TrainingRun.start(folder, config, log=stop_before_ppo).run(progress=False)
+    assert result["stopped_in"] == "ppo" and not (folder / "checkpoint.pt").exists()
+    assert [s.name for s in warm_stages(config)] == list(read_stages(folder)) == ["data", "clone"]
+    assert not (folder / "dagger.npz").exists() and not (folder / "warm.pt").exists()
+    runner = CliRunner()
+    resume = ["train", "--resume", "--out", str(folder), "--no-progress"]
+    good = (folder / "bc.pt").read_bytes()
+    (folder / "bc.pt").write_bytes(good + b"\0")
+    result = runner.invoke(training_main, resume)
+    assert result.exit_code != 0 and "bc.pt: changed since stage 'clone' wrote it" in result.output
+    (folder / "bc.pt").unlink()
+    result = runner.invoke(training_main, resume)
+    assert result.exit_code != 0 and "bc.pt: missing, though stage 'clone' finished it" in result.output
+    (folder / "bc.pt").write_bytes(good)
+    result = runner.invoke(training_main, ["train", "--preset", "smoke", "--out", str(folder)])
+    assert result.exit_code != 0 and "holds a run already" in result.output
+    result = runner.invoke(training_main, [*resume, "--steps", "64"])
+    assert result.exit_code == 0, result.output
+    # one update of 8 games x 16 decisions passes 64 steps
+    assert "warm start done" in result.output and "trained 128 steps" in result.output
+    assert json.loads((folder / "config.json").read_text())["steps"] == 64
+    records = json.loads((folder / STAGES).read_text())
+    records["stages"]["clone"]["sha256"] = "../../etc"
+    (folder / STAGES).write_text(json.dumps(records))
+    with pytest.raises(ValueError, match=r"stages.json: stage 'clone': sha256 must be 64 lowercase hex digits"):
+        read_stages(folder)
+
+
+def test_warm_start_fields_are_checked_by_name(tmp_path) -> None:
+    for bad, message in [
+        ("bc_games=0", "bc_games: must be at least 1"),
+        ("bc_epochs=0", "bc_epochs: must be at least 1"),
+        ("dagger_games=-1", "dagger_games: must be at least 0"),
+        ("dagger_epochs=0", "dagger_epochs: must be at least 1"),
+        ("bc_lr=0", "bc_lr: must be positive"),
+        ("dagger_lr=-1e-4", "dagger_lr: must be positive"),
+        ("workers=two", "workers must be an integer"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_config("quick", [bad])
+    quick = make_config("quick")
+    assert (quick.init, quick.bc_games, quick.bc_epochs, quick.hidden) == ("warm", 4000, 3, 256)
+    assert (quick.dagger_games, quick.dagger_epochs, quick.dagger_lr) == (2000, 2, 3e-4)
+    assert make_config("full").players == (2, 3, 4)
+    # PPO alone with init warm needs the warm start's model
+    with pytest.raises(ValueError, match=r"init: 'warm' starts from .*warm.pt, which the warm-start stages write"):
+        Trainer(tmp_path, make_config("smoke"), log=lambda _: None)
+    # another init leaves the warm start out
+    assert warm_stages(make_config("smoke", ["init=learned"])) == []

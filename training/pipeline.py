@@ -1,0 +1,301 @@
+"""The whole recipe in one command: ``seasons train --preset quick --out RUN`` from nothing.
+
+With ``init="warm"`` (every preset's) a run goes through these stages in the run folder, each writing one
+file atomically:
+
+1. ``data``: ``bc_games`` games of the heuristic in every seat (``training.data``) → ``data.npz``
+2. ``clone``: behaviour cloning on it (``training.clone``; the ``hidden``/``layers``/``card_dim`` network,
+   ``bc_epochs`` at ``bc_lr``) → ``bc.pt``
+3. ``dagger_data``: ``dagger_games`` games where the clone plays one seat and the heuristic labels every
+   decision → ``dagger.npz``
+4. ``dagger``: the clone fine-tuned on those rows (``dagger_epochs`` at ``dagger_lr``) → ``warm.pt``
+5. self-play PPO from ``warm.pt`` (``training.ppo.Trainer``: ``checkpoint.pt``, ``policy.pt``, ...), whose first
+   evaluation is of ``warm.pt`` itself.
+
+``dagger_games=0`` leaves out stages 3 and 4 (PPO starts from ``bc.pt``). Any other ``init`` (``learned``, a
+model file, ``""``) goes straight to PPO. ``stages.json`` records each finished stage: its file's SHA-256, its
+wall seconds and when it finished; the PPO stage is recorded there too when it reaches its steps.
+
+``--resume``: a run with a PPO checkpoint continues from it exactly as ``training.ppo`` describes (the
+warm-start files are not read again). Otherwise the finished stages are skipped after checking that each one's
+file is still the one it wrote (a missing or altered file is an error naming it: restore it or start a new
+run folder), and the first unfinished stage runs from its start: a stage stopped by SIGTERM or Ctrl-C is
+discarded and played again whole (its games and epochs are seeded, so it makes the same file again).
+
+Wall time: each stage's seconds are recorded; PPO's evaluations carry ``wall_time``, the seconds since the
+run started with these stages included, so ``curve.png`` shows win rate against the whole run's wall time.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import math
+import os
+import re
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from seasons_env.files import write_atomic
+
+from .config import TrainConfig, config_json
+
+STAGES = "stages.json"
+CONFIG = "config.json"
+STAGES_FORMAT = "seasons-train-stages"
+PPO_STAGE = "ppo"
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    file: str  # written in the run folder
+
+
+def warm_stages(config: TrainConfig) -> list[Stage]:
+    """The stages before PPO, in order (none unless ``init`` is ``"warm"``)."""
+    if config.init != "warm":
+        return []
+    stages = [Stage("data", "data.npz"), Stage("clone", "bc.pt")]
+    if config.dagger_games:
+        stages += [Stage("dagger_data", "dagger.npz"), Stage("dagger", "warm.pt")]
+    return stages
+
+
+def warm_model_path(config: TrainConfig, folder: Path) -> Path:
+    """The model PPO starts from when ``init`` is ``"warm"``: the last warm-start stage's file."""
+    return Path(folder) / warm_stages(config)[-1].file
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as source:
+        for block in iter(lambda: source.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class StageStopped(BaseException):
+    """SIGTERM or Ctrl-C during a warm-start stage (a BaseException, like KeyboardInterrupt: nothing catches it
+    on the way out, and the data generation's worker pool is terminated as its ``with`` block exits)."""
+
+
+def _raise_stop(signum: int, frame: object) -> None:
+    raise StageStopped(signal.Signals(signum).name)
+
+
+def read_stages(folder: Path) -> dict[str, dict]:
+    """``stages.json``'s records (none if the file is absent), checked field by field."""
+    path = Path(folder) / STAGES
+    if not path.exists():
+        return {}
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: cannot be read as JSON ({error})") from None
+    if not isinstance(document, dict) or document.get("format") != STAGES_FORMAT:
+        raise ValueError(f"{path}: not a stage record of 'seasons train' (format {STAGES_FORMAT!r})")
+    records = document.get("stages")
+    if not isinstance(records, dict):
+        raise ValueError(f"{path}: 'stages' must map stage names to records")
+    known = {"data", "clone", "dagger_data", "dagger", PPO_STAGE}
+    for name, record in records.items():
+        where = f"{path}: stage {name!r}"
+        if name not in known:
+            raise ValueError(f"{where}: unknown stage; stages: {', '.join(sorted(known))}")
+        if not isinstance(record, dict) or not isinstance(record.get("file"), str):
+            raise ValueError(f"{where}: a record needs 'file', 'sha256' and 'seconds'")
+        if not isinstance(record.get("sha256"), str) or not _SHA256.fullmatch(record["sha256"]):
+            raise ValueError(f"{where}: sha256 must be 64 lowercase hex digits; got {record.get('sha256')!r}")
+        seconds = record.get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < float("inf"):
+            raise ValueError(f"{where}: seconds must be a number at least 0; got {seconds!r}")
+    return records
+
+
+def write_stages(folder: Path, records: dict[str, dict]) -> None:
+    document = {"format": STAGES_FORMAT, "version": 1, "stages": records}
+    write_atomic(Path(folder) / STAGES, (json.dumps(document, indent=2) + "\n").encode())
+
+
+def check_finished(folder: Path, stage: Stage, record: dict) -> None:
+    """A finished stage's file must be the one it wrote: a ``ValueError`` naming the file otherwise."""
+    path = Path(folder) / stage.file  # the stage's own file name: never a path read from stages.json
+    if record["file"] != stage.file:
+        raise ValueError(f"{Path(folder) / STAGES}: stage {stage.name!r} names {record['file']!r}, not {stage.file!r}")
+    if not path.is_file():
+        raise ValueError(
+            f"{path}: missing, though stage {stage.name!r} finished it (stages.json); restore it, or start the run "
+            "again in a new folder"
+        )
+    if file_sha256(path) != record["sha256"]:
+        raise ValueError(
+            f"{path}: changed since stage {stage.name!r} wrote it (its SHA-256 differs from stages.json); restore "
+            "it, or start the run again in a new folder"
+        )
+
+
+class TrainingRun:
+    """``TrainingRun(folder, config).run()`` from nothing, or ``TrainingRun.resume(folder).run()``."""
+
+    def __init__(self, folder: Path, config: TrainConfig, log: Callable[[str], None] = print) -> None:
+        self.folder, self.config, self.log = Path(folder), config, log
+        self.trainer = None  # a Trainer resumed from its checkpoint, or made when the stages are done
+
+    @classmethod
+    def start(cls, folder: Path, config: TrainConfig, log: Callable[[str], None] = print) -> TrainingRun:
+        """A new run in ``folder`` (made if needed); ``ValueError`` if the folder holds a run already."""
+        from .ppo import CHECKPOINT
+
+        folder = Path(folder)
+        for name in (CHECKPOINT, STAGES, CONFIG):
+            if (folder / name).exists():
+                raise ValueError(
+                    f"{folder} holds a run already ({name}): add --resume to continue it, or choose another --out"
+                )
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(folder / CONFIG, config_json(config).encode())
+        return cls(folder, config, log)
+
+    @classmethod
+    def resume(cls, folder: Path, log: Callable[[str], None] = print, steps: int | None = None) -> TrainingRun:
+        """The run in ``folder``: from its PPO checkpoint, else from its configuration and finished stages."""
+        from .ppo import CHECKPOINT, Trainer
+
+        folder = Path(folder)
+        if (folder / CHECKPOINT).is_file():
+            trainer = Trainer.resume(folder, log=log, steps=steps)
+            run = cls(folder, trainer.config, log)
+            run.trainer = trainer
+            return run
+        path = folder / CONFIG
+        if not path.is_file():
+            raise FileNotFoundError(f"{folder / CHECKPOINT}: no checkpoint to resume from (nor a {CONFIG})")
+        try:
+            values = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise ValueError(f"{path}: cannot be read as JSON ({error})") from None
+        config = TrainConfig.from_dict(values, str(path))
+        if steps is not None:
+            config = TrainConfig.from_dict({**config.to_dict(), "steps": steps}, "--steps")
+            write_atomic(path, config_json(config).encode())
+        records = read_stages(folder)
+        for stage in warm_stages(config):
+            if stage.name in records:
+                check_finished(folder, stage, records[stage.name])
+        return cls(folder, config, log)
+
+    def run(self, progress: bool = True) -> dict:
+        """The stages not finished yet, then PPO; ``{"steps", "stopped", "history", "stopped_in"}``."""
+        from .ppo import POLICY
+
+        if self.trainer is None:
+            stopped_in = self._warm_start(progress)
+            if stopped_in is not None:
+                return {"steps": 0, "stopped": True, "history": [], "stopped_in": stopped_in}
+        result = self.trainer.run(progress=progress)
+        if not result["stopped"]:
+            trainer, records = self.trainer, read_stages(self.folder)
+            records[PPO_STAGE] = {
+                "file": POLICY,
+                "sha256": file_sha256(self.folder / POLICY),
+                "seconds": trainer.wall_seconds - trainer.ppo_started_at,
+                "steps": trainer.steps,
+                "finished": _now(),
+            }
+            write_stages(self.folder, records)
+        return {**result, "stopped_in": PPO_STAGE if result["stopped"] else None}
+
+    def _warm_start(self, progress: bool) -> str | None:
+        """Run the unfinished warm-start stages and make the PPO trainer (under the same signal handlers, until
+        the trainer's own take over); the name of the stage a signal stopped, or None."""
+        from .ppo import Trainer
+
+        previous = signal.signal(signal.SIGTERM, _raise_stop), signal.signal(signal.SIGINT, _raise_stop)
+        stage = None
+        try:
+            for stage in warm_stages(self.config):
+                records = read_stages(self.folder)
+                if stage.name in records:
+                    self.log(
+                        f"stage {stage.name}: finished before ({stage.file}, {records[stage.name]['seconds']:.0f} s)"
+                    )
+                    continue
+                self.log(f"stage {stage.name}: started")
+                started = time.perf_counter()
+                details = self._run_stage(stage, progress)
+                seconds = time.perf_counter() - started
+                path = self.folder / stage.file
+                records[stage.name] = {
+                    "file": stage.file,
+                    "sha256": file_sha256(path),
+                    "seconds": seconds,
+                    **details,
+                    "finished": _now(),
+                }
+                write_stages(self.folder, records)
+                self.log(f"stage {stage.name}: {stage.file} written in {seconds:.0f} s")
+            stage = None
+            records = read_stages(self.folder)
+            before = sum(records[done.name]["seconds"] for done in warm_stages(self.config))
+            if warm_stages(self.config):
+                self.log(f"warm start done in {before:.0f} s; PPO from {warm_model_path(self.config, self.folder)}")
+            self.trainer = Trainer(self.folder, self.config, log=self.log, wall_start=before)
+        except StageStopped:
+            if stage is None:
+                self.log("stopped before PPO started; --resume starts it")
+                return PPO_STAGE
+            self.log(f"stopped during stage {stage.name}; --resume runs it again from its start")
+            return stage.name
+        finally:
+            signal.signal(signal.SIGTERM, previous[0])
+            signal.signal(signal.SIGINT, previous[1])
+        return None
+
+    def _run_stage(self, stage: Stage, progress: bool) -> dict:
+        from agents.network import NetworkConfig
+
+        from .clone import CloneConfig, clone
+        from .data import DataConfig, generate, save_dataset
+
+        c, folder = self.config, self.folder
+        if stage.name in ("data", "dagger_data"):
+            dagger = stage.name == "dagger_data"
+            data_config = DataConfig(
+                games=c.dagger_games if dagger else c.bc_games,
+                players=c.players,
+                level=c.level,
+                seed=c.seed * 2 + (2 if dagger else 1),
+                student=str(folder / "bc.pt") if dagger else None,
+            )
+            data = generate(data_config, workers=c.workers, progress=progress)
+            save_dataset(data, folder / stage.file, data_config)
+            return {"games": data_config.games, "rows": len(data["action"])}
+        dagger = stage.name == "dagger"
+        clone_config = CloneConfig(
+            epochs=c.dagger_epochs if dagger else c.bc_epochs,
+            lr=c.dagger_lr if dagger else c.bc_lr,
+            seed=c.seed,
+            threads=c.workers,
+            network=NetworkConfig(card_dim=c.card_dim, hidden=c.hidden, layers=c.layers),
+        )
+        partial = folder / f".{stage.file}.partial"  # the best epoch so far: only a finished stage names it
+        result = clone(
+            [folder / ("dagger.npz" if dagger else "data.npz")],
+            partial,
+            clone_config,
+            init=folder / "bc.pt" if dagger else None,
+            log=self.log,
+        )
+        os.replace(partial, folder / stage.file)
+        accuracy = result["best_valid_accuracy"]  # NaN when no game was held out: JSON has no NaN
+        return {"best_valid_accuracy": accuracy if math.isfinite(accuracy) else None, "rows": result["train_rows"]}
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
