@@ -178,6 +178,22 @@ def test_unpacked_games_continue_identically_chance_included() -> None:
         assert drew >= len(positions) - 1 >= 3
 
 
+def test_fields_random_play_leaves_alone_and_full_capacities_round_trip() -> None:
+    """Deferred Hourglass tokens, a pending reserve check and every capacity filled exactly are held too."""
+    kept, _ = _play(4, "archmage", seed=2, every=60)
+    game = kept[2].clone()
+    game.deferred_tokens = ((0, 1), (3, 2), *((1, 1),) * (DEFERRED_CAPACITY - 2))
+    game._overflow_check = True
+    game.limbo = [7] * LIMBO_CAPACITY
+    game.orb_seen = (2, 9)
+    game.stack = (game.stack * STACK_DEPTH)[-STACK_DEPTH:]
+    game.in_play[3] = tuple(range(0, 2 * IN_PLAY_CAPACITY, 2))
+    game.tapped = 1 << 28 | 1 << 99
+    state = pack([kept[1], game])
+    _assert_unpacks_to(state, 1, game)
+    _assert_unpacks_to(state, 0, kept[1])
+
+
 def _rows_equal(a: ArrayState, b: ArrayState, row: int) -> bool:
     return all(np.array_equal(getattr(a, name)[row], getattr(b, name)[row]) for name in FIELD_NAMES)
 
@@ -239,6 +255,10 @@ CAPACITY_CASES = {
         f"game 1: deferred_tokens holds {DEFERRED_CAPACITY + 1}",
     ),
     "step list": (_naria_with_four_cards, "game 1: pending[0] (naria_give): cards must be a tuple of at most 3"),
+    "list end": (
+        lambda g: g.stack.append((steps.kind("naria_give"), 0, (1,), (-1,))),
+        "game 1: pending[0] (naria_give): recipients holds -1, which marks the end of a list",
+    ),
     "unsorted": (_unsorted_pack, "game 1: players[1].draft_pack is not sorted"),
     "crystals": (lambda g: g.crystals.__setitem__(1, 2**31), "game 1: crystals holds 2147483648, outside int32"),
     "reserve": (lambda g: g.reserve.__setitem__(0, (256, 0, 0, 0)), "game 1: reserve holds 256, outside uint8"),
