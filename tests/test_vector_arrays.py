@@ -262,6 +262,11 @@ CAPACITY_CASES = {
     "unsorted": (_unsorted_pack, "game 1: players[1].draft_pack is not sorted"),
     "crystals": (lambda g: g.crystals.__setitem__(1, 2**31), "game 1: crystals holds 2147483648, outside int32"),
     "reserve": (lambda g: g.reserve.__setitem__(0, (256, 0, 0, 0)), "game 1: reserve holds 256, outside uint8"),
+    "year": (lambda g: setattr(g, "year", 300), "game 1: year must be an int in 0..255 (uint8); got 300"),
+    "counter": (
+        lambda g: setattr(g.chance, "counter", -1),
+        "game 1: chance_counter must be an int in 0..18446744073709551615 (uint64); got -1",
+    ),
     "legacy rng": (_legacy, "game 1: rng is a version-1 position's numpy generator"),
     "seats": (lambda g: None, "game 1: num_players is 3; this array state holds 2-player games"),
 }

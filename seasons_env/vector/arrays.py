@@ -29,7 +29,7 @@ import numpy as np
 
 from seasons_env.engine import steps
 from seasons_env.engine.behaviour import BEHAVIOUR
-from seasons_env.engine.chance import MASK64, Chance
+from seasons_env.engine.chance import Chance
 from seasons_env.engine.consistency import position_problems
 from seasons_env.engine.data import (
     CARD_OF,
@@ -360,34 +360,43 @@ def _encode(game: Game, index: int, num_players: int) -> dict[str, object]:
     return {name: _checked(name, value, n, at) for name, value in values.items()}
 
 
-def _checked(name: str, value: object, num_players: int, at: str) -> np.ndarray:
+def _limits(dtype: np.dtype) -> tuple[int, int]:
+    return (0, 1) if dtype == np.bool_ else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+
+
+#: Per field: dtype, its value range, and its per-game shape by number of players.
+_CHECKS = {
+    f.name: (np.dtype(f.dtype), *_limits(np.dtype(f.dtype)), {n: f.shape_for(n) for n in (2, 3, 4)}) for f in LAYOUT
+}
+
+
+def _checked(name: str, value: object, num_players: int, at: str) -> object:
     """``value`` as the field's dtype and per-game shape; a ``ValueError`` if it does not fit (never wrapped)."""
-    spec = _SPEC[name]
-    dtype = np.dtype(spec.dtype)
-    shape = spec.shape_for(num_players)
-    if dtype == np.uint64:  # Python ints up to 2**64 - 1: checked before numpy sees them
-        flat = list(np.ravel(np.array(value, dtype=object)))
-        if not all(isinstance(v, int) and 0 <= v <= MASK64 for v in flat):
-            raise ValueError(f"{at}: {name} must hold ints in 0..2**64-1; got {value!r}")
-        out = np.array(value, dtype=object).astype(dtype)
-    else:
-        try:
-            raw = np.asarray(value)
-        except (ValueError, OverflowError):  # ragged, or an int past 64 bits
-            raw = np.array(value, dtype=object)
-        wanted = "b" if dtype == np.bool_ else "iub"
-        if raw.dtype.kind not in wanted or (raw.dtype.kind == "b" and dtype != np.bool_):
-            raise ValueError(f"{at}: {name} must hold {'bools' if dtype == np.bool_ else 'ints'}; got {value!r:.200}")
-        if dtype != np.bool_ and raw.size:
-            info = np.iinfo(dtype)
-            low, high = raw.min(), raw.max()
-            if low < info.min or high > info.max:
-                bad = low if low < info.min else high
-                raise ValueError(f"{at}: {name} holds {bad}, outside {dtype.name} ({info.min}..{info.max})")
-        out = raw.astype(dtype)
-    if out.shape != shape:
-        raise ValueError(f"{at}: {name} has shape {out.shape}; the layout's is {shape}")
-    return out
+    dtype, low, high, shapes = _CHECKS[name]
+    shape = shapes[num_players]
+    is_bool = dtype == np.bool_
+    if not shape:  # a scalar: checked as a Python value (a uint64 field goes past int64)
+        if type(value) is not (bool if is_bool else int) or not low <= value <= high:
+            what = "true or false" if is_bool else f"an int in {low}..{high} ({dtype.name})"
+            raise ValueError(f"{at}: {name} must be {what}; got {value!r}")
+        return value
+    try:
+        raw = np.asarray(value, dtype=object if dtype == np.uint64 else None)
+    except (ValueError, OverflowError):  # ragged, or an int past 64 bits
+        raw = np.array(value, dtype=object)
+    if raw.shape != shape:
+        raise ValueError(f"{at}: {name} has shape {raw.shape}; the layout's is {shape}")
+    if raw.dtype == object:
+        if not all(type(v) is int for v in raw.flat):
+            raise ValueError(f"{at}: {name} must hold ints; got {value!r:.200}")
+    elif raw.dtype.kind not in ("b" if is_bool else "iu"):
+        raise ValueError(f"{at}: {name} must hold {'bools' if is_bool else 'ints'}; got {value!r:.200}")
+    if not is_bool and raw.size:
+        least, most = raw.min(), raw.max()
+        if least < low or most > high:
+            bad = least if least < low else most
+            raise ValueError(f"{at}: {name} holds {bad}, outside {dtype.name} ({low}..{high})")
+    return raw.astype(dtype)
 
 
 # ---------------------------------------------------------------------------- unpacking
