@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 import numpy as np
 
 from seasons_env import Game
+from seasons_env.engine import steps
 from seasons_env.engine.data import LEVELS
 from seasons_env.vector.arrays import (
     DEFERRED_CAPACITY,
@@ -36,8 +37,10 @@ from seasons_env.vector.arrays import (
 from seasons_env.vector.step_codes import STACK_DEPTH
 
 GOAL_BYTES = 4096
+DRAFT_KINDS = {steps.kind(name) for name in ("draft_pick", "draft_pass", "library_split")}
 CAPACITIES = {
     "pending steps": (STACK_DEPTH, lambda g: len(g.stack)),
+    "  once play has begun": (STACK_DEPTH, lambda g: 0 if any(t[0] in DRAFT_KINDS for t in g.stack) else len(g.stack)),
     "limbo cards": (LIMBO_CAPACITY, lambda g: len(g.limbo)),
     "cards in play (a seat)": (IN_PLAY_CAPACITY, lambda g: max(len(p) for p in g.in_play)),
     "deferred tokens": (DEFERRED_CAPACITY, lambda g: len(g.deferred_tokens)),

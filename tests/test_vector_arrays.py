@@ -222,6 +222,8 @@ def test_a_failed_pack_changes_no_row() -> None:
     assert all(_rows_equal(state, before, r) for r in range(3))
     with pytest.raises(ValueError, match="row 3 is outside the batch of 3"):
         pack_into(state, [3], [games[0]])
+    with pytest.raises(ValueError, match=re.escape("rows must be ints; got 1.5")):
+        pack_into(state, [1.5], [games[0]])
     with pytest.raises(ValueError, match="rows must be distinct"):
         pack_into(state, [1, 1], games[:2])
 
@@ -267,6 +269,11 @@ CAPACITY_CASES = {
         lambda g: setattr(g.chance, "counter", -1),
         "game 1: chance_counter must be an int in 0..18446744073709551615 (uint64); got -1",
     ),
+    "die": (
+        lambda g: setattr(g, "game_dice", ((-1, 0, 1), *g.game_dice[1:])),
+        "game 1: game_dice.winter holds -1, not a die 0..4",
+    ),
+    "orb seat": (lambda g: setattr(g, "orb_seen", (-1, 3)), "game 1: orb_seen names seat -1, not a seat 0..1"),
     "legacy rng": (_legacy, "game 1: rng is a version-1 position's numpy generator"),
     "seats": (lambda g: None, "game 1: num_players is 3; this array state holds 2-player games"),
 }

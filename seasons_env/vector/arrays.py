@@ -215,6 +215,8 @@ def pack(games: Sequence[Game]) -> ArrayState:
     games = list(games)
     if not games:
         raise ValueError("pack needs at least one game (use ArrayState.empty for empty rows)")
+    if not isinstance(games[0], Game):
+        raise ValueError(f"game 0: expected a Game, got {type(games[0]).__name__}")
     state = ArrayState.empty(len(games), games[0].num_players)
     pack_into(state, range(len(games)), games)
     return state
@@ -223,7 +225,11 @@ def pack(games: Sequence[Game]) -> ArrayState:
 def pack_into(state: ArrayState, rows: Sequence[int], games: Sequence[Game]) -> None:
     """Write ``games[k]`` into row ``rows[k]`` of ``state``; other rows are left as they are. Every game is
     checked first: on a ``ValueError`` (naming the game index and the field) no row has changed."""
-    rows, games = [int(r) for r in rows], list(games)
+    rows, games = list(rows), list(games)
+    for r in rows:
+        if isinstance(r, bool) or not isinstance(r, (int, np.integer)):
+            raise ValueError(f"pack_into: rows must be ints; got {r!r}")
+    rows = [int(r) for r in rows]
     if len(rows) != len(games):
         raise ValueError(f"pack_into got {len(rows)} rows for {len(games)} games")
     if len(set(rows)) != len(rows):
@@ -239,11 +245,12 @@ def pack_into(state: ArrayState, rows: Sequence[int], games: Sequence[Game]) -> 
 
 def _counts(cards: Sequence[int], where: str) -> list[int]:
     """Copies of each card id (index 0 unused) of a sorted zone; a ``ValueError`` if it is not sorted."""
-    if list(cards) != sorted(cards):
+    cards = [_card(c, where) for c in cards]
+    if cards != sorted(cards):
         raise ValueError(f"{where} is not sorted by card id; the array state holds it as card counts")
     counts = [0] * (NUM_CARDS + 1)
     for c in cards:
-        counts[_card(c, where)] += 1
+        counts[c] += 1
     return counts
 
 
@@ -258,6 +265,18 @@ def _slots(values: Sequence, capacity: int, fill: object, where: str, what: str 
     if len(values) > capacity:
         raise ValueError(f"{where} holds {len(values)} {what}; the array state holds at most {capacity}")
     return [*values, *[fill] * (capacity - len(values))]
+
+
+def _die(die: object, where: str) -> int:
+    if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < DICE_PER_SEASON:
+        raise ValueError(f"{where} holds {die!r}, not a die 0..{DICE_PER_SEASON - 1}")
+    return die
+
+
+def _seat(seat: object, num_players: int, where: str) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
+        raise ValueError(f"{where} names seat {seat!r}, not a seat 0..{num_players - 1}")
+    return seat
 
 
 def _bits(mask: int, size: int, where: str) -> list[bool]:
@@ -296,7 +315,13 @@ def _encode(game: Game, index: int, num_players: int) -> dict[str, object]:
         "turn_flags": game.turn_flags,
         "dice_season": game.dice_season,
         "game_dice": [
-            _slots(list(game.game_dice[s]), DICE_PER_SEASON, NO_VALUE, f"{at}: game_dice.{SEASONS[s]}", "dice")
+            _slots(
+                [_die(d, f"{at}: game_dice.{SEASONS[s]}") for d in game.game_dice[s]],
+                DICE_PER_SEASON,
+                NO_VALUE,
+                f"{at}: game_dice.{SEASONS[s]}",
+                "dice",
+            )
             for s in range(len(SEASONS))
         ],
         "rolled": _slots([list(r) for r in game.rolled], DICE_PER_SEASON, [NO_VALUE] * 3, f"{at}: rolled", "dice"),
@@ -342,7 +367,7 @@ def _encode(game: Game, index: int, num_players: int) -> dict[str, object]:
             [list(d) for d in game.deferred_tokens], DEFERRED_CAPACITY, [NO_VALUE] * 2, f"{at}: deferred_tokens"
         ),
         "deferred_count": len(game.deferred_tokens),
-        "orb_seen": list(game.orb_seen) if game.orb_seen else [NO_VALUE, NO_VALUE],
+        "orb_seen": [_seat(game.orb_seen[0], n, f"{at}: orb_seen"), game.orb_seen[1]] if game.orb_seen else [-1, -1],
         "stack": _slots(
             [encode_step(t, f"{at}: pending[{len(game.stack) - 1 - k}]") for k, t in enumerate(game.stack)],
             STACK_DEPTH,
