@@ -1,0 +1,103 @@
+"""The heuristic player's decisions and evaluations are pinned: speeding it up must not change one of them.
+
+The digests were recorded with the heuristic as it was before it was optimised (issue 12). A change that is
+meant to alter the heuristic's play regenerates them with ``PYTHONPATH=. python tests/test_heuristic_decisions.py``
+and says so in its commit; a speed-up must leave them alone.
+
+* ``games``: the action sequence of seeded games at every level with 2, 3 and 4 players, the heuristic in
+  every seat, and 2- and 3-player games of the heuristic against random players (through ``play_game``,
+  which gives each decision a fresh determinized view).
+* ``evaluations``: the exact ``repr`` of ``margins(game, seat)`` for every seat in positions of random games,
+  so a floating-point change is caught even where it would not flip a decision.
+* ``selfplay``: heuristic seats answered inside ``training.selfplay.SelfPlayGames`` against a random learner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+from random_play import random_positions
+
+from agents import RandomAgent, play_game
+from agents.heuristic import HeuristicAgent, margins
+from seasons_env import LEVELS
+
+PINNED = {
+    "games": "d8e64078f94a9b878531388949cfe36f799f58b4cee76cefa2b8f97c1779bf52",
+    "evaluations": "16264cd28e811bd2decd7e22c4d62273aa56693beb0f83f88418e90d97d512ec",
+    "selfplay": "a43e5fe423b0628fa2e1164bc277d03efe5a803b3f2c779be3f415f02c17413b",
+}
+
+
+def game_actions() -> dict[str, list[int]]:
+    """Action sequences of the seeded heuristic games, by a name saying who played."""
+    out: dict[str, list[int]] = {}
+    for level in LEVELS:
+        for n in (2, 3, 4):
+            seed = 100 + 10 * n + len(level)
+            record = play_game([HeuristicAgent() for _ in range(n)], level, seed=seed)
+            out[f"heuristic-x{n}-{level}-{seed}"] = record.actions
+    for n, level, seed in ((2, "archmage", 7), (2, "magician", 8), (3, "archmage", 9)):
+        for seat in range(n):
+            agents = [HeuristicAgent() if k == seat else RandomAgent() for k in range(n)]
+            record = play_game(agents, level, seed=seed)
+            out[f"heuristic-seat{seat}-vs-random-{n}-{level}-{seed}"] = record.actions
+    return out
+
+
+def evaluations() -> list[str]:
+    """``repr`` of every seat's margins in every 5th position of random games (2-4 players, archmage)."""
+    out = []
+    for n in (2, 3, 4):
+        for seed in range(2):
+            for game in random_positions(n, "archmage", seed, every=5):
+                out.extend(repr(margins(game, seat)) for seat in range(n))
+    return out
+
+
+def selfplay_decisions() -> list:
+    """Finished games' results, the games' states and the decision count after self-play steps with heuristic
+    seats (2-4 players, a random learner)."""
+    from training.selfplay import HEURISTIC, Deal, SelfPlayGames
+
+    def schedule(rng: np.random.Generator) -> Deal:
+        players = int(rng.integers(2, 5))
+        return Deal(players, int(rng.integers(players)), HEURISTIC, int(rng.integers(2**31)))
+
+    games = SelfPlayGames(3, "archmage", schedule, {}, seed=5)
+    games.start()
+    learner = np.random.default_rng(6)
+    trace: list = []
+    for _ in range(150):
+        _, mask = games.observe()
+        actions = [int(learner.choice(np.flatnonzero(row))) if row.any() else 0 for row in mask]
+        for done in games.step(actions):
+            trace.extend((done.players, done.seat, done.margin, done.score))
+    trace.extend(game.to_dict() for game in games.games)
+    trace.append(games.decisions)
+    return trace
+
+
+def digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+def current() -> dict[str, str]:
+    return {
+        "games": digest(game_actions()),
+        "evaluations": digest(evaluations()),
+        "selfplay": digest(selfplay_decisions()),
+    }
+
+
+@pytest.mark.parametrize("part", sorted(PINNED))
+def test_heuristic_decisions_are_pinned(part: str) -> None:
+    compute = {"games": game_actions, "evaluations": evaluations, "selfplay": selfplay_decisions}[part]
+    assert digest(compute()) == PINNED[part], f"the heuristic's {part} changed"
+
+
+if __name__ == "__main__":
+    print(json.dumps(current(), indent=4))
