@@ -1,0 +1,589 @@
+"""The heuristic player's position evaluation (``agents/heuristic.py`` describes it; ``evaluate`` and
+``margins`` are re-exported there).
+
+Written for speed (a one-ply decision evaluates a dozen positions): the cards it asks about are plain ints,
+the weights of ``values.EVAL`` module constants, per-card facts tuples indexed by card id, and the facts one
+evaluation reads several times (cards in play by seat, pending steps, token values) are read once into a
+``_Clock``. Every float is computed with the same operations in the same order as the plain formulas, so the
+values are the same to the last bit (``tests/test_heuristic_decisions.py`` pins them).
+"""
+
+from __future__ import annotations
+
+from seasons_env import Game
+from seasons_env.engine import Card, steps
+from seasons_env.engine.data import (
+    BONUS_PENALTIES,
+    CARD_OF,
+    CARDS,
+    DICE,
+    IS_ITEM,
+    MAX_BONUSES,
+    NUM_CARDS,
+    PRESTIGE,
+    RESERVE_LIMIT,
+    RESERVE_LIMIT_GRIMOIRE,
+    TRANSMUTE_RATE,
+)
+
+from .values import CARDS as CARD_VALUES
+from .values import END_SPACE, EVAL, TOKENS, continuation, expected_rounds
+
+_MOVE_MARKER = steps.kind("move_marker")
+_TURN_START = steps.kind("turn_start")
+_GAIN_ENERGY = steps.kind("gain_energy")
+_SYLLAS = steps.kind("syllas_sacrifice")
+_AMSUG = steps.kind("amsug_return")
+
+# Card ids as plain ints (reading an IntEnum member costs several times a global).
+_AMULET_OF_WATER = int(Card.AMULET_OF_WATER)
+_STAFF_OF_SPRING = int(Card.STAFF_OF_SPRING)
+_PURSE_OF_IO = int(Card.PURSE_OF_IO)
+_FIGRIM = int(Card.FIGRIM_THE_AVARICIOUS)
+_WONDROUS_CHEST = int(Card.WONDROUS_CHEST)
+_KAIRN = int(Card.KAIRN_THE_DESTROYER)
+_GRIMOIRE = int(Card.BESPELLED_GRIMOIRE)
+_RAGFIELDS_HELM = int(Card.RAGFIELDS_HELM)
+_HAND_OF_FORTUNE = int(Card.HAND_OF_FORTUNE)
+_LEWIS = int(Card.LEWIS_GREYFACE)
+_POTION_OF_POWER = int(Card.POTION_OF_POWER)
+_POTION_OF_DREAMS = int(Card.POTION_OF_DREAMS)
+_POTION_OF_KNOWLEDGE = int(Card.POTION_OF_KNOWLEDGE)
+_POTION_OF_LIFE = int(Card.POTION_OF_LIFE)
+_HOURGLASS = int(Card.HOURGLASS_OF_TIME)
+_SCEPTER = int(Card.SCEPTER_OF_GREATNESS)
+_VASE = int(Card.YJANGS_FORGOTTEN_VASE)
+_ARCANO_LEECH = int(Card.ARCANO_LEECH)
+_GLUTTON_CAULDRON = int(Card.GLUTTON_CAULDRON)
+_TITUS = int(Card.TITUS_DEEPGAZE)
+_THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
+_IDOL = int(Card.IDOL_OF_THE_FAMILIAR)
+_LANTERN = int(Card.LANTERN_OF_XIDIT)
+_SEALED_CHEST = int(Card.SEALED_CHEST_OF_URM)
+_PENDANT = int(Card.PENDANT_OF_RAGNOR)
+_DAMNED_SOUL = int(Card.DAMNED_SOUL_OF_ONYS)
+
+POTION_SLOTS = {_POTION_OF_POWER: 3.0, _POTION_OF_DREAMS: 1.0, _POTION_OF_KNOWLEDGE: 1.0, _POTION_OF_LIFE: 1.0}
+_POTION_SLOT = tuple(POTION_SLOTS.get(c, 0.0) for c in range(NUM_CARDS + 1))
+_INCOME = tuple([0.0] + [CARD_VALUES[c].income for c in range(1, NUM_CARDS + 1)])
+_SUMMON = tuple([0.0] + [CARD_VALUES[c].summon for c in range(1, NUM_CARDS + 1)])
+_GAUGE_WEIGHT = tuple([0.0] + [CARD_VALUES[c].gauge for c in range(1, NUM_CARDS + 1)])
+_PER_OPPONENT = frozenset((_ARCANO_LEECH, _THIEVING_FAIRIES))
+COST = {n: tuple([(0, 0, 0, 0, 0)] + [CARDS[c].cost[n] for c in range(1, NUM_CARDS + 1)]) for n in (2, 3, 4)}
+ENERGY_COST = {n: tuple(sum(cost[:4]) for cost in COST[n]) for n in (2, 3, 4)}
+# (type, count) of the tokens a card costs, the types it needs only, in type order.
+_COST_TERMS = {n: tuple(tuple((t, k) for t, k in enumerate(cost[:4]) if k) for cost in COST[n]) for n in (2, 3, 4)}
+_OPPONENTS = {n: tuple(tuple((p + k) % n for k in range(1, n)) for p in range(n)) for n in (2, 3, 4)}
+_IS_FAMILIAR = tuple(not item for item in IS_ITEM)
+# Cards whose value in play or in hand is computed from the position (the others: prestige, income, summon).
+_IN_PLAY_SPECIAL = frozenset(
+    {_AMULET_OF_WATER, _STAFF_OF_SPRING, _VASE, _FIGRIM, _WONDROUS_CHEST, _RAGFIELDS_HELM, _HOURGLASS}
+    | {_GLUTTON_CAULDRON, _TITUS, _IDOL, _SEALED_CHEST, _DAMNED_SOUL, _KAIRN, *POTION_SLOTS}
+)
+_FUTURE_SPECIAL = frozenset(
+    {_STAFF_OF_SPRING, _VASE, _FIGRIM, _TITUS, _HOURGLASS, _WONDROUS_CHEST, _RAGFIELDS_HELM, _SEALED_CHEST}
+    | {_GLUTTON_CAULDRON, _IDOL, _LANTERN, _KAIRN, _DAMNED_SOUL}
+)
+_SUMMON_SPECIAL = frozenset((_SCEPTER, _PENDANT, _LEWIS))
+_THREAT_CARDS = frozenset((_FIGRIM, _TITUS, _KAIRN))
+
+_OPPONENT_WEIGHT = EVAL["opponent_weight"]
+_OPPONENT_MEAN = EVAL["opponent_mean"]
+_GAUGE_PER_ROUND = EVAL["gauge_per_round"]
+_TOKENS_PER_TURN = EVAL["tokens_per_turn"]
+_ENERGY_PER_ROUND = EVAL["energy_per_round"]
+_OPPONENT_CARD_ENERGY = EVAL["opponent_card_energy"]
+_HAND_DELAY = EVAL["hand_delay"]
+_LIBRARY_DELAY = EVAL["library_delay"]
+_HAND_FLOOR = EVAL["hand_floor"]
+_SLOT_VALUE = EVAL["slot_value"]
+_OPPONENT_CARD = EVAL["opponent_card"]
+_OPPONENT_SLOT = EVAL["opponent_slot"]
+_LIFE_HORIZON = EVAL["life_horizon"]
+_POTION_STORE = EVAL["potion_store"]
+_CAULDRON_DONE = EVAL["cauldron_done"]
+_HELM_BONUS = EVAL["helm_bonus"]
+_HELM_CHANCE = EVAL["helm_chance_by_lead"]
+_CHEST_BONUS = EVAL["chest_bonus"]
+_CHEST_IN_PLAY = EVAL["chest_chance_in_play"]
+_CHEST_IN_HAND = EVAL["chest_chance_in_hand"]
+_WONDROUS_FULL = EVAL["wondrous_chest_full"]
+_WONDROUS_SHORT = EVAL["wondrous_chest_short"]
+_SOUL_ROUND = EVAL["soul_round"]
+_ABILITY_OPTION = EVAL["ability_option"]
+_BONUS_LEFT = EVAL["bonus_left"]
+_INFLOW_ROOM = EVAL["inflow_room"]
+_FORCED_SHARE = EVAL["forced_share"]
+_KAIRN_USE = EVAL["kairn_use"]
+_TRANSMUTE_CHANCE = TOKENS["transmute_chance"]
+_END_VALUE = TOKENS["end_value"]
+_LANTERN_VALUE = TOKENS["lantern"]
+_SHORTAGE = TOKENS["shortage"]
+_SHORTAGE_MAX = TOKENS["shortage_max"]
+_AFTER_YEAR1 = expected_rounds(END_SPACE - 12)  # rounds once the year-2 library set is in hand
+_AFTER_YEAR2 = expected_rounds(END_SPACE - 24)
+
+
+# ---------------------------------------------------------------------------- the clock
+
+
+class Clock:
+    """Where the game stands in time, and the facts an evaluation reads several times, read once."""
+
+    __slots__ = (
+        "abs",
+        "cards",
+        "in_round",
+        "next_start",
+        "pending",
+        "round_ends",
+        "rounds_after",
+        "season_changes",
+        "token_values",
+        "turn_pending",
+    )
+
+    def __init__(self, game: Game) -> None:
+        self.abs = a = (game.year - 1) * 12 + game.position - 1
+        self.cards = [tuple(map(CARD_OF.__getitem__, held)) for held in game.in_play]  # card ids in play, by seat
+        self.pending = pending_steps = game.pending_steps()
+        self.token_values: list = [None] * game.num_players
+        in_round = False
+        pending = [False] * game.num_players
+        for task in pending_steps:
+            kind = task[0]
+            if kind == _MOVE_MARKER:
+                in_round = True
+            elif kind == _TURN_START:
+                pending[task[1]] = True
+        self.in_round = in_round
+        self.turn_pending = pending
+        if in_round:
+            faces = DICE[game.dice_season]
+            untaken = [faces[d][f].pips for d, f, o in game.rolled if o < 0]
+            step = sum(untaken) / len(untaken) if untaken else 0.0
+            nxt = a + step if game.year <= 3 else END_SPACE
+        else:
+            nxt = a
+        self.next_start = nxt
+        self.rounds_after = expected_rounds(round(END_SPACE - nxt)) if nxt < END_SPACE else 0.0
+        self.round_ends = self.rounds_after + (1.0 if in_round else 0.0)
+        self.season_changes = max(0, 11 - a // 3) if a < END_SPACE else 0
+
+
+def token_values(game: Game, p: int, clock: Clock) -> list[float]:
+    """What one token of each type is worth to ``p`` once its current turn is over (future transmutations).
+    Read once per clock: the list returned is shared, never to be changed."""
+    known = clock.token_values[p]
+    if known is not None:
+        return known
+    cards = clock.cards[p]
+    purses = cards.count(_PURSE_OF_IO)
+    end = _END_VALUE + _LANTERN_VALUE * cards.count(_LANTERN)
+    later = continuation(purses, end, clock.next_start)
+    floor = 0.0
+    if _POTION_OF_LIFE in cards and (clock.rounds_after > 0 or clock.turn_pending[p] or game.turn_player == p):
+        # Drunk at the end on a full reserve: a token held now is worth its 4 crystals only near the end
+        # (earlier, tokens spent meanwhile are replaced by new ones; the potion's value for them is its own).
+        floor = (4.0 + purses) * min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / _LIFE_HORIZON))
+    if not clock.turn_pending[p]:
+        values = [max(x, floor) for x in later] if floor else list(later)
+    else:
+        q = _TRANSMUTE_CHANCE
+        held_die = game.die_taken(p)
+        if held_die is not None:
+            q = 1.0 if DICE[game.dice_season][held_die[0]][held_die[1]].transmute else 0.1
+        rates = TRANSMUTE_RATE[game.season]
+        values = [max(floor, q * max(rates[t] + purses, later[t]) + (1.0 - q) * later[t]) for t in range(4)]
+    clock.token_values[p] = values
+    return values
+
+
+# ---------------------------------------------------------------------------- the evaluation
+
+
+def evaluate(game: Game, seat: int) -> float:
+    """Position value for ``seat``: its projected score minus the opponents' (score points)."""
+    values = _values(game, seat)
+    others = [values[q] for q in range(len(values)) if q != seat]
+    return values[seat] - _OPPONENT_WEIGHT * _blend(others)
+
+
+def margins(game: Game, seat: int) -> list[float]:
+    """Every player's projected score minus its opponents', as ``seat`` can judge it: ``seat``'s own value
+    reads its hand and libraries, every other player's reads public facts only. ``margins(g, s)[s]`` is
+    ``evaluate(g, s)``; once the game is over these are the real margins."""
+    values = _values(game, seat)
+    n = len(values)
+    return [values[p] - _OPPONENT_WEIGHT * _blend([values[q] for q in range(n) if q != p]) for p in range(n)]
+
+
+def _values(game: Game, seat: int) -> list[float]:
+    """Every player's projected final score (the real ones once the game is over)."""
+    if game.final_scores is not None:
+        return [float(x) for x in game.final_scores]
+    clock = Clock(game)
+    values = [_seat_value(game, p, clock, p == seat) for p in range(game.num_players)]
+    _pending_adjustments(game, clock, values)
+    return values
+
+
+def _blend(others: list[float]) -> float:
+    if len(others) == 1:
+        return others[0]
+    m = _OPPONENT_MEAN
+    return (1.0 - m) * max(others) + m * sum(others) / len(others)
+
+
+def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
+    """Projected final score of ``p``; ``private``: its hand and libraries may be read (it is the evaluating
+    seat), else they count by size only."""
+    n = game.num_players
+    in_play = game.in_play[p]
+    cards = clock.cards[p]
+    rounds_after = clock.rounds_after
+    tv = token_values(game, p, clock)
+    avg_tv = sum(tv) / 4.0
+    used = game.bonuses_used[p]
+    value = float(game.crystals[p]) - BONUS_PENALTIES[used]
+    value += _BONUS_LEFT * (MAX_BONUSES - used) * min(1.0, rounds_after / 4.0)
+
+    # Tokens: the best ones are kept for a good season; those in the last places of the reserve will have to
+    # make room for the next tokens soon; over the limit, only the best ones stay.
+    reserve = game.reserve[p]
+    limit = RESERVE_LIMIT_GRIMOIRE if _GRIMOIRE in cards else RESERVE_LIMIT
+    total = reserve[0] + reserve[1] + reserve[2] + reserve[3]
+    keep = limit if _POTION_OF_LIFE in cards else limit - _INFLOW_ROOM
+    held: list[tuple[float, int]] = []
+    if total:
+        for t in range(4):
+            held.extend([(tv[t], t)] * reserve[t])
+        if total > keep:
+            held.sort(reverse=True)
+            forced = _FORCED_SHARE
+            held = [(v if k < keep else v * forced, t) for k, (v, t) in enumerate(held[:limit])]
+        for v, _ in held:
+            value += v
+    # Cards waiting to be summoned, and the room for them.
+    free = game.gauge[p] - len(in_play)
+    for c in cards:
+        slots = _POTION_SLOT[c]
+        if slots:
+            free += slots
+    capacity = free + _GAUGE_PER_ROUND * rounds_after
+    # Turns not begun yet (each brings a die); the turn under way can still spend what the seat holds.
+    turns = rounds_after + (1.0 if clock.turn_pending[p] else 0.0)
+    spend = game.spendable(p)
+    energy = sum(spend) + _ENERGY_PER_ROUND * turns
+    if turns <= 0.0 and game.turn_player != p:  # no turn left: nothing more will be summoned
+        capacity = energy = 0.0
+    spare = None  # tokens not set aside for the cards waiting in hand (all of them for an opponent)
+    if private:
+        hand_value, expected_summons, spare = _waiting_cards(game, p, clock, tv, capacity, energy, turns, spend)
+    else:
+        waiting = len(game.hand[p]) + len(game.library[p][0]) + len(game.library[p][1])
+        playable = min(max(0.0, capacity), energy / _OPPONENT_CARD_ENERGY)
+        share = min(1.0, playable / waiting) if waiting else 0.0
+        per_card = share * _OPPONENT_CARD + (1.0 - share) * _HAND_FLOOR
+        hand_value = waiting * per_card + max(0.0, min(free, 3) - waiting) * _OPPONENT_SLOT
+        expected_summons = min(float(waiting), playable)
+    value += hand_value
+
+    # The transmute ability held in the turn: what transmuting the tokens worth it now would add (a token set
+    # aside for a card in hand also costs its shortage).
+    if game.can_transmute(p):
+        rates = TRANSMUTE_RATE[game.season]
+        extra = game.transmute_bonus(p)
+        free_left = list(spare) if spare is not None else [99] * 4
+        gain = 0.0
+        for v, t in sorted(held):
+            if free_left[t] > 0:
+                free_left[t] -= 1
+                gain += max(0.0, rates[t] + extra - v)
+            else:
+                gain += max(0.0, rates[t] + extra - v - _SHORTAGE)
+        for i in in_play:
+            stored = game.stored.get(i) if CARD_OF[i] == _AMULET_OF_WATER else None
+            if stored:
+                gain += sum(stored[t] * max(0.0, rates[t] + extra - tv[t]) for t in range(4))
+        value += gain if gain > 0 else _ABILITY_OPTION
+
+    # Cards in play: prestige and income, and what the position adds for some.
+    base = _base_values(n, rounds_after)
+    for i in in_play:
+        c = CARD_OF[i]
+        if c in _IN_PLAY_SPECIAL:
+            value += _in_play_value(game, p, i, c, base[c], clock, tv, avg_tv, expected_summons, n, private)
+        else:
+            value += base[c]
+
+    # What opponents' cards will take from this player.
+    return value - _threats(game, p, clock)
+
+
+_BASE_VALUES: dict[tuple[int, float], tuple[float, ...]] = {}
+
+
+def _base_values(n: int, rounds_after: float) -> tuple[float, ...]:
+    """Each card's prestige plus its income over the rounds left, by card id (per player count and rounds)."""
+    key = (n, rounds_after)
+    table = _BASE_VALUES.get(key)
+    if table is None:
+        table = _BASE_VALUES[key] = tuple(
+            PRESTIGE[c] + _INCOME[c] * rounds_after * ((n - 1) if c in _PER_OPPONENT else 1)
+            for c in range(NUM_CARDS + 1)
+        )
+    return table
+
+
+def _waiting_cards(
+    game: Game,
+    p: int,
+    clock: Clock,
+    tv: list[float],
+    capacity: float,
+    energy: float,
+    turns: float,
+    spend: list[int],
+) -> tuple[float, float, list[int]]:
+    """Value of the seat's hand and library sets: the best cards fill the room and the time there is.
+
+    Returns the value, the expected number of summons and the tokens left over once the best cards have
+    taken the tokens they need."""
+    n = game.num_players
+    cards = clock.cards
+    hands = cards[p].count(_HAND_OF_FORTUNE)
+    leech = 0
+    for q in _OPPONENTS[n][p]:
+        leech += cards[q].count(_ARCANO_LEECH)
+    items_in_play = sum(1 for c in cards[p] if IS_ITEM[c])
+    entries: list[tuple[float, float, float, int, int]] = []  # (net value, cost of waiting, gauge weight, energy, card)
+    hand = game.hand[p]
+    groups = ((hand, turns, _HAND_DELAY),)
+    lib2, lib3 = game.library[p]
+    if lib2 or lib3:
+        after2 = _AFTER_YEAR1 if clock.abs < 12 else turns
+        after3 = _AFTER_YEAR2 if clock.abs < 24 else turns
+        groups += ((lib2, min(turns, after2), _LIBRARY_DELAY), (lib3, min(turns, after3), _LIBRARY_DELAY))
+    waiting = len(hand) + len(lib2) + len(lib3)
+    cost_of, terms_of, energy_of = COST[n], _COST_TERMS[n], ENERGY_COST[n]
+    cards_in_order: list[tuple[float, int, float, float]] = []  # (net value before its tokens, card, wait, rounds)
+    for group, rounds, delay in groups:
+        for c in group:
+            price = cost_of[c][4] + leech + sum([k * tv[t] for t, k in terms_of[c]])
+            if hands and energy_of[c] > 1:
+                price -= min(hands, energy_of[c] - 1) * 2.0
+            if c in _FUTURE_SPECIAL:
+                future = _card_future(game, p, c, clock, tv, rounds, waiting)
+            elif c in _PER_OPPONENT:
+                future = _INCOME[c] * rounds * (n - 1)
+            else:
+                future = _INCOME[c] * rounds
+            if c in _SUMMON_SPECIAL:
+                gross = PRESTIGE[c] + _summon_value(game, p, c, tv, items_in_play, waiting) + future
+            else:
+                gross = PRESTIGE[c] + _SUMMON[c] + future
+            wait = delay[0] + delay[1] * max(future, 0.0) / max(rounds, 1.0)
+            cards_in_order.append((gross - price, c, wait, rounds))
+    cards_in_order.sort(reverse=True)
+    # The tokens held go to the best cards first; what a card still lacks has to be found in time.
+    left = list(spend)
+    floor = _HAND_FLOOR
+    for net, c, wait, rounds in cards_in_order:
+        short = 0
+        for t, need in terms_of[c]:
+            have = left[t]
+            use = need if need < have else have
+            left[t] = have - use
+            short += need - use
+        if hands and short and energy_of[c] > 1:
+            short = max(0, short - min(hands, energy_of[c] - 1))
+        if short > _TOKENS_PER_TURN * rounds:
+            net = floor
+        elif short:
+            # A missing token costs at least the shortage, and for a valuable card its share of the card.
+            per_token = net / energy_of[c] if energy_of[c] else 0.0
+            net -= short * max(_SHORTAGE, min(_SHORTAGE_MAX, per_token))
+        entries.append((net, wait, _GAUGE_WEIGHT[c], energy_of[c], c))
+    entries.sort(reverse=True)
+    room = capacity
+    total = 0.0
+    summons = 0.0
+    for net, wait, weight, cost, _ in entries:
+        share = min(room, 1.0, energy / cost if cost else 1.0)
+        if share <= 0.0:
+            total += floor
+            continue
+        total += share * (max(net, floor) - wait) + (1.0 - share) * floor
+        summons += share
+        room -= weight if weight > 0 else weight * share
+        energy -= cost * share
+    if room > 0:
+        total += min(room, 2.0) * _SLOT_VALUE
+    return total, summons, left
+
+
+def _summon_value(game: Game, p: int, c: int, tv: list[float], items: int, waiting: int) -> float:
+    """Value of a hand card's on-summon effect (for a potion: of its activation)."""
+    if c == _SCEPTER:
+        return 3.0 * (items + 0.5 * max(0, waiting - 1))
+    if c == _PENDANT:
+        return (items + 0.5 * max(0, waiting - 1)) * sum(tv) / 4.0
+    if c == _LEWIS:
+        best = max(sum(game.reserve[q]) for q in game.opponents(p))
+        return best * sum(tv) / 4.0
+    return _SUMMON[c]
+
+
+def _card_future(game: Game, p: int, c: int, clock: Clock, tv: list[float], rounds: float, waiting: int) -> float:
+    """Value a card adds in play over ``rounds`` rounds, for a card still in hand (rough)."""
+    n = game.num_players
+    income = _INCOME[c] * rounds * ((n - 1) if c in _PER_OPPONENT else 1)
+    if c in (_STAFF_OF_SPRING, _VASE):
+        per = 3.0 if c == _STAFF_OF_SPRING else sum(tv) / 4.0
+        return income + per * min(waiting - 1, 0.6 * rounds)
+    if c == _FIGRIM:
+        return income + 2.0 * (n - 1) * clock.season_changes * min(1.0, rounds / max(clock.rounds_after, 1.0))
+    if c == _TITUS:
+        return income + 2.0 * (n - 1) * rounds
+    if c == _HOURGLASS:
+        return income + clock.season_changes * sum(tv) / 4.0 * min(1.0, rounds / max(clock.rounds_after, 1.0))
+    if c == _WONDROUS_CHEST:
+        return income + 3.0 * rounds * _WONDROUS_SHORT
+    if c == _RAGFIELDS_HELM:
+        return income + 0.4 * _HELM_BONUS
+    if c == _SEALED_CHEST:
+        familiars = any(_IS_FAMILIAR[x] for x in clock.cards[p])
+        return income + _CHEST_IN_HAND[0 if familiars else 1] * _CHEST_BONUS
+    if c == _GLUTTON_CAULDRON:
+        return income + _CAULDRON_DONE * min(1.0, rounds / 8.0)
+    if c == _IDOL:
+        return income + rounds * 1.0
+    if c == _LANTERN:
+        return income + _LANTERN_VALUE * 3.0
+    if c == _KAIRN:
+        return income + _KAIRN_USE * (4.0 * (n - 1) - min(tv)) * rounds
+    if c == _DAMNED_SOUL:
+        return income - 5.0
+    return income
+
+
+def _in_play_value(
+    game: Game,
+    p: int,
+    i: int,
+    c: int,
+    value: float,
+    clock: Clock,
+    tv: list[float],
+    avg_tv: float,
+    expected_summons: float,
+    n: int,
+    private: bool,
+) -> float:
+    """Card instance ``i`` (card ``c``) in ``p``'s play area: its ``value`` (prestige and income) plus what the
+    position adds."""
+    if c == _AMULET_OF_WATER:
+        stored = game.stored.get(i)
+        if stored:
+            value += stored[0] * tv[0] + stored[1] * tv[1] + stored[2] * tv[2] + stored[3] * tv[3]
+    elif c == _STAFF_OF_SPRING:
+        value += 3.0 * expected_summons
+    elif c == _VASE:
+        value += avg_tv * expected_summons
+    elif c == _FIGRIM:
+        value += (n - 1) * clock.season_changes
+    elif c == _WONDROUS_CHEST:
+        full = sum(game.reserve[p]) >= 4
+        chance = _WONDROUS_FULL if full else _WONDROUS_SHORT
+        value += 3.0 * (chance + _WONDROUS_SHORT * max(0.0, clock.round_ends - 1.0))
+    elif c == _RAGFIELDS_HELM:
+        mine = len(game.in_play[p])
+        lead = mine - max(len(game.in_play[q]) for q in _OPPONENTS[n][p])
+        chance = _HELM_CHANCE[max(-2, min(2, lead)) + 2]
+        if clock.rounds_after < 1.0 and lead <= 0:
+            chance = 0.0 if lead < 0 else 0.1
+        value += chance * _HELM_BONUS
+    elif c == _HOURGLASS:
+        value += clock.season_changes * avg_tv
+    elif c == _GLUTTON_CAULDRON:
+        stored = game.stored.get(i, (0, 0, 0, 0))
+        s = sum(stored)
+        rounds = clock.rounds_after + (1.0 if clock.turn_pending[p] else 0.0)
+        chance = min(1.0, rounds / max(1.0, 7.0 - s))
+        value += chance * (_CAULDRON_DONE + s * avg_tv)
+    elif c == _TITUS:
+        value += (n - 1) * clock.round_ends
+    elif c == _IDOL:
+        familiars = sum(1 for x in clock.cards[p] if _IS_FAMILIAR[x])
+        value += familiars * clock.rounds_after
+    elif c == _SEALED_CHEST:
+        familiars = any(_IS_FAMILIAR[x] for x in clock.cards[p])
+        value += _CHEST_IN_PLAY[0 if familiars else 1] * _CHEST_BONUS
+    elif c == _DAMNED_SOUL:
+        value -= _SOUL_ROUND * min(clock.round_ends, 2.0)
+    elif c == _KAIRN:
+        value -= _KAIRN_USE * clock.rounds_after * min(tv)  # a token a use; the opponents' loss is a threat
+    elif c in POTION_SLOTS:
+        value += _potion_value(game, p, c, clock, tv, avg_tv, private)
+    return value
+
+
+def _potion_value(game: Game, p: int, c: int, clock: Clock, tv: list[float], avg_tv: float, private: bool) -> float:
+    """What a potion waiting in play is worth (its best later use, discounted); ``private`` as in _seat_value."""
+    store = _POTION_STORE
+    if c == _POTION_OF_LIFE:  # near the end the tokens held are worth 4 each (see token_values); the others count
+        if clock.rounds_after < 1.0:
+            return 0.0
+        limit = game.reserve_limit(p)
+        ramp = min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / _LIFE_HORIZON))
+        room = max(0.0, limit - ramp * sum(game.reserve[p]))
+        coming = min(room, _ENERGY_PER_ROUND * clock.rounds_after)
+        return store * coming * max(0.0, 4 + clock.cards[p].count(_PURSE_OF_IO) - avg_tv)
+    if c == _POTION_OF_KNOWLEDGE:
+        return store * 5.0 * avg_tv
+    if c == _POTION_OF_POWER:
+        return store * 4.0
+    if c == _POTION_OF_DREAMS:
+        if not private:  # an opponent's hand is hidden: a typical card for it, if it holds any
+            return store * 0.5 * _OPPONENT_CARD if game.hand[p] else 0.0
+        best = max((PRESTIGE[h] + _SUMMON[h] for h in game.hand[p]), default=0.0)
+        return store * 0.5 * best
+    return 0.0
+
+
+def _threats(game: Game, p: int, clock: Clock) -> float:
+    """Crystals the opponents' cards will take from ``p`` (Figrim, Titus, Kairn)."""
+    lost = 0.0
+    for q in _OPPONENTS[game.num_players][p]:
+        cards = clock.cards[q]
+        if _THREAT_CARDS.isdisjoint(cards):
+            continue
+        for c in cards:
+            if c == _FIGRIM:
+                lost += clock.season_changes
+            elif c == _TITUS:
+                lost += clock.round_ends
+            elif c == _KAIRN:
+                lost += _KAIRN_USE * 4.0 * clock.rounds_after
+    return min(lost, game.crystals[p] + 2.0 * clock.rounds_after)
+
+
+def _pending_adjustments(game: Game, clock: Clock, values: list[float]) -> None:
+    """Decisions still pending that the static terms do not see (tokens to gain, cards to sacrifice)."""
+    for task in clock.pending:
+        kind = task[0]
+        if kind == _GAIN_ENERGY:
+            p, count = task[1], task[2]
+            tv = token_values(game, p, clock)
+            if task[3] < 0:
+                count = min(count, max(0, game.reserve_limit(p) - sum(game.reserve[p])))
+            values[p] += count * max(tv[task[4] :])  # the types still open to it (asked in type order)
+        elif kind == _SYLLAS:
+            q = task[1]
+            if game.in_play[q]:
+                values[q] -= 2.0 + min(PRESTIGE[CARD_OF[i]] for i in game.in_play[q])
+        elif kind == _AMSUG:
+            q = task[1]
+            if any(IS_ITEM[CARD_OF[i]] for i in game.in_play[q]):
+                values[q] -= 3.0
