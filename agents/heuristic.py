@@ -228,35 +228,46 @@ def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, floa
             continue
         g = view.clone()
         g.apply(a)
+        value = None
         if kind != _GAIN_ENERGY:  # the tokens still to choose are valued as pending by the evaluation
-            _settle(g, seat)
+            g, value = _settle(g, seat)
         if in_turn and (a == A.BONUS_GAUGE or a == A.BONUS_EXCHANGE):
             # A gauge or exchange bonus is worth only the summon it makes possible now.
             values[a] = _enabled_summon_value(g, seat, legal)
-        elif in_turn and A.is_activation(a):
+            continue
+        if value is None:
+            value = evaluate(g, seat)
+        if in_turn and A.is_activation(a):
             # An activation may pay for a summon (tokens, gauge, a freed slot): look one summon further.
-            values[a] = max(evaluate(g, seat), _enabled_summon_value(g, seat, legal))
-        else:
-            values[a] = evaluate(g, seat)
+            value = max(value, _enabled_summon_value(g, seat, legal))
+        values[a] = value
     return values
 
 
-def _settle(game: Game, seat: int, budget: int = 24) -> None:
-    """Let the seat's own sub-decisions that follow an action resolve greedily (static one-ply)."""
+def _settle(game: Game, seat: int, budget: int = 24) -> tuple[Game, float | None]:
+    """Let the seat's own sub-decisions that follow an action resolve greedily (static one-ply). Returns the
+    position reached (``game`` itself or the copy in which the last choice was tried) and its evaluation when
+    that was made on the way (else ``None``)."""
+    value = None
     while budget > 0 and game.final_scores is None:
         task = game.pending_task()
         if task[1] != seat or task[0] in _BOUNDARY:
-            return
+            break
         legal = game.legal_action_list()
-        best, best_value = legal[0], float("-inf")
+        best, best_value, reached = legal[0], float("-inf"), None
         for a in legal:
             g = game.clone()
             g.apply(a)
             v = evaluate(g, seat)
             if v > best_value:
-                best, best_value = a, v
-        game.apply(best)
+                best, best_value, reached = a, v, g
+        if reached is None:
+            game.apply(best)
+            value = None
+        else:
+            game, value = reached, best_value  # the best choice is already applied to that copy
         budget -= 1
+    return game, value
 
 
 def _enabled_summon_value(game: Game, seat: int, before: Sequence[int]) -> float:
@@ -268,8 +279,8 @@ def _enabled_summon_value(game: Game, seat: int, before: Sequence[int]) -> float
         if A.is_summon(a) and a not in before:
             g = game.clone()
             g.apply(a)
-            _settle(g, seat)
-            best = max(best, evaluate(g, seat))
+            g, value = _settle(g, seat)
+            best = max(best, evaluate(g, seat) if value is None else value)
     return best
 
 

@@ -223,9 +223,50 @@ def _values(game: Game, seat: int) -> list[float]:
     if game.final_scores is not None:
         return [float(x) for x in game.final_scores]
     clock = Clock(game)
-    values = [_seat_value(game, p, clock, p == seat) for p in range(game.num_players)]
+    values = [
+        _seat_value(game, p, clock, True) if p == seat else _public_value(game, p, clock)
+        for p in range(len(clock.cards))
+    ]
     _pending_adjustments(game, clock, values)
     return values
+
+
+_PUBLIC_VALUES: dict[tuple, float] = {}
+_CACHE_LIMIT = 1 << 14  # entries of each cache (emptied when full: it serves the positions of a few decisions)
+
+
+def _public_value(game: Game, p: int, clock: Clock) -> float:
+    """``_seat_value`` of a player judged from public facts, cached by every fact it reads: the candidate
+    positions of a decision mostly differ in the deciding seat's own side only."""
+    in_play = game.in_play
+    stored = game.stored
+    library = game.library[p]
+    key = (
+        p,
+        clock.abs,
+        clock.next_start,
+        clock.in_round,
+        clock.turn_pending[p],
+        game.turn_player,
+        game.turn_flags,
+        game.rolled,
+        game.dice_season,
+        game.crystals[p],
+        game.bonuses_used[p],
+        game.reserve[p],
+        game.gauge[p],
+        tuple(in_play),
+        tuple([stored.get(i) for i in in_play[p]]) if stored else (),
+        len(game.hand[p]),
+        len(library[0]),
+        len(library[1]),
+    )
+    value = _PUBLIC_VALUES.get(key)
+    if value is None:
+        if len(_PUBLIC_VALUES) >= _CACHE_LIMIT:
+            _PUBLIC_VALUES.clear()
+        value = _PUBLIC_VALUES[key] = _seat_value(game, p, clock, False)
+    return value
 
 
 def _blend(others: list[float]) -> float:
@@ -336,38 +377,37 @@ def _base_values(n: int, rounds_after: float) -> tuple[float, ...]:
     return table
 
 
-def _waiting_cards(
-    game: Game,
-    p: int,
-    clock: Clock,
-    tv: list[float],
-    capacity: float,
-    energy: float,
-    turns: float,
-    spend: list[int],
-) -> tuple[float, float, list[int]]:
-    """Value of the seat's hand and library sets: the best cards fill the room and the time there is.
+_WAITING_ORDERS: dict[tuple, list[tuple[float, int, float, float]]] = {}
 
-    Returns the value, the expected number of summons and the tokens left over once the best cards have
-    taken the tokens they need."""
-    n = game.num_players
+
+def _waiting_order(
+    game: Game, p: int, clock: Clock, tv: list[float], turns: float, hands: int
+) -> list[tuple[float, int, float, float]]:
+    """The seat's hand and library cards, best first: ``(net value before its tokens, card, cost of waiting,
+    rounds)``. Cached by everything it reads (the candidate positions of one decision mostly share it); the
+    list returned is shared, never to be changed."""
+    hand = game.hand[p]
+    lib2, lib3 = game.library[p]
     cards = clock.cards
-    hands = cards[p].count(_HAND_OF_FORTUNE)
+    key = (p, hand, lib2, lib3, tuple(tv), turns, clock.abs, clock.rounds_after, tuple(cards))
+    if _LEWIS in hand or _LEWIS in lib2 or _LEWIS in lib3:
+        key += (tuple(game.reserve),)
+    known = _WAITING_ORDERS.get(key)
+    if known is not None:
+        return known
+    n = game.num_players
     leech = 0
     for q in _OPPONENTS[n][p]:
         leech += cards[q].count(_ARCANO_LEECH)
     items_in_play = sum(1 for c in cards[p] if IS_ITEM[c])
-    entries: list[tuple[float, float, float, int, int]] = []  # (net value, cost of waiting, gauge weight, energy, card)
-    hand = game.hand[p]
     groups = ((hand, turns, _HAND_DELAY),)
-    lib2, lib3 = game.library[p]
     if lib2 or lib3:
         after2 = _AFTER_YEAR1 if clock.abs < 12 else turns
         after3 = _AFTER_YEAR2 if clock.abs < 24 else turns
         groups += ((lib2, min(turns, after2), _LIBRARY_DELAY), (lib3, min(turns, after3), _LIBRARY_DELAY))
     waiting = len(hand) + len(lib2) + len(lib3)
     cost_of, terms_of, energy_of = COST[n], _COST_TERMS[n], ENERGY_COST[n]
-    cards_in_order: list[tuple[float, int, float, float]] = []  # (net value before its tokens, card, wait, rounds)
+    cards_in_order: list[tuple[float, int, float, float]] = []
     for group, rounds, delay in groups:
         for c in group:
             price = cost_of[c][4] + leech + sum([k * tv[t] for t, k in terms_of[c]])
@@ -386,6 +426,31 @@ def _waiting_cards(
             wait = delay[0] + delay[1] * max(future, 0.0) / max(rounds, 1.0)
             cards_in_order.append((gross - price, c, wait, rounds))
     cards_in_order.sort(reverse=True)
+    if len(_WAITING_ORDERS) >= _CACHE_LIMIT:
+        _WAITING_ORDERS.clear()
+    _WAITING_ORDERS[key] = cards_in_order
+    return cards_in_order
+
+
+def _waiting_cards(
+    game: Game,
+    p: int,
+    clock: Clock,
+    tv: list[float],
+    capacity: float,
+    energy: float,
+    turns: float,
+    spend: list[int],
+) -> tuple[float, float, list[int]]:
+    """Value of the seat's hand and library sets: the best cards fill the room and the time there is.
+
+    Returns the value, the expected number of summons and the tokens left over once the best cards have
+    taken the tokens they need."""
+    n = game.num_players
+    hands = clock.cards[p].count(_HAND_OF_FORTUNE)
+    terms_of, energy_of = _COST_TERMS[n], ENERGY_COST[n]
+    cards_in_order = _waiting_order(game, p, clock, tv, turns, hands)
+    entries: list[tuple[float, float, float, int, int]] = []  # (net value, cost of waiting, gauge weight, energy, card)
     # The tokens held go to the best cards first; what a card still lacks has to be found in time.
     left = list(spend)
     floor = _HAND_FLOOR
