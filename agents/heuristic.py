@@ -200,16 +200,20 @@ def _split_plan(hand: list[int], need2: int, need3: int, n: int) -> tuple[tuple[
     """The cards of ``hand`` for the year-2 and the year-3 sets (``need2`` and ``need3`` of them)."""
     best_plan, best_score = ((), ()), float("-inf")
     index = range(len(hand))
-    fit = [CARD_VALUES[c].split for c in hand]
+    fit_hand, fit2, fit3 = ([CARD_VALUES[c].split[year] for c in hand] for year in range(3))
+    energy_of = [ENERGY_COST[n][c] for c in hand]
+    cheap = [energy_of[k] <= 2 and COST[n][c][4] <= 3 for k, c in enumerate(hand)]
+    cost_year1, cheap_year1 = SPLIT["cost_year1"], SPLIT["cheap_year1"]
     for set2 in combinations(index, need2):
         rest = [k for k in index if k not in set2]
+        score2 = sum(map(fit2.__getitem__, set2))
         for set3 in combinations(rest, need3):
             keep = [k for k in rest if k not in set3]
-            s = sum(fit[k][1] for k in set2) + sum(fit[k][2] for k in set3) + sum(fit[k][0] for k in keep)
-            energy = sum(ENERGY_COST[n][hand[k]] for k in keep)
-            s += SPLIT["cost_year1"] * max(0, energy - 6)
-            if any(ENERGY_COST[n][hand[k]] <= 2 and COST[n][hand[k]][4] <= 3 for k in keep):
-                s += SPLIT["cheap_year1"]
+            s = score2 + sum(map(fit3.__getitem__, set3)) + sum(map(fit_hand.__getitem__, keep))
+            energy = sum(map(energy_of.__getitem__, keep))
+            s += cost_year1 * max(0, energy - 6)
+            if any(map(cheap.__getitem__, keep)):
+                s += cheap_year1
             if s > best_score:
                 best_plan, best_score = (tuple(hand[k] for k in set2), tuple(hand[k] for k in set3)), s
     return best_plan

@@ -210,8 +210,9 @@ class State:
         return [(self.first_player + k) % n for k in range(n)]
 
     def count_in_play(self, player: int, card: int) -> int:
-        lo = 2 * (card - 1)
-        return sum(1 for i in self.in_play[player] if i == lo or i == lo + 1)
+        lo = 2 * (card - 1)  # a card's two copies are instances lo and lo + 1; an instance is in play once at most
+        held = self.in_play[player]
+        return (lo in held) + (lo + 1 in held)
 
     def reserve_limit(self, player: int) -> int:
         return RESERVE_LIMIT_GRIMOIRE if self.count_in_play(player, Card.BESPELLED_GRIMOIRE) else RESERVE_LIMIT
