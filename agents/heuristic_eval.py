@@ -24,6 +24,7 @@ from seasons_env.engine.data import (
     RESERVE_LIMIT,
     RESERVE_LIMIT_GRIMOIRE,
     TRANSMUTE_RATE,
+    season_of,
 )
 
 from .values import CARDS as CARD_VALUES
@@ -126,12 +127,16 @@ _AFTER_YEAR2 = expected_rounds(END_SPACE - 24)
 
 # ---------------------------------------------------------------------------- the clock
 
+_CACHE_LIMIT = 1 << 14  # entries of each cache (emptied when full: it serves the positions of a few decisions)
+_CARDS_OF: dict[tuple[int, ...], tuple[int, ...]] = {}  # instances in play -> their card ids
+
 
 class Clock:
     """Where the game stands in time, and the facts an evaluation reads several times, read once."""
 
     __slots__ = (
         "abs",
+        "base",
         "cards",
         "in_round",
         "next_start",
@@ -145,7 +150,16 @@ class Clock:
 
     def __init__(self, game: Game) -> None:
         self.abs = a = (game.year - 1) * 12 + game.position - 1
-        self.cards = [tuple(map(CARD_OF.__getitem__, held)) for held in game.in_play]  # card ids in play, by seat
+        cards_of = _CARDS_OF
+        cards = []  # card ids in play, by seat
+        for held in game.in_play:
+            ids = cards_of.get(held)
+            if ids is None:
+                if len(cards_of) >= _CACHE_LIMIT:
+                    cards_of.clear()
+                ids = cards_of[held] = tuple(map(CARD_OF.__getitem__, held))
+            cards.append(ids)
+        self.cards = cards
         self.pending = pending_steps = game.pending_steps()
         self.token_values: list = [None] * game.num_players
         in_round = False
@@ -169,6 +183,7 @@ class Clock:
         self.rounds_after = expected_rounds(round(END_SPACE - nxt)) if nxt < END_SPACE else 0.0
         self.round_ends = self.rounds_after + (1.0 if in_round else 0.0)
         self.season_changes = max(0, 11 - a // 3) if a < END_SPACE else 0
+        self.base = _base_values(game.num_players, self.rounds_after)
 
 
 def token_values(game: Game, p: int, clock: Clock) -> list[float]:
@@ -190,10 +205,11 @@ def token_values(game: Game, p: int, clock: Clock) -> list[float]:
         values = [max(x, floor) for x in later] if floor else list(later)
     else:
         q = _TRANSMUTE_CHANCE
-        held_die = game.die_taken(p)
-        if held_die is not None:
-            q = 1.0 if DICE[game.dice_season][held_die[0]][held_die[1]].transmute else 0.1
-        rates = TRANSMUTE_RATE[game.season]
+        for d, f, o in game.rolled:  # the die the player took this round, if any (Game.die_taken)
+            if o == p:
+                q = 1.0 if DICE[game.dice_season][d][f].transmute else 0.1
+                break
+        rates = TRANSMUTE_RATE[season_of(game.position)]
         values = [max(floor, q * max(rates[t] + purses, later[t]) + (1.0 - q) * later[t]) for t in range(4)]
     clock.token_values[p] = values
     return values
@@ -205,6 +221,8 @@ def token_values(game: Game, p: int, clock: Clock) -> list[float]:
 def evaluate(game: Game, seat: int) -> float:
     """Position value for ``seat``: its projected score minus the opponents' (score points)."""
     values = _values(game, seat)
+    if len(values) == 2:  # _blend of the one opponent is its value
+        return values[seat] - _OPPONENT_WEIGHT * values[1 - seat]
     others = [values[q] for q in range(len(values)) if q != seat]
     return values[seat] - _OPPONENT_WEIGHT * _blend(others)
 
@@ -223,16 +241,14 @@ def _values(game: Game, seat: int) -> list[float]:
     if game.final_scores is not None:
         return [float(x) for x in game.final_scores]
     clock = Clock(game)
-    values = [
-        _seat_value(game, p, clock, True) if p == seat else _public_value(game, p, clock)
-        for p in range(len(clock.cards))
-    ]
+    values = []
+    for p in range(len(clock.cards)):
+        values.append(_seat_value(game, p, clock, True) if p == seat else _public_value(game, p, clock))
     _pending_adjustments(game, clock, values)
     return values
 
 
 _PUBLIC_VALUES: dict[tuple, float] = {}
-_CACHE_LIMIT = 1 << 14  # entries of each cache (emptied when full: it serves the positions of a few decisions)
 
 
 def _public_value(game: Game, p: int, clock: Clock) -> float:
@@ -295,16 +311,23 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
     limit = RESERVE_LIMIT_GRIMOIRE if _GRIMOIRE in cards else RESERVE_LIMIT
     total = reserve[0] + reserve[1] + reserve[2] + reserve[3]
     keep = limit if _POTION_OF_LIFE in cards else limit - _INFLOW_ROOM
+    transmuting = game.turn_player == p and game.can_transmute(p)
     held: list[tuple[float, int]] = []
     if total:
-        for t in range(4):
-            held.extend([(tv[t], t)] * reserve[t])
-        if total > keep:
-            held.sort(reverse=True)
-            forced = _FORCED_SHARE
-            held = [(v if k < keep else v * forced, t) for k, (v, t) in enumerate(held[:limit])]
-        for v, _ in held:
-            value += v
+        if total > keep or transmuting:
+            for t in range(4):
+                held.extend([(tv[t], t)] * reserve[t])
+            if total > keep:
+                held.sort(reverse=True)
+                forced = _FORCED_SHARE
+                held = [(v if k < keep else v * forced, t) for k, (v, t) in enumerate(held[:limit])]
+            for v, _ in held:
+                value += v
+        else:  # the same sum, in the same order, without the list
+            for t in range(4):
+                v = tv[t]
+                for _ in range(reserve[t]):
+                    value += v
     # Cards waiting to be summoned, and the room for them.
     free = game.gauge[p] - len(in_play)
     for c in cards:
@@ -314,7 +337,7 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
     capacity = free + _GAUGE_PER_ROUND * rounds_after
     # Turns not begun yet (each brings a die); the turn under way can still spend what the seat holds.
     turns = rounds_after + (1.0 if clock.turn_pending[p] else 0.0)
-    spend = game.spendable(p)
+    spend = game.spendable(p) if _AMULET_OF_WATER in cards else list(reserve)
     energy = sum(spend) + _ENERGY_PER_ROUND * turns
     if turns <= 0.0 and game.turn_player != p:  # no turn left: nothing more will be summoned
         capacity = energy = 0.0
@@ -332,7 +355,7 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
 
     # The transmute ability held in the turn: what transmuting the tokens worth it now would add (a token set
     # aside for a card in hand also costs its shortage).
-    if game.can_transmute(p):
+    if transmuting:
         rates = TRANSMUTE_RATE[game.season]
         extra = game.transmute_bonus(p)
         free_left = list(spare) if spare is not None else [99] * 4
@@ -350,7 +373,7 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
         value += gain if gain > 0 else _ABILITY_OPTION
 
     # Cards in play: prestige and income, and what the position adds for some.
-    base = _base_values(n, rounds_after)
+    base = clock.base
     for i in in_play:
         c = CARD_OF[i]
         if c in _IN_PLAY_SPECIAL:
@@ -377,15 +400,14 @@ def _base_values(n: int, rounds_after: float) -> tuple[float, ...]:
     return table
 
 
-_WAITING_ORDERS: dict[tuple, list[tuple[float, int, float, float]]] = {}
+_WAITING_ORDERS: dict[tuple, list[tuple]] = {}
 
 
-def _waiting_order(
-    game: Game, p: int, clock: Clock, tv: list[float], turns: float, hands: int
-) -> list[tuple[float, int, float, float]]:
+def _waiting_order(game: Game, p: int, clock: Clock, tv: list[float], turns: float, hands: int) -> list[tuple]:
     """The seat's hand and library cards, best first: ``(net value before its tokens, card, cost of waiting,
-    rounds)``. Cached by everything it reads (the candidate positions of one decision mostly share it); the
-    list returned is shared, never to be changed."""
+    rounds, (type, count) of its token cost, its energy cost, its gauge weight)``. Cached by everything it
+    reads (the candidate positions of one decision mostly share it); the list returned is shared, never to be
+    changed."""
     hand = game.hand[p]
     lib2, lib3 = game.library[p]
     cards = clock.cards
@@ -426,10 +448,14 @@ def _waiting_order(
             wait = delay[0] + delay[1] * max(future, 0.0) / max(rounds, 1.0)
             cards_in_order.append((gross - price, c, wait, rounds))
     cards_in_order.sort(reverse=True)
+    # What the token allocation reads of each card, along (equal for equal cards, so the order is the same).
+    order = [
+        (net, c, wait, rounds, terms_of[c], energy_of[c], _GAUGE_WEIGHT[c]) for net, c, wait, rounds in cards_in_order
+    ]
     if len(_WAITING_ORDERS) >= _CACHE_LIMIT:
         _WAITING_ORDERS.clear()
-    _WAITING_ORDERS[key] = cards_in_order
-    return cards_in_order
+    _WAITING_ORDERS[key] = order
+    return order
 
 
 def _waiting_cards(
@@ -446,30 +472,29 @@ def _waiting_cards(
 
     Returns the value, the expected number of summons and the tokens left over once the best cards have
     taken the tokens they need."""
-    n = game.num_players
     hands = clock.cards[p].count(_HAND_OF_FORTUNE)
-    terms_of, energy_of = _COST_TERMS[n], ENERGY_COST[n]
     cards_in_order = _waiting_order(game, p, clock, tv, turns, hands)
     entries: list[tuple[float, float, float, int, int]] = []  # (net value, cost of waiting, gauge weight, energy, card)
     # The tokens held go to the best cards first; what a card still lacks has to be found in time.
     left = list(spend)
     floor = _HAND_FLOOR
-    for net, c, wait, rounds in cards_in_order:
+    for net, c, wait, rounds, terms, cost, weight in cards_in_order:
         short = 0
-        for t, need in terms_of[c]:
+        for t, need in terms:
             have = left[t]
             use = need if need < have else have
             left[t] = have - use
             short += need - use
-        if hands and short and energy_of[c] > 1:
-            short = max(0, short - min(hands, energy_of[c] - 1))
-        if short > _TOKENS_PER_TURN * rounds:
-            net = floor
-        elif short:
-            # A missing token costs at least the shortage, and for a valuable card its share of the card.
-            per_token = net / energy_of[c] if energy_of[c] else 0.0
-            net -= short * max(_SHORTAGE, min(_SHORTAGE_MAX, per_token))
-        entries.append((net, wait, _GAUGE_WEIGHT[c], energy_of[c], c))
+        if short:
+            if hands and cost > 1:
+                short = max(0, short - min(hands, cost - 1))
+            if short > _TOKENS_PER_TURN * rounds:
+                net = floor
+            elif short:
+                # A missing token costs at least the shortage, and for a valuable card its share of the card.
+                per_token = net / cost if cost else 0.0
+                net -= short * max(_SHORTAGE, min(_SHORTAGE_MAX, per_token))
+        entries.append((net, wait, weight, cost, c))
     entries.sort(reverse=True)
     room = capacity
     total = 0.0
