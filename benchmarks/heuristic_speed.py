@@ -12,8 +12,9 @@ Against random, the heuristic takes seat 0 in even-seeded games and seat 1 in od
 Absolute times are noisy on a shared machine, so the run also times a fixed reference workload at its start
 and end (``copy.deepcopy`` of a 2-player mid-game ``to_dict()``, as in ``engine_speed.py``: pure Python, so
 it does not move when the engine or the heuristic get faster) and prints "per ref": heuristic decisions made
-in the time of one reference deepcopy. The run also prints a sha256 of every action played: two checkouts that
-play the same decisions print the same digest.
+in the time of one reference deepcopy. It also prints the process CPU time a decision takes ("cpu us"), which
+other processes competing for the cores disturb less than the wall clock. The run also prints a sha256 of
+every action played: two checkouts that play the same decisions print the same digest.
 
 ``--code DIR`` imports the engine and agents from the checkout ``DIR`` instead of this one; ``--compare DIR``
 runs this benchmark ``--rounds`` times on each checkout, alternating, in fresh processes, and prints the
@@ -58,15 +59,16 @@ def play(opponent: str, seed: int, clock: dict) -> list[int]:
     heuristic_seats = (0, 1) if opponent == "heuristic" else (seed % 2,)
     agents = {seat: HeuristicAgent(seed * 8 + seat) for seat in heuristic_seats}
     actions = []
-    timer = time.perf_counter
+    timer, cpu = time.perf_counter, time.process_time
     while not game.is_over:
         legal = game.legal_action_list()
         player = game.current_player
         if len(legal) == 1:
             action = legal[0]
         elif player in agents:
-            start = timer()
+            start, start_cpu = timer(), cpu()
             action = int(agents[player].act(game.determinize(player, rng), player, list(legal)))
+            clock["cpu_seconds"] += cpu() - start_cpu
             clock["seconds"] += timer() - start
             clock["decisions"] += 1
         else:
@@ -99,13 +101,15 @@ def reference_rate(seconds: float) -> float:
 
 def measure(games: int, seed: int, ref_seconds: float, profile: bool) -> dict:
     """Every figure of one run, as a dict (the ``--json`` output)."""
-    play("random", seed + 10_000, {"seconds": 0.0, "decisions": 0})  # warm-up: imports, caches, first calls
+    play(
+        "random", seed + 10_000, {"seconds": 0.0, "cpu_seconds": 0.0, "decisions": 0}
+    )  # warm-up: imports, caches, first calls
     ref_start = reference_rate(ref_seconds)
     profiler = cProfile.Profile() if profile else None
     out: dict = {"matchups": {}}
     digest = hashlib.sha256()
     for opponent in MATCHUPS:
-        clock = {"seconds": 0.0, "decisions": 0}
+        clock = {"seconds": 0.0, "cpu_seconds": 0.0, "decisions": 0}
         if profiler is not None:
             profiler.enable()
         for k in range(games):
@@ -136,11 +140,15 @@ def report(result: dict, games: int, seed: int) -> None:
     print(f"  (drift {result['reference_drift']:+.1%} from the run's start to its end)")
     print()
     print(f"2-player archmage, {games} games per opponent from seed {seed}; determinize + act per decision")
-    print(f"{'opponent':<10}  {'decisions':>9}  {'decisions/s':>11}  {'us/decision':>11}  {'per ref':>7}")
+    print(
+        f"{'opponent':<10}  {'decisions':>9}  {'decisions/s':>11}  {'us/decision':>11}  {'per ref':>7}  {'cpu us':>7}"
+    )
     for opponent, clock in result["matchups"].items():
         rate = clock["decisions"] / clock["seconds"] if clock["seconds"] else 0.0
         us = 1e6 * clock["seconds"] / clock["decisions"] if clock["decisions"] else 0.0
-        print(f"{opponent:<10}  {clock['decisions']:>9}  {fmt(rate):>11}  {fmt(us):>11}  {rate / ref:>7.2f}")
+        cpu_us = 1e6 * clock["cpu_seconds"] / clock["decisions"] if clock["decisions"] else 0.0
+        row = f"{opponent:<10}  {clock['decisions']:>9}  {fmt(rate):>11}  {fmt(us):>11}  {rate / ref:>7.3f}"
+        print(f"{row}  {fmt(cpu_us):>7}")
     print(f"actions sha256: {result['actions_sha256']}")
     if "profile" in result:
         print()
@@ -148,11 +156,12 @@ def report(result: dict, games: int, seed: int) -> None:
 
 
 def figures(result: dict) -> dict[str, float]:
-    """µs a decision and decisions per reference operation, by opponent."""
+    """µs a decision (wall clock and process CPU time) and decisions per reference operation, by opponent."""
     out = {}
     for opponent, clock in result["matchups"].items():
         rate = clock["decisions"] / clock["seconds"]
         out[f"{opponent} us/decision"] = 1e6 / rate
+        out[f"{opponent} cpu us/decision"] = 1e6 * clock["cpu_seconds"] / clock["decisions"]
         out[f"{opponent} per ref"] = rate / result["reference_per_s"]
     return out
 
@@ -170,14 +179,14 @@ def compare(other: Path, rounds: int, games: int, seed: int, ref_seconds: float)
                 print(done.stdout + done.stderr, file=sys.stderr)
                 return done.returncode
             runs[name].append(json.loads(done.stdout))
-            shown = ", ".join(f"{k} {v:,.1f}" for k, v in figures(runs[name][-1]).items())
+            shown = ", ".join(f"{k} {v:,.3g}" for k, v in figures(runs[name][-1]).items())
             print(f"round {r + 1} {name:<5} ({code}): {shown}", flush=True)
     print()
     print(f"medians over {rounds} rounds (this = {ROOT}, other = {other}):")
     for key in figures(runs["this"][0]):
         mine = statistics.median(figures(x)[key] for x in runs["this"])
         theirs = statistics.median(figures(x)[key] for x in runs["other"])
-        print(f"  {key:<24} this {mine:>10,.2f}  other {theirs:>10,.2f}  this/other {mine / theirs:.3f}")
+        print(f"  {key:<28} this {mine:>10,.3f}  other {theirs:>10,.3f}  this/other {mine / theirs:.3f}")
     same = {x["actions_sha256"] for x in runs["this"] + runs["other"]}
     print(f"same actions in every run: {'yes' if len(same) == 1 else 'NO'}")
     return 0 if len(same) == 1 else 1
