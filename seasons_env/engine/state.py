@@ -41,6 +41,10 @@ TRANSMUTE_BONUS_USED = 2
 
 #: The two physical copies of Amulet of Water: token sources 1 and 2 besides the reserve (source 0).
 AMULET_INSTANCES = (instance_of(Card.AMULET_OF_WATER, 0), instance_of(Card.AMULET_OF_WATER, 1))
+# First instances (copy 0; copy 1 is the next id) of cards read on every turn menu, as plain ints.
+_LEECH0 = instance_of(Card.ARCANO_LEECH, 0)
+_HAND_OF_FORTUNE0 = instance_of(Card.HAND_OF_FORTUNE, 0)
+_ELEMENTAL_AMULET = int(Card.ELEMENTAL_AMULET)
 ZERO4 = (0, 0, 0, 0)
 
 GAIN_ENERGY = steps.kind("gain_energy")
@@ -262,7 +266,12 @@ class State:
 
     def leech_toll(self, player: int) -> int:
         """Crystals the player must give to opponents' Arcano Leeches before summoning from hand."""
-        return sum(self.count_in_play(q, Card.ARCANO_LEECH) for q in self.opponents(player))
+        n = self.num_players
+        toll = 0
+        for k in range(1, n):
+            held = self.in_play[(player + k) % n]
+            toll += (_LEECH0 in held) + (_LEECH0 + 1 in held)
+        return toll
 
     def summonable_from_hand(self, player: int, cards: Sequence[int]) -> list[int]:
         """The cards of ``cards`` the player can summon from hand now (the reads shared by all of them once)."""
@@ -270,20 +279,24 @@ class State:
             return []
         budget = self.crystals[player] - self.leech_toll(player)
         available = self.spendable(player)
-        hands = self.count_in_play(player, Card.HAND_OF_FORTUNE)
-        held_types = sum(1 for t in range(4) if available[t])
+        held = self.in_play[player]
+        hands = (_HAND_OF_FORTUNE0 in held) + (_HAND_OF_FORTUNE0 + 1 in held)
+        held_types = 4 - available.count(0)
         n = self.num_players
         out = []
         for card in cards:
             cost = CARDS[card].cost[n]
             if budget < cost[4]:
                 continue
-            if card == Card.ELEMENTAL_AMULET:
+            if card == _ELEMENTAL_AMULET:
                 if held_types:
                     out.append(card)
                 continue
             total = cost[0] + cost[1] + cost[2] + cost[3]
-            deficit = sum(cost[t] - available[t] for t in range(4) if cost[t] > available[t])
+            deficit = 0
+            for need, have in zip(cost[:4], available, strict=True):
+                if need > have:
+                    deficit += need - have
             if deficit == 0 or deficit <= (min(hands, total - 1) if total > 1 else 0):
                 out.append(card)
         return out
