@@ -230,6 +230,9 @@ def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, floa
             # stop rather than spend.
             values[a] = evaluate(view.preview_turn_end(), seat) + 1e-6
             continue
+        if in_turn and (a == A.BONUS_GAUGE or a == A.BONUS_EXCHANGE) and not _may_enable_summon(view, seat, a, legal):
+            values[a] = float("-inf")  # what _enabled_summon_value finds once the bonus is settled
+            continue
         g = view.clone()
         g.apply(a)
         value = None
@@ -246,6 +249,18 @@ def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, floa
             value = max(value, _enabled_summon_value(g, seat, legal))
         values[a] = value
     return values
+
+
+def _may_enable_summon(view: Game, seat: int, bonus: int, legal: Sequence[int]) -> bool:
+    """Can the gauge or exchange bonus make a summon legal that is not in ``legal``? If not, it is worth
+    ``-inf`` (``_enabled_summon_value``) and need not be tried. Only the bonus's own steps follow it, and they
+    change the gauge (by one) or the reserve (an exchange) only, so a card can become summonable only if it is
+    in hand, is not summonable now, its crystal cost fits the budget, and, for an exchange, there is room."""
+    if bonus == A.BONUS_EXCHANGE and not view.has_room(seat):
+        return False
+    budget = view.crystals[seat] - view.leech_toll(seat)
+    cost = COST[view.num_players]
+    return any(A.summon_action(c) not in legal and budget >= cost[c][4] for c in view.hand[seat])
 
 
 def _settle(game: Game, seat: int, budget: int = 24) -> tuple[Game, float | None]:

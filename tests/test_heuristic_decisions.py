@@ -101,3 +101,34 @@ def test_heuristic_decisions_are_pinned(part: str) -> None:
 
 if __name__ == "__main__":
     print(json.dumps(current(), indent=4))
+
+
+def test_a_bonus_that_cannot_enable_a_summon_is_worth_minus_infinity_as_when_tried() -> None:
+    # action_values skips trying a gauge or exchange bonus that cannot make a new summon legal; trying it (the
+    # bonus applied, its steps settled, the new summons looked for) must give the same -inf.
+    from agents.heuristic import _enabled_summon_value, _may_enable_summon, _settle
+    from seasons_env.engine import actions as A
+    from seasons_env.engine import steps
+
+    turn = steps.kind("turn")
+    skipped = tried = 0
+    for n, level in ((2, "archmage"), (3, "archmage"), (4, "archmage"), (2, "magician"), (3, "magician")):
+        for seed in range(5):
+            for game in random_positions(n, level, seed, every=1):
+                task = game.pending_task()
+                if task is None or task[0] != turn:
+                    continue
+                seat, legal = task[1], game.legal_action_list()
+                for bonus in (A.BONUS_GAUGE, A.BONUS_EXCHANGE):
+                    if bonus not in legal:
+                        continue
+                    g = game.clone()
+                    g.apply(bonus)
+                    g, _ = _settle(g, seat)
+                    value = _enabled_summon_value(g, seat, legal)
+                    if _may_enable_summon(game, seat, bonus, legal):
+                        tried += 1
+                    else:
+                        skipped += 1
+                        assert value == float("-inf"), (game, bonus)
+    assert skipped > 40 and tried > 100, (skipped, tried)
