@@ -50,6 +50,8 @@ _LIBRARY = steps.kind("library_split")
 _MALICE = steps.kind("die_of_malice_window")
 _DRAW_SYMBOL = steps.kind("draw_symbol")
 _NARIA_GIVE = steps.kind("naria_give")
+_HAND_OF_FORTUNE = int(Card.HAND_OF_FORTUNE)
+_ELEMENTAL_AMULET = int(Card.ELEMENTAL_AMULET)
 
 #: Decisions the settling of a lookahead never answers: they open a new phase of the seat's play.
 _BOUNDARY = frozenset((_TURN, _CHOOSE_DIE, _DRAFT_PICK, _LIBRARY, _MALICE, _DRAW_SYMBOL))
@@ -253,14 +255,29 @@ def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, floa
 
 def _may_enable_summon(view: Game, seat: int, bonus: int, legal: Sequence[int]) -> bool:
     """Can the gauge or exchange bonus make a summon legal that is not in ``legal``? If not, it is worth
-    ``-inf`` (``_enabled_summon_value``) and need not be tried. Only the bonus's own steps follow it, and they
-    change the gauge (by one) or the reserve (an exchange) only, so a card can become summonable only if it is
-    in hand, is not summonable now, its crystal cost fits the budget, and, for an exchange, there is room."""
-    if bonus == A.BONUS_EXCHANGE and not view.has_room(seat):
+    ``-inf`` (``_enabled_summon_value``) and need not be tried. Only the bonus's own steps follow it: the gauge
+    bonus adds one slot, the exchange gives back two reserve tokens and gains two. So a new summon needs a card
+    in hand that is not summonable now and whose crystal cost fits the budget; with the gauge, a card kept out
+    by the room only; with the exchange, room, and a token deficit (``State.summonable_from_hand``) that two
+    more tokens can bring within what Hand of Fortune covers."""
+    room = view.has_room(seat)
+    if room == (bonus == A.BONUS_GAUGE):
         return False
     budget = view.crystals[seat] - view.leech_toll(seat)
     cost = COST[view.num_players]
-    return any(A.summon_action(c) not in legal and budget >= cost[c][4] for c in view.hand[seat])
+    available = view.spendable(seat)
+    hands = view.count_in_play(seat, _HAND_OF_FORTUNE)
+    for c in view.hand[seat]:
+        need = cost[c]
+        if A.summon_action(c) in legal or budget < need[4]:
+            continue
+        if bonus == A.BONUS_GAUGE or c == _ELEMENTAL_AMULET:
+            return True
+        total = need[0] + need[1] + need[2] + need[3]
+        deficit = sum(need[t] - available[t] for t in range(4) if need[t] > available[t])
+        if deficit <= (min(hands, total - 1) if total > 1 else 0) + 2:
+            return True
+    return False
 
 
 def _settle(game: Game, seat: int, budget: int = 24) -> tuple[Game, float | None]:
