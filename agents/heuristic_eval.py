@@ -220,11 +220,54 @@ def token_values(game: Game, p: int, clock: Clock) -> list[float]:
 
 def evaluate(game: Game, seat: int) -> float:
     """Position value for ``seat``: its projected score minus the opponents' (score points)."""
-    values = _values(game, seat)
+    if game.final_scores is not None:
+        values = [float(x) for x in game.final_scores]
+    else:
+        # A decision's lookahead meets some positions more than once (the same choice reached two ways, the
+        # die kept and rerolled): they are valued once, by everything the evaluation may read for ``seat``.
+        library = game.library
+        key = (
+            seat,
+            game.year,
+            game.position,
+            game.turn_player,
+            game.turn_flags,
+            game.rolled,
+            game.dice_season,
+            tuple(game.crystals),
+            tuple(game.gauge),
+            tuple(game.bonuses_used),
+            tuple(game.reserve),
+            tuple(game.in_play),
+            tuple(game.stored.items()),
+            tuple(game.stack),
+            game.hand[seat],
+            library[seat],
+            tuple([len(held) for held in game.hand]),
+            tuple([len(year2) + 100 * len(year3) for year2, year3 in library]),
+        )
+        known = _EVALUATIONS.get(key)
+        if known is not None:
+            return known
+        values = _values(game, seat)
     if len(values) == 2:  # _blend of the one opponent is its value
-        return values[seat] - _OPPONENT_WEIGHT * values[1 - seat]
-    others = [values[q] for q in range(len(values)) if q != seat]
-    return values[seat] - _OPPONENT_WEIGHT * _blend(others)
+        value = values[seat] - _OPPONENT_WEIGHT * values[1 - seat]
+    else:
+        value = values[seat] - _OPPONENT_WEIGHT * _blend([values[q] for q in range(len(values)) if q != seat])
+    if game.final_scores is None:
+        if len(_EVALUATIONS) >= _CACHE_LIMIT:
+            _EVALUATIONS.clear()
+        _EVALUATIONS[key] = value
+    return value
+
+
+_EVALUATIONS: dict[tuple, float] = {}
+
+
+def clear_caches() -> None:
+    """Forget every cached value (the values do not change: a test compares them with and without caches)."""
+    for cache in (_EVALUATIONS, _PUBLIC_VALUES, _WAITING_ORDERS, _CARDS_OF, _BASE_VALUES):
+        cache.clear()
 
 
 def margins(game: Game, seat: int) -> list[float]:

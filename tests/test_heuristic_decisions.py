@@ -132,3 +132,29 @@ def test_a_bonus_that_cannot_enable_a_summon_is_worth_minus_infinity_as_when_tri
                         skipped += 1
                         assert value == float("-inf"), (game, bonus)
     assert skipped > 40 and tried > 100, (skipped, tried)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_cached_evaluations_equal_fresh_ones(num_players: int) -> None:
+    # The evaluation caches values by the facts they read: for positions one action apart (a decision's
+    # candidates, where cached values are reused the most) a value from warm caches equals one computed afresh,
+    # for every seat, to the last bit; so does the value of a position rebuilt from its to_dict().
+    from agents.heuristic_eval import clear_caches, evaluate
+    from seasons_env import Game
+
+    checked = 0
+    for game in random_positions(num_players, "archmage", 7, every=3):
+        children = [game]
+        for action in game.legal_action_list():
+            child = game.clone()
+            child.apply(action)
+            children.append(child)
+        warm = [[repr(evaluate(child, seat)) for seat in range(num_players)] for child in children]
+        for child, values in zip(children, warm, strict=True):
+            clear_caches()
+            assert [repr(evaluate(child, seat)) for seat in range(num_players)] == values
+            checked += 1
+        clear_caches()
+        rebuilt = Game.from_dict(game.to_dict())
+        assert [repr(evaluate(rebuilt, seat)) for seat in range(num_players)] == warm[0]
+    assert checked > 200
