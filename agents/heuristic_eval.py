@@ -172,18 +172,31 @@ class Clock:
                 pending[task[1]] = True
         self.in_round = in_round
         self.turn_pending = pending
-        if in_round:
-            faces = DICE[game.dice_season]
-            untaken = [faces[d][f].pips for d, f, o in game.rolled if o < 0]
-            step = sum(untaken) / len(untaken) if untaken else 0.0
-            nxt = a + step if game.year <= 3 else END_SPACE
-        else:
-            nxt = a
-        self.next_start = nxt
-        self.rounds_after = expected_rounds(round(END_SPACE - nxt)) if nxt < END_SPACE else 0.0
-        self.round_ends = self.rounds_after + (1.0 if in_round else 0.0)
-        self.season_changes = max(0, 11 - a // 3) if a < END_SPACE else 0
-        self.base = _base_values(game.num_players, self.rounds_after)
+        key = (a, in_round, game.rolled, game.dice_season, game.num_players)
+        known = _TIMES.get(key)
+        if known is None:
+            if in_round:
+                faces = DICE[game.dice_season]
+                untaken = [faces[d][f].pips for d, f, o in game.rolled if o < 0]
+                step = sum(untaken) / len(untaken) if untaken else 0.0
+                nxt = a + step if game.year <= 3 else END_SPACE
+            else:
+                nxt = a
+            rounds_after = expected_rounds(round(END_SPACE - nxt)) if nxt < END_SPACE else 0.0
+            known = (
+                nxt,
+                rounds_after,
+                rounds_after + (1.0 if in_round else 0.0),
+                max(0, 11 - a // 3) if a < END_SPACE else 0,
+                _base_values(game.num_players, rounds_after),
+            )
+            if len(_TIMES) >= _CACHE_LIMIT:
+                _TIMES.clear()
+            _TIMES[key] = known
+        self.next_start, self.rounds_after, self.round_ends, self.season_changes, self.base = known
+
+
+_TIMES: dict[tuple, tuple] = {}  # (space, in a round, dice, dice season, players) -> the clock's time fields
 
 
 def token_values(game: Game, p: int, clock: Clock) -> list[float]:
@@ -193,6 +206,23 @@ def token_values(game: Game, p: int, clock: Clock) -> list[float]:
     if known is not None:
         return known
     cards = clock.cards[p]
+    pending = clock.turn_pending[p]
+    key = (p, cards, clock.next_start, pending, game.turn_player == p, game.rolled, game.dice_season, game.position)
+    values = _TOKEN_VALUES.get(key)
+    if values is None:
+        values = _token_values(game, p, clock, cards, pending)
+        if len(_TOKEN_VALUES) >= _CACHE_LIMIT:
+            _TOKEN_VALUES.clear()
+        _TOKEN_VALUES[key] = values
+    clock.token_values[p] = values
+    return values
+
+
+_TOKEN_VALUES: dict[tuple, list[float]] = {}
+
+
+def _token_values(game: Game, p: int, clock: Clock, cards: tuple[int, ...], pending: bool) -> list[float]:
+    """``token_values`` computed (``cards``: ``p``'s cards in play; ``pending``: its turn is still to come)."""
     purses = cards.count(_PURSE_OF_IO)
     end = _END_VALUE + _LANTERN_VALUE * cards.count(_LANTERN)
     later = continuation(purses, end, clock.next_start)
@@ -201,7 +231,7 @@ def token_values(game: Game, p: int, clock: Clock) -> list[float]:
         # Drunk at the end on a full reserve: a token held now is worth its 4 crystals only near the end
         # (earlier, tokens spent meanwhile are replaced by new ones; the potion's value for them is its own).
         floor = (4.0 + purses) * min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / _LIFE_HORIZON))
-    if not clock.turn_pending[p]:
+    if not pending:
         values = [max(x, floor) for x in later] if floor else list(later)
     else:
         q = _TRANSMUTE_CHANCE
@@ -211,7 +241,6 @@ def token_values(game: Game, p: int, clock: Clock) -> list[float]:
                 break
         rates = TRANSMUTE_RATE[season_of(game.position)]
         values = [max(floor, q * max(rates[t] + purses, later[t]) + (1.0 - q) * later[t]) for t in range(4)]
-    clock.token_values[p] = values
     return values
 
 
@@ -266,7 +295,7 @@ _EVALUATIONS: dict[tuple, float] = {}
 
 def clear_caches() -> None:
     """Forget every cached value (the values do not change: a test compares them with and without caches)."""
-    for cache in (_EVALUATIONS, _PUBLIC_VALUES, _WAITING_ORDERS, _CARDS_OF, _BASE_VALUES):
+    for cache in (_EVALUATIONS, _PUBLIC_VALUES, _WAITING_ORDERS, _CARDS_OF, _BASE_VALUES, _TIMES, _TOKEN_VALUES):
         cache.clear()
 
 
