@@ -206,15 +206,34 @@ def _split_plan(hand: list[int], need2: int, need3: int, n: int) -> tuple[tuple[
     energy_of = [ENERGY_COST[n][c] for c in hand]
     cheap = [energy_of[k] <= 2 and COST[n][c][4] <= 3 for k, c in enumerate(hand)]
     cost_year1, cheap_year1 = SPLIT["cost_year1"], SPLIT["cheap_year1"]
+    # The terms of a year-3 set and of a kept hand (a bit mask of card indexes), each computed once: a set
+    # recurs under many year-2 sets. Sums run over the cards in index order, as the plain formula's.
+    year3_terms: dict[tuple[int, ...], tuple[int, float]] = {}
+    hand_terms: dict[int, tuple[float, float, bool]] = {}
+    everything = (1 << len(hand)) - 1
     for set2 in combinations(index, need2):
         rest = [k for k in index if k not in set2]
+        rest_mask = everything ^ sum(1 << k for k in set2)
         score2 = sum(map(fit2.__getitem__, set2))
         for set3 in combinations(rest, need3):
-            keep = [k for k in rest if k not in set3]
-            s = score2 + sum(map(fit3.__getitem__, set3)) + sum(map(fit_hand.__getitem__, keep))
-            energy = sum(map(energy_of.__getitem__, keep))
-            s += cost_year1 * max(0, energy - 6)
-            if any(map(cheap.__getitem__, keep)):
+            terms3 = year3_terms.get(set3)
+            if terms3 is None:
+                terms3 = year3_terms[set3] = (sum(1 << k for k in set3), sum(map(fit3.__getitem__, set3)))
+            mask3, score3 = terms3
+            keep_mask = rest_mask ^ mask3
+            kept = hand_terms.get(keep_mask)
+            if kept is None:
+                keep = [k for k in index if keep_mask >> k & 1]
+                energy = sum(map(energy_of.__getitem__, keep))
+                kept = hand_terms[keep_mask] = (
+                    sum(map(fit_hand.__getitem__, keep)),
+                    cost_year1 * max(0, energy - 6),
+                    any(map(cheap.__getitem__, keep)),
+                )
+            score_hand, cost_term, has_cheap = kept
+            s = score2 + score3 + score_hand
+            s += cost_term
+            if has_cheap:
                 s += cheap_year1
             if s > best_score:
                 best_plan, best_score = (tuple(hand[k] for k in set2), tuple(hand[k] for k in set3)), s
