@@ -45,6 +45,8 @@ AMULET_INSTANCES = (instance_of(Card.AMULET_OF_WATER, 0), instance_of(Card.AMULE
 _LEECH0 = instance_of(Card.ARCANO_LEECH, 0)
 _HAND_OF_FORTUNE0 = instance_of(Card.HAND_OF_FORTUNE, 0)
 _ELEMENTAL_AMULET = int(Card.ELEMENTAL_AMULET)
+#: Summoning costs by player count, indexed by card id (``CARDS[card].cost[n]``).
+_COSTS = {n: (None, *(CARDS[c].cost[n] for c in range(1, len(CARDS) + 1))) for n in (2, 3, 4)}
 ZERO4 = (0, 0, 0, 0)
 
 GAIN_ENERGY = steps.kind("gain_energy")
@@ -282,10 +284,10 @@ class State:
         held = self.in_play[player]
         hands = (_HAND_OF_FORTUNE0 in held) + (_HAND_OF_FORTUNE0 + 1 in held)
         held_types = 4 - available.count(0)
-        n = self.num_players
+        costs = _COSTS[self.num_players]
         out = []
         for card in cards:
-            cost = CARDS[card].cost[n]
+            cost = costs[card]
             if budget < cost[4]:
                 continue
             if card == _ELEMENTAL_AMULET:
