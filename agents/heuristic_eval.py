@@ -127,7 +127,7 @@ _AFTER_YEAR2 = expected_rounds(END_SPACE - 24)
 
 # ---------------------------------------------------------------------------- the clock
 
-_CACHE_LIMIT = 1 << 14  # entries of each cache (emptied when full: it serves the positions of a few decisions)
+_CACHE_LIMIT = 1 << 12  # entries of each cache (emptied when full: hits come from the last few decisions)
 _CARDS_OF: dict[tuple[int, ...], tuple[int, ...]] = {}  # instances in play -> their card ids
 
 
