@@ -14,11 +14,13 @@
   best first, each taking the tokens it needs from the reserve and then filling the summoning room and the
   energy the rounds left will bring (a card never summoned costs 5); what opponents' Figrim, Titus and Kairn
   will take; minus the bonus penalty. Opponents are valued the same way from public facts (their hands by
-  size only).
+  size only). The evaluation lives in ``agents/heuristic_eval.py`` (written for speed, with caches keyed by
+  everything each cached value reads) and is re-exported here.
 * ``HeuristicAgent``: in play it tries each legal action on a clone of its view, lets its own sub-decisions
   that follow resolve greedily, and keeps the action whose position evaluates best (ending the turn is
   valued as the turn ends, before the next player's die). Where one ply is blind it looks further or uses a
-  rule: a gauge or exchange bonus is worth the summon it makes possible now, an activation is also tried
+  rule: a gauge or exchange bonus is worth the summon it makes possible now (not tried when no new summon can
+  follow it), an activation is also tried
   with the summon it pays for; the die choice applies each face to a copy, lets the next chooser answer with
   the face the die table ranks first for them (which fixes the leftover die, hence the pace) and evaluates;
   Die of Malice compares the face with the mean reroll; the draft takes the best card value under a gauge
