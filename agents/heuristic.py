@@ -15,7 +15,8 @@
   energy the rounds left will bring (a card never summoned costs 5); what opponents' Figrim, Titus and Kairn
   will take; minus the bonus penalty. Opponents are valued the same way from public facts (their hands by
   size only). The evaluation lives in ``agents/heuristic_eval.py`` (written for speed, with caches keyed by
-  everything each cached value reads) and is re-exported here.
+  everything each cached value reads; its tables and single-card values in ``agents/heuristic_cards.py``)
+  and is re-exported here.
 * ``HeuristicAgent``: in play it tries each legal action on a clone of its view, lets its own sub-decisions
   that follow resolve greedily, and keeps the action whose position evaluates best (ending the turn is
   valued as the turn ends, before the next player's die). Where one ply is blind it looks further or uses a
@@ -40,7 +41,8 @@ from seasons_env.engine import actions as A
 from seasons_env.engine.data import DICE, IS_ITEM
 
 from .base import SeededAgent
-from .heuristic_eval import COST, ENERGY_COST, evaluate, margins
+from .heuristic_cards import COST, ELEMENTAL_AMULET, ENERGY_COST, HAND_OF_FORTUNE
+from .heuristic_eval import evaluate, margins
 from .values import CARDS as CARD_VALUES
 from .values import DIE, DRAFT, DRAFT_GAUGE, SPLIT
 
@@ -52,8 +54,6 @@ _LIBRARY = steps.kind("library_split")
 _MALICE = steps.kind("die_of_malice_window")
 _DRAW_SYMBOL = steps.kind("draw_symbol")
 _NARIA_GIVE = steps.kind("naria_give")
-_HAND_OF_FORTUNE = int(Card.HAND_OF_FORTUNE)
-_ELEMENTAL_AMULET = int(Card.ELEMENTAL_AMULET)
 
 #: Decisions the settling of a lookahead never answers: they open a new phase of the seat's play.
 _BOUNDARY = frozenset((_TURN, _CHOOSE_DIE, _DRAFT_PICK, _LIBRARY, _MALICE, _DRAW_SYMBOL))
@@ -287,12 +287,12 @@ def _may_enable_summon(view: Game, seat: int, bonus: int, legal: Sequence[int]) 
     budget = view.crystals[seat] - view.leech_toll(seat)
     cost = COST[view.num_players]
     available = view.spendable(seat)
-    hands = view.count_in_play(seat, _HAND_OF_FORTUNE)
+    hands = view.count_in_play(seat, HAND_OF_FORTUNE)
     for c in view.hand[seat]:
         need = cost[c]
         if A.summon_action(c) in legal or budget < need[4]:
             continue
-        if bonus == A.BONUS_GAUGE or c == _ELEMENTAL_AMULET:
+        if bonus == A.BONUS_GAUGE or c == ELEMENTAL_AMULET:
             return True
         total = need[0] + need[1] + need[2] + need[3]
         deficit = sum(need[t] - available[t] for t in range(4) if need[t] > available[t])

@@ -1,21 +1,23 @@
 """The heuristic player's position evaluation (``agents/heuristic.py`` describes it; ``evaluate`` and
 ``margins`` are re-exported there).
 
-Written for speed (a one-ply decision evaluates a dozen positions): the cards it asks about are plain ints,
-the weights of ``values.EVAL`` module constants, per-card facts tuples indexed by card id, and the facts one
-evaluation reads several times (cards in play by seat, pending steps, token values) are read once into a
-``_Clock``. Every float is computed with the same operations in the same order as the plain formulas, so the
-values are the same to the last bit (``tests/test_heuristic_decisions.py`` pins them).
+Written for speed (a one-ply decision evaluates about eight positions, most of them alike): the tables it
+reads are in ``agents/heuristic_cards.py`` (with the values of single cards), the facts one evaluation reads
+several times (cards in play by seat, pending steps, the time left, token values) are read once into a
+``Clock``, and the values a decision's candidate positions share are cached, each by every fact it reads: a
+whole evaluation, an opponent's public value, the order of the seat's waiting cards, token values and the
+clock's time fields (``clear_caches`` empties them). Every float is computed with the same operations in the
+same order as the plain formulas, so the values are the same to the last bit (``tests/test_heuristic_decisions.py``
+pins them, and compares values from warm caches with fresh ones).
 """
 
 from __future__ import annotations
 
 from seasons_env import Game
-from seasons_env.engine import Card, steps
+from seasons_env.engine import steps
 from seasons_env.engine.data import (
     BONUS_PENALTIES,
     CARD_OF,
-    CARDS,
     DICE,
     IS_ITEM,
     MAX_BONUSES,
@@ -27,8 +29,55 @@ from seasons_env.engine.data import (
     season_of,
 )
 
-from .values import CARDS as CARD_VALUES
-from .values import END_SPACE, EVAL, TOKENS, continuation, expected_rounds
+from .heuristic_cards import (
+    ABILITY_OPTION,
+    AMULET_OF_WATER,
+    ARCANO_LEECH,
+    BONUS_LEFT,
+    COST,
+    COST_TERMS,
+    END_VALUE,
+    ENERGY_COST,
+    ENERGY_PER_ROUND,
+    FORCED_SHARE,
+    FUTURE_SPECIAL,
+    GAUGE_PER_ROUND,
+    GAUGE_WEIGHT,
+    GRIMOIRE,
+    HAND_DELAY,
+    HAND_FLOOR,
+    HAND_OF_FORTUNE,
+    IN_PLAY_SPECIAL,
+    INCOME,
+    INFLOW_ROOM,
+    LANTERN,
+    LANTERN_VALUE,
+    LEWIS,
+    LIBRARY_DELAY,
+    LIFE_HORIZON,
+    OPPONENT_CARD,
+    OPPONENT_CARD_ENERGY,
+    OPPONENT_MEAN,
+    OPPONENT_SLOT,
+    OPPONENT_WEIGHT,
+    OPPONENTS,
+    PER_OPPONENT,
+    POTION_OF_LIFE,
+    POTION_SLOT,
+    PURSE_OF_IO,
+    SHORTAGE,
+    SHORTAGE_MAX,
+    SLOT_VALUE,
+    SUMMON,
+    SUMMON_SPECIAL,
+    TOKENS_PER_TURN,
+    TRANSMUTE_CHANCE,
+    card_future,
+    in_play_value,
+    summon_value,
+    threats,
+)
+from .values import END_SPACE, continuation, expected_rounds
 
 _MOVE_MARKER = steps.kind("move_marker")
 _TURN_START = steps.kind("turn_start")
@@ -36,91 +85,6 @@ _GAIN_ENERGY = steps.kind("gain_energy")
 _SYLLAS = steps.kind("syllas_sacrifice")
 _AMSUG = steps.kind("amsug_return")
 
-# Card ids as plain ints (reading an IntEnum member costs several times a global).
-_AMULET_OF_WATER = int(Card.AMULET_OF_WATER)
-_STAFF_OF_SPRING = int(Card.STAFF_OF_SPRING)
-_PURSE_OF_IO = int(Card.PURSE_OF_IO)
-_FIGRIM = int(Card.FIGRIM_THE_AVARICIOUS)
-_WONDROUS_CHEST = int(Card.WONDROUS_CHEST)
-_KAIRN = int(Card.KAIRN_THE_DESTROYER)
-_GRIMOIRE = int(Card.BESPELLED_GRIMOIRE)
-_RAGFIELDS_HELM = int(Card.RAGFIELDS_HELM)
-_HAND_OF_FORTUNE = int(Card.HAND_OF_FORTUNE)
-_LEWIS = int(Card.LEWIS_GREYFACE)
-_POTION_OF_POWER = int(Card.POTION_OF_POWER)
-_POTION_OF_DREAMS = int(Card.POTION_OF_DREAMS)
-_POTION_OF_KNOWLEDGE = int(Card.POTION_OF_KNOWLEDGE)
-_POTION_OF_LIFE = int(Card.POTION_OF_LIFE)
-_HOURGLASS = int(Card.HOURGLASS_OF_TIME)
-_SCEPTER = int(Card.SCEPTER_OF_GREATNESS)
-_VASE = int(Card.YJANGS_FORGOTTEN_VASE)
-_ARCANO_LEECH = int(Card.ARCANO_LEECH)
-_GLUTTON_CAULDRON = int(Card.GLUTTON_CAULDRON)
-_TITUS = int(Card.TITUS_DEEPGAZE)
-_THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
-_IDOL = int(Card.IDOL_OF_THE_FAMILIAR)
-_LANTERN = int(Card.LANTERN_OF_XIDIT)
-_SEALED_CHEST = int(Card.SEALED_CHEST_OF_URM)
-_PENDANT = int(Card.PENDANT_OF_RAGNOR)
-_DAMNED_SOUL = int(Card.DAMNED_SOUL_OF_ONYS)
-
-POTION_SLOTS = {_POTION_OF_POWER: 3.0, _POTION_OF_DREAMS: 1.0, _POTION_OF_KNOWLEDGE: 1.0, _POTION_OF_LIFE: 1.0}
-_POTION_SLOT = tuple(POTION_SLOTS.get(c, 0.0) for c in range(NUM_CARDS + 1))
-_INCOME = tuple([0.0] + [CARD_VALUES[c].income for c in range(1, NUM_CARDS + 1)])
-_SUMMON = tuple([0.0] + [CARD_VALUES[c].summon for c in range(1, NUM_CARDS + 1)])
-_GAUGE_WEIGHT = tuple([0.0] + [CARD_VALUES[c].gauge for c in range(1, NUM_CARDS + 1)])
-_PER_OPPONENT = frozenset((_ARCANO_LEECH, _THIEVING_FAIRIES))
-COST = {n: tuple([(0, 0, 0, 0, 0)] + [CARDS[c].cost[n] for c in range(1, NUM_CARDS + 1)]) for n in (2, 3, 4)}
-ENERGY_COST = {n: tuple(sum(cost[:4]) for cost in COST[n]) for n in (2, 3, 4)}
-# (type, count) of the tokens a card costs, the types it needs only, in type order.
-_COST_TERMS = {n: tuple(tuple((t, k) for t, k in enumerate(cost[:4]) if k) for cost in COST[n]) for n in (2, 3, 4)}
-_OPPONENTS = {n: tuple(tuple((p + k) % n for k in range(1, n)) for p in range(n)) for n in (2, 3, 4)}
-_IS_FAMILIAR = tuple(not item for item in IS_ITEM)
-# Cards whose value in play or in hand is computed from the position (the others: prestige, income, summon).
-_IN_PLAY_SPECIAL = frozenset(
-    {_AMULET_OF_WATER, _STAFF_OF_SPRING, _VASE, _FIGRIM, _WONDROUS_CHEST, _RAGFIELDS_HELM, _HOURGLASS}
-    | {_GLUTTON_CAULDRON, _TITUS, _IDOL, _SEALED_CHEST, _DAMNED_SOUL, _KAIRN, *POTION_SLOTS}
-)
-_FUTURE_SPECIAL = frozenset(
-    {_STAFF_OF_SPRING, _VASE, _FIGRIM, _TITUS, _HOURGLASS, _WONDROUS_CHEST, _RAGFIELDS_HELM, _SEALED_CHEST}
-    | {_GLUTTON_CAULDRON, _IDOL, _LANTERN, _KAIRN, _DAMNED_SOUL}
-)
-_SUMMON_SPECIAL = frozenset((_SCEPTER, _PENDANT, _LEWIS))
-_THREAT_CARDS = frozenset((_FIGRIM, _TITUS, _KAIRN))
-
-_OPPONENT_WEIGHT = EVAL["opponent_weight"]
-_OPPONENT_MEAN = EVAL["opponent_mean"]
-_GAUGE_PER_ROUND = EVAL["gauge_per_round"]
-_TOKENS_PER_TURN = EVAL["tokens_per_turn"]
-_ENERGY_PER_ROUND = EVAL["energy_per_round"]
-_OPPONENT_CARD_ENERGY = EVAL["opponent_card_energy"]
-_HAND_DELAY = EVAL["hand_delay"]
-_LIBRARY_DELAY = EVAL["library_delay"]
-_HAND_FLOOR = EVAL["hand_floor"]
-_SLOT_VALUE = EVAL["slot_value"]
-_OPPONENT_CARD = EVAL["opponent_card"]
-_OPPONENT_SLOT = EVAL["opponent_slot"]
-_LIFE_HORIZON = EVAL["life_horizon"]
-_POTION_STORE = EVAL["potion_store"]
-_CAULDRON_DONE = EVAL["cauldron_done"]
-_HELM_BONUS = EVAL["helm_bonus"]
-_HELM_CHANCE = EVAL["helm_chance_by_lead"]
-_CHEST_BONUS = EVAL["chest_bonus"]
-_CHEST_IN_PLAY = EVAL["chest_chance_in_play"]
-_CHEST_IN_HAND = EVAL["chest_chance_in_hand"]
-_WONDROUS_FULL = EVAL["wondrous_chest_full"]
-_WONDROUS_SHORT = EVAL["wondrous_chest_short"]
-_SOUL_ROUND = EVAL["soul_round"]
-_ABILITY_OPTION = EVAL["ability_option"]
-_BONUS_LEFT = EVAL["bonus_left"]
-_INFLOW_ROOM = EVAL["inflow_room"]
-_FORCED_SHARE = EVAL["forced_share"]
-_KAIRN_USE = EVAL["kairn_use"]
-_TRANSMUTE_CHANCE = TOKENS["transmute_chance"]
-_END_VALUE = TOKENS["end_value"]
-_LANTERN_VALUE = TOKENS["lantern"]
-_SHORTAGE = TOKENS["shortage"]
-_SHORTAGE_MAX = TOKENS["shortage_max"]
 _AFTER_YEAR1 = expected_rounds(END_SPACE - 12)  # rounds once the year-2 library set is in hand
 _AFTER_YEAR2 = expected_rounds(END_SPACE - 24)
 
@@ -223,18 +187,18 @@ _TOKEN_VALUES: dict[tuple, list[float]] = {}
 
 def _token_values(game: Game, p: int, clock: Clock, cards: tuple[int, ...], pending: bool) -> list[float]:
     """``token_values`` computed (``cards``: ``p``'s cards in play; ``pending``: its turn is still to come)."""
-    purses = cards.count(_PURSE_OF_IO)
-    end = _END_VALUE + _LANTERN_VALUE * cards.count(_LANTERN)
+    purses = cards.count(PURSE_OF_IO)
+    end = END_VALUE + LANTERN_VALUE * cards.count(LANTERN)
     later = continuation(purses, end, clock.next_start)
     floor = 0.0
-    if _POTION_OF_LIFE in cards and (clock.rounds_after > 0 or clock.turn_pending[p] or game.turn_player == p):
+    if POTION_OF_LIFE in cards and (clock.rounds_after > 0 or clock.turn_pending[p] or game.turn_player == p):
         # Drunk at the end on a full reserve: a token held now is worth its 4 crystals only near the end
         # (earlier, tokens spent meanwhile are replaced by new ones; the potion's value for them is its own).
-        floor = (4.0 + purses) * min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / _LIFE_HORIZON))
+        floor = (4.0 + purses) * min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / LIFE_HORIZON))
     if not pending:
         values = [max(x, floor) for x in later] if floor else list(later)
     else:
-        q = _TRANSMUTE_CHANCE
+        q = TRANSMUTE_CHANCE
         for d, f, o in game.rolled:  # the die the player took this round, if any (Game.die_taken)
             if o == p:
                 q = 1.0 if DICE[game.dice_season][d][f].transmute else 0.1
@@ -280,9 +244,9 @@ def evaluate(game: Game, seat: int) -> float:
             return known
         values = _values(game, seat)
     if len(values) == 2:  # _blend of the one opponent is its value
-        value = values[seat] - _OPPONENT_WEIGHT * values[1 - seat]
+        value = values[seat] - OPPONENT_WEIGHT * values[1 - seat]
     else:
-        value = values[seat] - _OPPONENT_WEIGHT * _blend([values[q] for q in range(len(values)) if q != seat])
+        value = values[seat] - OPPONENT_WEIGHT * _blend([values[q] for q in range(len(values)) if q != seat])
     if game.final_scores is None:
         if len(_EVALUATIONS) >= _CACHE_LIMIT:
             _EVALUATIONS.clear()
@@ -305,7 +269,7 @@ def margins(game: Game, seat: int) -> list[float]:
     ``evaluate(g, s)``; once the game is over these are the real margins."""
     values = _values(game, seat)
     n = len(values)
-    return [values[p] - _OPPONENT_WEIGHT * _blend([values[q] for q in range(n) if q != p]) for p in range(n)]
+    return [values[p] - OPPONENT_WEIGHT * _blend([values[q] for q in range(n) if q != p]) for p in range(n)]
 
 
 def _values(game: Game, seat: int) -> list[float]:
@@ -360,7 +324,7 @@ def _public_value(game: Game, p: int, clock: Clock) -> float:
 def _blend(others: list[float]) -> float:
     if len(others) == 1:
         return others[0]
-    m = _OPPONENT_MEAN
+    m = OPPONENT_MEAN
     return (1.0 - m) * max(others) + m * sum(others) / len(others)
 
 
@@ -375,14 +339,14 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
     avg_tv = sum(tv) / 4.0
     used = game.bonuses_used[p]
     value = float(game.crystals[p]) - BONUS_PENALTIES[used]
-    value += _BONUS_LEFT * (MAX_BONUSES - used) * min(1.0, rounds_after / 4.0)
+    value += BONUS_LEFT * (MAX_BONUSES - used) * min(1.0, rounds_after / 4.0)
 
     # Tokens: the best ones are kept for a good season; those in the last places of the reserve will have to
     # make room for the next tokens soon; over the limit, only the best ones stay.
     reserve = game.reserve[p]
-    limit = RESERVE_LIMIT_GRIMOIRE if _GRIMOIRE in cards else RESERVE_LIMIT
+    limit = RESERVE_LIMIT_GRIMOIRE if GRIMOIRE in cards else RESERVE_LIMIT
     total = reserve[0] + reserve[1] + reserve[2] + reserve[3]
-    keep = limit if _POTION_OF_LIFE in cards else limit - _INFLOW_ROOM
+    keep = limit if POTION_OF_LIFE in cards else limit - INFLOW_ROOM
     transmuting = game.turn_player == p and game.can_transmute(p)
     held: list[tuple[float, int]] = []
     if total:
@@ -391,7 +355,7 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
                 held.extend([(tv[t], t)] * reserve[t])
             if total > keep:
                 held.sort(reverse=True)
-                forced = _FORCED_SHARE
+                forced = FORCED_SHARE
                 held = [(v if k < keep else v * forced, t) for k, (v, t) in enumerate(held[:limit])]
             for v, _ in held:
                 value += v
@@ -403,14 +367,14 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
     # Cards waiting to be summoned, and the room for them.
     free = game.gauge[p] - len(in_play)
     for c in cards:
-        slots = _POTION_SLOT[c]
+        slots = POTION_SLOT[c]
         if slots:
             free += slots
-    capacity = free + _GAUGE_PER_ROUND * rounds_after
+    capacity = free + GAUGE_PER_ROUND * rounds_after
     # Turns not begun yet (each brings a die); the turn under way can still spend what the seat holds.
     turns = rounds_after + (1.0 if clock.turn_pending[p] else 0.0)
-    spend = game.spendable(p) if _AMULET_OF_WATER in cards else list(reserve)
-    energy = sum(spend) + _ENERGY_PER_ROUND * turns
+    spend = game.spendable(p) if AMULET_OF_WATER in cards else list(reserve)
+    energy = sum(spend) + ENERGY_PER_ROUND * turns
     if turns <= 0.0 and game.turn_player != p:  # no turn left: nothing more will be summoned
         capacity = energy = 0.0
     spare = None  # tokens not set aside for the cards waiting in hand (all of them for an opponent)
@@ -418,10 +382,10 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
         hand_value, expected_summons, spare = _waiting_cards(game, p, clock, tv, capacity, energy, turns, spend)
     else:
         waiting = len(game.hand[p]) + len(game.library[p][0]) + len(game.library[p][1])
-        playable = min(max(0.0, capacity), energy / _OPPONENT_CARD_ENERGY)
+        playable = min(max(0.0, capacity), energy / OPPONENT_CARD_ENERGY)
         share = min(1.0, playable / waiting) if waiting else 0.0
-        per_card = share * _OPPONENT_CARD + (1.0 - share) * _HAND_FLOOR
-        hand_value = waiting * per_card + max(0.0, min(free, 3) - waiting) * _OPPONENT_SLOT
+        per_card = share * OPPONENT_CARD + (1.0 - share) * HAND_FLOOR
+        hand_value = waiting * per_card + max(0.0, min(free, 3) - waiting) * OPPONENT_SLOT
         expected_summons = min(float(waiting), playable)
     value += hand_value
 
@@ -437,24 +401,24 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
                 free_left[t] -= 1
                 gain += max(0.0, rates[t] + extra - v)
             else:
-                gain += max(0.0, rates[t] + extra - v - _SHORTAGE)
+                gain += max(0.0, rates[t] + extra - v - SHORTAGE)
         for i in in_play:
-            stored = game.stored.get(i) if CARD_OF[i] == _AMULET_OF_WATER else None
+            stored = game.stored.get(i) if CARD_OF[i] == AMULET_OF_WATER else None
             if stored:
                 gain += sum(stored[t] * max(0.0, rates[t] + extra - tv[t]) for t in range(4))
-        value += gain if gain > 0 else _ABILITY_OPTION
+        value += gain if gain > 0 else ABILITY_OPTION
 
     # Cards in play: prestige and income, and what the position adds for some.
     base = clock.base
     for i in in_play:
         c = CARD_OF[i]
-        if c in _IN_PLAY_SPECIAL:
-            value += _in_play_value(game, p, i, c, base[c], clock, tv, avg_tv, expected_summons, n, private)
+        if c in IN_PLAY_SPECIAL:
+            value += in_play_value(game, p, i, c, base[c], clock, tv, avg_tv, expected_summons, n, private)
         else:
             value += base[c]
 
     # What opponents' cards will take from this player.
-    return value - _threats(game, p, clock)
+    return value - threats(game, p, clock)
 
 
 _BASE_VALUES: dict[tuple[int, float], tuple[float, ...]] = {}
@@ -466,8 +430,7 @@ def _base_values(n: int, rounds_after: float) -> tuple[float, ...]:
     table = _BASE_VALUES.get(key)
     if table is None:
         table = _BASE_VALUES[key] = tuple(
-            PRESTIGE[c] + _INCOME[c] * rounds_after * ((n - 1) if c in _PER_OPPONENT else 1)
-            for c in range(NUM_CARDS + 1)
+            PRESTIGE[c] + INCOME[c] * rounds_after * ((n - 1) if c in PER_OPPONENT else 1) for c in range(NUM_CARDS + 1)
         )
     return table
 
@@ -484,45 +447,45 @@ def _waiting_order(game: Game, p: int, clock: Clock, tv: list[float], turns: flo
     lib2, lib3 = game.library[p]
     cards = clock.cards
     key = (p, hand, lib2, lib3, tuple(tv), turns, clock.abs, clock.rounds_after, tuple(cards))
-    if _LEWIS in hand or _LEWIS in lib2 or _LEWIS in lib3:
+    if LEWIS in hand or LEWIS in lib2 or LEWIS in lib3:
         key += (tuple(game.reserve),)
     known = _WAITING_ORDERS.get(key)
     if known is not None:
         return known
     n = game.num_players
     leech = 0
-    for q in _OPPONENTS[n][p]:
-        leech += cards[q].count(_ARCANO_LEECH)
+    for q in OPPONENTS[n][p]:
+        leech += cards[q].count(ARCANO_LEECH)
     items_in_play = sum(1 for c in cards[p] if IS_ITEM[c])
-    groups = ((hand, turns, _HAND_DELAY),)
+    groups = ((hand, turns, HAND_DELAY),)
     if lib2 or lib3:
         after2 = _AFTER_YEAR1 if clock.abs < 12 else turns
         after3 = _AFTER_YEAR2 if clock.abs < 24 else turns
-        groups += ((lib2, min(turns, after2), _LIBRARY_DELAY), (lib3, min(turns, after3), _LIBRARY_DELAY))
+        groups += ((lib2, min(turns, after2), LIBRARY_DELAY), (lib3, min(turns, after3), LIBRARY_DELAY))
     waiting = len(hand) + len(lib2) + len(lib3)
-    cost_of, terms_of, energy_of = COST[n], _COST_TERMS[n], ENERGY_COST[n]
+    cost_of, terms_of, energy_of = COST[n], COST_TERMS[n], ENERGY_COST[n]
     cards_in_order: list[tuple[float, int, float, float]] = []
     for group, rounds, delay in groups:
         for c in group:
             price = cost_of[c][4] + leech + sum([k * tv[t] for t, k in terms_of[c]])
             if hands and energy_of[c] > 1:
                 price -= min(hands, energy_of[c] - 1) * 2.0
-            if c in _FUTURE_SPECIAL:
-                future = _card_future(game, p, c, clock, tv, rounds, waiting)
-            elif c in _PER_OPPONENT:
-                future = _INCOME[c] * rounds * (n - 1)
+            if c in FUTURE_SPECIAL:
+                future = card_future(game, p, c, clock, tv, rounds, waiting)
+            elif c in PER_OPPONENT:
+                future = INCOME[c] * rounds * (n - 1)
             else:
-                future = _INCOME[c] * rounds
-            if c in _SUMMON_SPECIAL:
-                gross = PRESTIGE[c] + _summon_value(game, p, c, tv, items_in_play, waiting) + future
+                future = INCOME[c] * rounds
+            if c in SUMMON_SPECIAL:
+                gross = PRESTIGE[c] + summon_value(game, p, c, tv, items_in_play, waiting) + future
             else:
-                gross = PRESTIGE[c] + _SUMMON[c] + future
+                gross = PRESTIGE[c] + SUMMON[c] + future
             wait = delay[0] + delay[1] * max(future, 0.0) / max(rounds, 1.0)
             cards_in_order.append((gross - price, c, wait, rounds))
     cards_in_order.sort(reverse=True)
     # What the token allocation reads of each card, along (equal for equal cards, so the order is the same).
     order = [
-        (net, c, wait, rounds, terms_of[c], energy_of[c], _GAUGE_WEIGHT[c]) for net, c, wait, rounds in cards_in_order
+        (net, c, wait, rounds, terms_of[c], energy_of[c], GAUGE_WEIGHT[c]) for net, c, wait, rounds in cards_in_order
     ]
     if len(_WAITING_ORDERS) >= _CACHE_LIMIT:
         _WAITING_ORDERS.clear()
@@ -544,12 +507,12 @@ def _waiting_cards(
 
     Returns the value, the expected number of summons and the tokens left over once the best cards have
     taken the tokens they need."""
-    hands = clock.cards[p].count(_HAND_OF_FORTUNE)
+    hands = clock.cards[p].count(HAND_OF_FORTUNE)
     cards_in_order = _waiting_order(game, p, clock, tv, turns, hands)
     entries: list[tuple[float, float, float, int, int]] = []  # (net value, cost of waiting, gauge weight, energy, card)
     # The tokens held go to the best cards first; what a card still lacks has to be found in time.
     left = list(spend)
-    floor = _HAND_FLOOR
+    floor = HAND_FLOOR
     for net, c, wait, rounds, terms, cost, weight in cards_in_order:
         short = 0
         for t, need in terms:
@@ -560,12 +523,12 @@ def _waiting_cards(
         if short:
             if hands and cost > 1:
                 short = max(0, short - min(hands, cost - 1))
-            if short > _TOKENS_PER_TURN * rounds:
+            if short > TOKENS_PER_TURN * rounds:
                 net = floor
             elif short:
                 # A missing token costs at least the shortage, and for a valuable card its share of the card.
                 per_token = net / cost if cost else 0.0
-                net -= short * max(_SHORTAGE, min(_SHORTAGE_MAX, per_token))
+                net -= short * max(SHORTAGE, min(SHORTAGE_MAX, per_token))
         entries.append((net, wait, weight, cost, c))
     entries.sort(reverse=True)
     room = capacity
@@ -581,154 +544,8 @@ def _waiting_cards(
         room -= weight if weight > 0 else weight * share
         energy -= cost * share
     if room > 0:
-        total += min(room, 2.0) * _SLOT_VALUE
+        total += min(room, 2.0) * SLOT_VALUE
     return total, summons, left
-
-
-def _summon_value(game: Game, p: int, c: int, tv: list[float], items: int, waiting: int) -> float:
-    """Value of a hand card's on-summon effect (for a potion: of its activation)."""
-    if c == _SCEPTER:
-        return 3.0 * (items + 0.5 * max(0, waiting - 1))
-    if c == _PENDANT:
-        return (items + 0.5 * max(0, waiting - 1)) * sum(tv) / 4.0
-    if c == _LEWIS:
-        best = max(sum(game.reserve[q]) for q in game.opponents(p))
-        return best * sum(tv) / 4.0
-    return _SUMMON[c]
-
-
-def _card_future(game: Game, p: int, c: int, clock: Clock, tv: list[float], rounds: float, waiting: int) -> float:
-    """Value a card adds in play over ``rounds`` rounds, for a card still in hand (rough)."""
-    n = game.num_players
-    income = _INCOME[c] * rounds * ((n - 1) if c in _PER_OPPONENT else 1)
-    if c in (_STAFF_OF_SPRING, _VASE):
-        per = 3.0 if c == _STAFF_OF_SPRING else sum(tv) / 4.0
-        return income + per * min(waiting - 1, 0.6 * rounds)
-    if c == _FIGRIM:
-        return income + 2.0 * (n - 1) * clock.season_changes * min(1.0, rounds / max(clock.rounds_after, 1.0))
-    if c == _TITUS:
-        return income + 2.0 * (n - 1) * rounds
-    if c == _HOURGLASS:
-        return income + clock.season_changes * sum(tv) / 4.0 * min(1.0, rounds / max(clock.rounds_after, 1.0))
-    if c == _WONDROUS_CHEST:
-        return income + 3.0 * rounds * _WONDROUS_SHORT
-    if c == _RAGFIELDS_HELM:
-        return income + 0.4 * _HELM_BONUS
-    if c == _SEALED_CHEST:
-        familiars = any(_IS_FAMILIAR[x] for x in clock.cards[p])
-        return income + _CHEST_IN_HAND[0 if familiars else 1] * _CHEST_BONUS
-    if c == _GLUTTON_CAULDRON:
-        return income + _CAULDRON_DONE * min(1.0, rounds / 8.0)
-    if c == _IDOL:
-        return income + rounds * 1.0
-    if c == _LANTERN:
-        return income + _LANTERN_VALUE * 3.0
-    if c == _KAIRN:
-        return income + _KAIRN_USE * (4.0 * (n - 1) - min(tv)) * rounds
-    if c == _DAMNED_SOUL:
-        return income - 5.0
-    return income
-
-
-def _in_play_value(
-    game: Game,
-    p: int,
-    i: int,
-    c: int,
-    value: float,
-    clock: Clock,
-    tv: list[float],
-    avg_tv: float,
-    expected_summons: float,
-    n: int,
-    private: bool,
-) -> float:
-    """Card instance ``i`` (card ``c``) in ``p``'s play area: its ``value`` (prestige and income) plus what the
-    position adds."""
-    if c == _AMULET_OF_WATER:
-        stored = game.stored.get(i)
-        if stored:
-            value += stored[0] * tv[0] + stored[1] * tv[1] + stored[2] * tv[2] + stored[3] * tv[3]
-    elif c == _STAFF_OF_SPRING:
-        value += 3.0 * expected_summons
-    elif c == _VASE:
-        value += avg_tv * expected_summons
-    elif c == _FIGRIM:
-        value += (n - 1) * clock.season_changes
-    elif c == _WONDROUS_CHEST:
-        full = sum(game.reserve[p]) >= 4
-        chance = _WONDROUS_FULL if full else _WONDROUS_SHORT
-        value += 3.0 * (chance + _WONDROUS_SHORT * max(0.0, clock.round_ends - 1.0))
-    elif c == _RAGFIELDS_HELM:
-        mine = len(game.in_play[p])
-        lead = mine - max(len(game.in_play[q]) for q in _OPPONENTS[n][p])
-        chance = _HELM_CHANCE[max(-2, min(2, lead)) + 2]
-        if clock.rounds_after < 1.0 and lead <= 0:
-            chance = 0.0 if lead < 0 else 0.1
-        value += chance * _HELM_BONUS
-    elif c == _HOURGLASS:
-        value += clock.season_changes * avg_tv
-    elif c == _GLUTTON_CAULDRON:
-        stored = game.stored.get(i, (0, 0, 0, 0))
-        s = sum(stored)
-        rounds = clock.rounds_after + (1.0 if clock.turn_pending[p] else 0.0)
-        chance = min(1.0, rounds / max(1.0, 7.0 - s))
-        value += chance * (_CAULDRON_DONE + s * avg_tv)
-    elif c == _TITUS:
-        value += (n - 1) * clock.round_ends
-    elif c == _IDOL:
-        familiars = sum(1 for x in clock.cards[p] if _IS_FAMILIAR[x])
-        value += familiars * clock.rounds_after
-    elif c == _SEALED_CHEST:
-        familiars = any(_IS_FAMILIAR[x] for x in clock.cards[p])
-        value += _CHEST_IN_PLAY[0 if familiars else 1] * _CHEST_BONUS
-    elif c == _DAMNED_SOUL:
-        value -= _SOUL_ROUND * min(clock.round_ends, 2.0)
-    elif c == _KAIRN:
-        value -= _KAIRN_USE * clock.rounds_after * min(tv)  # a token a use; the opponents' loss is a threat
-    elif c in POTION_SLOTS:
-        value += _potion_value(game, p, c, clock, tv, avg_tv, private)
-    return value
-
-
-def _potion_value(game: Game, p: int, c: int, clock: Clock, tv: list[float], avg_tv: float, private: bool) -> float:
-    """What a potion waiting in play is worth (its best later use, discounted); ``private`` as in _seat_value."""
-    store = _POTION_STORE
-    if c == _POTION_OF_LIFE:  # near the end the tokens held are worth 4 each (see token_values); the others count
-        if clock.rounds_after < 1.0:
-            return 0.0
-        limit = game.reserve_limit(p)
-        ramp = min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / _LIFE_HORIZON))
-        room = max(0.0, limit - ramp * sum(game.reserve[p]))
-        coming = min(room, _ENERGY_PER_ROUND * clock.rounds_after)
-        return store * coming * max(0.0, 4 + clock.cards[p].count(_PURSE_OF_IO) - avg_tv)
-    if c == _POTION_OF_KNOWLEDGE:
-        return store * 5.0 * avg_tv
-    if c == _POTION_OF_POWER:
-        return store * 4.0
-    if c == _POTION_OF_DREAMS:
-        if not private:  # an opponent's hand is hidden: a typical card for it, if it holds any
-            return store * 0.5 * _OPPONENT_CARD if game.hand[p] else 0.0
-        best = max((PRESTIGE[h] + _SUMMON[h] for h in game.hand[p]), default=0.0)
-        return store * 0.5 * best
-    return 0.0
-
-
-def _threats(game: Game, p: int, clock: Clock) -> float:
-    """Crystals the opponents' cards will take from ``p`` (Figrim, Titus, Kairn)."""
-    lost = 0.0
-    for q in _OPPONENTS[game.num_players][p]:
-        cards = clock.cards[q]
-        if _THREAT_CARDS.isdisjoint(cards):
-            continue
-        for c in cards:
-            if c == _FIGRIM:
-                lost += clock.season_changes
-            elif c == _TITUS:
-                lost += clock.round_ends
-            elif c == _KAIRN:
-                lost += _KAIRN_USE * 4.0 * clock.rounds_after
-    return min(lost, game.crystals[p] + 2.0 * clock.rounds_after)
 
 
 def _pending_adjustments(game: Game, clock: Clock, values: list[float]) -> None:
