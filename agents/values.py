@@ -14,6 +14,9 @@ shortage is spread over the rounds left).
 * ``TOKENS``: how a token's worth is derived (season rates, chance of a transmute, end value), and
   ``token_values(...)``, the resulting table of token values by season (by space of the wheel).
 * ``EVAL``: the weights of the position evaluation.
+
+The evaluation copies ``EVAL`` and ``TOKENS`` into constants when ``agents/heuristic_cards.py`` is imported
+(it reads them in every evaluation): change them before that import, not during play.
 """
 
 from __future__ import annotations

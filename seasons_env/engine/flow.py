@@ -30,6 +30,7 @@ from .state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED, State
 Task = tuple
 
 MALICE_INSTANCES = (instance_of(Card.DIE_OF_MALICE, 0), instance_of(Card.DIE_OF_MALICE, 1))
+_ACTIVATABLE = frozenset(A.ACTIVATABLE_INSTANCES)  # instances with an activate action
 
 # ---------------------------------------------------------------------------- the draft and the library split
 
@@ -291,9 +292,7 @@ def _opt_turn(game: State, task: tuple) -> list[int]:
     tapped = game.tapped
     offered = set()  # copies in the same state (untapped, same stored tokens) are one option (docs/rulings.md D2)
     for inst in sorted(game.in_play[p]):
-        if not tapped >> inst & 1:
-            if not A.has_activate_action(inst):
-                continue
+        if inst in _ACTIVATABLE and not tapped >> inst & 1:
             card = CARD_OF[inst]
             state = (card, game.stored.get(inst))
             if state not in offered and BEHAVIOUR[card].can_activate(game, p, inst):

@@ -143,7 +143,7 @@ class Game(State):
         """Resolve the pending decision with ``action``; raises ``IllegalActionError`` if it is not legal."""
         if self.final_scores is not None:
             raise IllegalActionError(f"the game is over; no action is legal (got {action!r})")
-        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        if type(action) is not int and (isinstance(action, bool) or not isinstance(action, numbers.Integral)):
             raise IllegalActionError(f"action must be an int id from the action table, got {action!r}")
         a = int(action)
         if a not in self._legal:

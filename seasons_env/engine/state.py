@@ -41,6 +41,12 @@ TRANSMUTE_BONUS_USED = 2
 
 #: The two physical copies of Amulet of Water: token sources 1 and 2 besides the reserve (source 0).
 AMULET_INSTANCES = (instance_of(Card.AMULET_OF_WATER, 0), instance_of(Card.AMULET_OF_WATER, 1))
+# First instances (copy 0; copy 1 is the next id) of cards read on every turn menu, as plain ints.
+_LEECH0 = instance_of(Card.ARCANO_LEECH, 0)
+_HAND_OF_FORTUNE0 = instance_of(Card.HAND_OF_FORTUNE, 0)
+_ELEMENTAL_AMULET = int(Card.ELEMENTAL_AMULET)
+#: Summoning costs by player count, indexed by card id (``CARDS[card].cost[n]``).
+_COSTS = {n: (None, *(CARDS[c].cost[n] for c in range(1, len(CARDS) + 1))) for n in (2, 3, 4)}
 ZERO4 = (0, 0, 0, 0)
 
 GAIN_ENERGY = steps.kind("gain_energy")
@@ -210,8 +216,9 @@ class State:
         return [(self.first_player + k) % n for k in range(n)]
 
     def count_in_play(self, player: int, card: int) -> int:
-        lo = 2 * (card - 1)
-        return sum(1 for i in self.in_play[player] if i == lo or i == lo + 1)
+        lo = 2 * (card - 1)  # a card's two copies are instances lo and lo + 1; an instance is in play once at most
+        held = self.in_play[player]
+        return (lo in held) + (lo + 1 in held)
 
     def reserve_limit(self, player: int) -> int:
         return RESERVE_LIMIT_GRIMOIRE if self.count_in_play(player, Card.BESPELLED_GRIMOIRE) else RESERVE_LIMIT
@@ -261,7 +268,12 @@ class State:
 
     def leech_toll(self, player: int) -> int:
         """Crystals the player must give to opponents' Arcano Leeches before summoning from hand."""
-        return sum(self.count_in_play(q, Card.ARCANO_LEECH) for q in self.opponents(player))
+        n = self.num_players
+        toll = 0
+        for k in range(1, n):
+            held = self.in_play[(player + k) % n]
+            toll += (_LEECH0 in held) + (_LEECH0 + 1 in held)
+        return toll
 
     def summonable_from_hand(self, player: int, cards: Sequence[int]) -> list[int]:
         """The cards of ``cards`` the player can summon from hand now (the reads shared by all of them once)."""
@@ -269,20 +281,24 @@ class State:
             return []
         budget = self.crystals[player] - self.leech_toll(player)
         available = self.spendable(player)
-        hands = self.count_in_play(player, Card.HAND_OF_FORTUNE)
-        held_types = sum(1 for t in range(4) if available[t])
-        n = self.num_players
+        held = self.in_play[player]
+        hands = (_HAND_OF_FORTUNE0 in held) + (_HAND_OF_FORTUNE0 + 1 in held)
+        held_types = 4 - available.count(0)
+        costs = _COSTS[self.num_players]
         out = []
         for card in cards:
-            cost = CARDS[card].cost[n]
+            cost = costs[card]
             if budget < cost[4]:
                 continue
-            if card == Card.ELEMENTAL_AMULET:
+            if card == _ELEMENTAL_AMULET:
                 if held_types:
                     out.append(card)
                 continue
             total = cost[0] + cost[1] + cost[2] + cost[3]
-            deficit = sum(cost[t] - available[t] for t in range(4) if cost[t] > available[t])
+            deficit = 0
+            for need, have in zip(cost[:4], available, strict=True):
+                if need > have:
+                    deficit += need - have
             if deficit == 0 or deficit <= (min(hands, total - 1) if total > 1 else 0):
                 out.append(card)
         return out
