@@ -169,11 +169,11 @@ def test_bad_arguments_are_refused_by_name(positions: dict[int, list[Game]]) -> 
     seats = np.zeros(4, dtype=np.int64)
     with pytest.raises(ValueError, match="seats must be ints of shape"):
         write_observations(state, np.zeros(3, dtype=np.int64), out)
-    with pytest.raises(ValueError, match="seats must be seats 0..1"):
+    with pytest.raises(ValueError, match=r"seats must be seats 0\.\.1"):
         write_observations(state, np.full(4, 2), out)
     with pytest.raises(ValueError, match="out must be a float32 array"):
         write_observations(state, seats, np.zeros((4, OBSERVATION_SIZE)))
-    with pytest.raises(ValueError, match="rows must be in 0..3"):
+    with pytest.raises(ValueError, match=r"rows must be in 0\.\.3"):
         write_observations(state, seats, out, rows=np.array([4]))
     with pytest.raises(ValueError, match="seats of the rows must be seats"):
         write_observations(state, np.array([0, -1, 0, 0]), out, rows=np.array([1]))
