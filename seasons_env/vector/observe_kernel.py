@@ -23,7 +23,6 @@ from seasons_env.engine.data import (
     NUM_INSTANCES,
     RESERVE_LIMIT,
     RESERVE_LIMIT_GRIMOIRE,
-    instance_of,
 )
 from seasons_env.engine.state import AMULET_INSTANCES, TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
 
@@ -65,8 +64,12 @@ DIE_TABLE = _die_table()
 _SHOWN_STORES = AMULET_INSTANCES + E.CAULDRON_INSTANCES
 _STORED_ROW = np.array([STORING_INSTANCES.index(inst) for inst in _SHOWN_STORES], dtype=np.intp)
 _SHOWN_STORE_INSTANCES = np.array(_SHOWN_STORES, dtype=np.intp)
-_GRIMOIRES = np.array([instance_of(Card.BESPELLED_GRIMOIRE, copy) for copy in (0, 1)], dtype=np.intp)
-_CARD_INDEX = CARD_OF_INSTANCE - 1  # column of each instance's card in a per-card slice
+#: Where the stored tokens of relative seat k start in the observation.
+_STORED_AT = np.array(
+    [E.SELF_STORED, *(E.OPPONENTS + k * E.OPP_FEATURES + E.OPP_STORED for k in range(E.MAX_SEATS - 1))], dtype=np.intp
+)
+_CARD_IDS = np.arange(1, NUM_CARDS + 1, dtype=np.uint8)
+_DIE_IDS = np.arange(DICE_PER_SEASON, dtype=np.int8)
 
 
 def _context_columns() -> dict[str, np.ndarray]:
@@ -154,9 +157,20 @@ def _write(state: ArrayState, sel: slice | np.ndarray, observer: np.ndarray, obs
     n = state.num_players
     r = np.arange(m)
     observer = observer.astype(np.intp)
+    seat_at = (observer[:, None] + np.arange(n)) % n  # [m, n]: the seat k places to the observer's left
 
     def rel(seat: np.ndarray) -> np.ndarray:
         return (seat.astype(np.intp) - observer) % n
+
+    def by_rel(per_seat: np.ndarray) -> np.ndarray:
+        """``[m, P, ...]`` per seat -> ``[m, n, ...]`` per relative seat (0 = the observer)."""
+        return per_seat[r[:, None], seat_at]
+
+    # the opponents' rows ([m, n - 1, OPP_FEATURES] views into obs) and their turn flags ([m, n - 1, 2])
+    opponents = obs[:, E.OPPONENTS : E.OPPONENTS + (E.MAX_SEATS - 1) * E.OPP_FEATURES]
+    opponents = opponents.reshape(m, E.MAX_SEATS - 1, E.OPP_FEATURES)[:, : n - 1]
+    opponents_turn = obs[:, E.OPPONENTS_TURN : E.OPPONENTS_TURN + 2 * (E.MAX_SEATS - 1)]
+    opponents_turn = opponents_turn.reshape(m, E.MAX_SEATS - 1, 2)[:, : n - 1]
 
     # the decision asked: kind, decider, and the context shown to the decider only
     depth = state.stack_depth[sel].astype(np.intp)
@@ -175,73 +189,66 @@ def _write(state: ArrayState, sel: slice | np.ndarray, observer: np.ndarray, obs
         if shown.size:
             _write_context(obs, shown, top[shown], kind[shown], observer[shown], n)
     # the round
-    year = state.year[sel].astype(np.intp)
     position = state.position[sel].astype(np.intp)
     dice_season = state.dice_season[sel].astype(np.intp)
-    obs[r, E.YEAR + np.minimum(year, 4) - 1] = 1.0
+    obs[r, E.YEAR + np.minimum(state.year[sel], 4).astype(np.intp) - 1] = 1.0
     obs[r, E.POSITION + position - 1] = 1.0
     obs[r, E.SEASON + (position - 1) // 3] = 1.0
     obs[r, E.DICE_SEASON + dice_season] = 1.0
     obs[r, E.FIRST + rel(state.first_player[sel])] = 1.0
-    turn_player = state.turn_player[sel].astype(np.intp)
-    in_turn = np.flatnonzero(turn_player >= 0)
-    obs[in_turn, E.TURN + rel(turn_player)[in_turn]] = 1.0
+    turn_player = state.turn_player[sel]
+    in_turn = turn_player >= 0
+    turn_rel = rel(turn_player)
+    obs[r[in_turn], E.TURN + turn_rel[in_turn]] = 1.0
     _write_dice(state, sel, obs, observer, n, dice_season)
-    # every seat's public and private facts, by relative seat k (0 = the observer)
+    # every seat's public facts, per relative seat; the observer's in the self slices, the others' in `opponents`
     turn_flags = state.turn_flags[sel]
-    ability = (turn_flags & TRANSMUTE_ABILITY) != 0
-    bonus = (turn_flags & TRANSMUTE_BONUS_USED) != 0
+    its_turn = in_turn[:, None] & (turn_rel[:, None] == np.arange(n))  # [m, n]
+    can_transmute = its_turn & ((turn_flags & TRANSMUTE_ABILITY) != 0)[:, None]
+    used_bonus = its_turn & ((turn_flags & TRANSMUTE_BONUS_USED) != 0)[:, None]
+    obs[:, E.SELF_SCALARS + 7] = can_transmute[:, 0]
+    obs[:, E.SELF_SCALARS + 8] = used_bonus[:, 0]
+    opponents_turn[:, :, 0] = can_transmute[:, 1:]
+    opponents_turn[:, :, 1] = used_bonus[:, 1:]
     owner = _owners(state, sel, observer, m, n)  # [m, instances]: relative seat holding it in play, -1: none
-    held = owner >= 0
-    card_at = (r[:, None] * n + owner) * NUM_CARDS + _CARD_INDEX  # (row, relative seat, card) of each instance
-    per_card = m * n * NUM_CARDS
-    in_play = np.bincount(card_at[held], minlength=per_card).reshape(m, n, NUM_CARDS)
-    tapped = np.bincount(card_at[held & state.tapped[sel]], minlength=per_card).reshape(m, n, NUM_CARDS)
-    grimoire_of = owner[:, _GRIMOIRES]
-    store_of = owner[:, _SHOWN_STORE_INSTANCES]
-    stored = state.stored[sel][:, _STORED_ROW] * state.stored_present[sel][:, _STORED_ROW, None]
-    crystals, gauge, in_play_count = state.crystals[sel], state.gauge[sel], state.in_play_count[sel]
-    bonuses_used, reserves = state.bonuses_used[sel].astype(np.intp), state.reserve[sel]
-    hand_size = np.einsum("bpc->bp", state.hand[sel])
-    library_size = np.einsum("bpyc->bpy", (state.library[sel] != 0).view(np.uint8))
-    for k in range(n):
-        seat = (observer + k) % n
-        if k == 0:
-            scalars, bonuses, reserve_at, stored_at = E.SELF_SCALARS, E.SELF_BONUSES, E.SELF_RESERVE, E.SELF_STORED
-            in_play_at, tapped_at = E.SELF_IN_PLAY, E.SELF_TAPPED
-        else:
-            at = E.OPPONENTS + (k - 1) * E.OPP_FEATURES
-            obs[:, at + E.OPP_PRESENT] = 1.0
-            scalars, bonuses = at + E.OPP_SCALARS, at + E.OPP_BONUSES
-            reserve_at, stored_at = at + E.OPP_RESERVE, at + E.OPP_STORED
-            in_play_at, tapped_at = at + E.OPP_IN_PLAY, at + E.OPP_TAPPED
-        obs[:, in_play_at : in_play_at + NUM_CARDS] = in_play[:, k]
-        obs[:, tapped_at : tapped_at + NUM_CARDS] = tapped[:, k]
-        obs[:, scalars] = crystals[r, seat] / E.CRYSTAL_SCALE
-        obs[:, scalars + 1] = gauge[r, seat] / E.GAUGE_SCALE
-        obs[:, scalars + 2] = in_play_count[r, seat]
-        grimoire = (grimoire_of == k).any(axis=1)
-        obs[:, scalars + 3] = np.where(grimoire, RESERVE_LIMIT_GRIMOIRE, RESERVE_LIMIT) / E._RESERVE_LIMIT_SCALE
-        obs[:, scalars + 4] = hand_size[r, seat]
-        obs[:, scalars + 5 : scalars + 7] = library_size[r, seat]
-        obs[r, bonuses + bonuses_used[r, seat]] = 1.0
-        obs[:, reserve_at : reserve_at + 4] = reserves[r, seat]
-        obs[:, stored_at : stored_at + 16] = (stored * (store_of == k)[:, :, None]).reshape(m, 16)
-        its_turn = turn_player == seat
-        if k == 0:
-            obs[:, scalars + 7] = its_turn & ability
-            obs[:, scalars + 8] = its_turn & bonus
-        else:
-            obs[:, E.OPPONENTS_TURN + 2 * (k - 1)] = its_turn & ability
-            obs[:, E.OPPONENTS_TURN + 2 * (k - 1) + 1] = its_turn & bonus
+    seats = np.arange(n, dtype=np.int8)[None, :, None]
+    copy0, copy1 = owner[:, None, 0::2] == seats, owner[:, None, 1::2] == seats  # [m, n, cards]
+    tapped = state.tapped[sel]
+    in_play = copy0.view(np.uint8) + copy1.view(np.uint8)
+    tapped = (copy0 & tapped[:, None, 0::2]).view(np.uint8) + (copy1 & tapped[:, None, 1::2]).view(np.uint8)
+    obs[:, E.SELF_IN_PLAY : E.SELF_IN_PLAY + NUM_CARDS] = in_play[:, 0]
+    obs[:, E.SELF_TAPPED : E.SELF_TAPPED + NUM_CARDS] = tapped[:, 0]
+    opponents[:, :, E.OPP_IN_PLAY : E.OPP_IN_PLAY + NUM_CARDS] = in_play[:, 1:]
+    opponents[:, :, E.OPP_TAPPED : E.OPP_TAPPED + NUM_CARDS] = tapped[:, 1:]
+    scalars = np.empty((m, n, 7))
+    scalars[:, :, 0] = by_rel(state.crystals[sel]) / E.CRYSTAL_SCALE
+    scalars[:, :, 1] = by_rel(state.gauge[sel]) / E.GAUGE_SCALE
+    scalars[:, :, 2] = by_rel(state.in_play_count[sel])
+    grimoire = in_play[:, :, Card.BESPELLED_GRIMOIRE - 1] > 0
+    scalars[:, :, 3] = np.where(grimoire, RESERVE_LIMIT_GRIMOIRE, RESERVE_LIMIT) / E._RESERVE_LIMIT_SCALE
+    scalars[:, :, 4] = by_rel(np.einsum("bpc->bp", state.hand[sel]))
+    scalars[:, :, 5:7] = by_rel(np.einsum("bpyc->bpy", (state.library[sel] != 0).view(np.uint8)))
+    obs[:, E.SELF_SCALARS : E.SELF_SCALARS + 7] = scalars[:, 0]
+    opponents[:, :, E.OPP_SCALARS : E.OPP_SCALARS + 7] = scalars[:, 1:]
+    bonuses = by_rel(state.bonuses_used[sel]).astype(np.intp)
+    obs[r, E.SELF_BONUSES + bonuses[:, 0]] = 1.0
+    opponents[r[:, None], np.arange(n - 1), E.OPP_BONUSES + bonuses[:, 1:]] = 1.0
+    reserves = by_rel(state.reserve[sel])
+    obs[:, E.SELF_RESERVE : E.SELF_RESERVE + 4] = reserves[:, 0]
+    opponents[:, :, E.OPP_RESERVE : E.OPP_RESERVE + 4] = reserves[:, 1:]
+    opponents[:, :, E.OPP_PRESENT] = 1.0
+    # tokens on Amulets of Water and Glutton Cauldrons, in the slot of the seat holding each in play
+    store_owner = np.where(state.stored_present[sel][:, _STORED_ROW], owner[:, _SHOWN_STORE_INSTANCES], _NONE)
+    g, store = np.nonzero(store_owner >= 0)
+    if g.size:
+        at = _STORED_AT[store_owner[g, store]] + 4 * store
+        obs[g[:, None], at[:, None] + np.arange(4)] = state.stored[sel][g, _STORED_ROW[store]]
     # the observer's private facts: hand, library sets, draft pack, cards seen in the draft, the Orb's look
     obs[:, E.SELF_HAND : E.SELF_HAND + NUM_CARDS] = state.hand[sel][r, observer, 1:]
-    library = state.library[sel][r, observer].astype(np.intp)  # [m, 2 sets, 3 slots]
-    for year_set, at in ((0, E.SELF_LIBRARY2), (1, E.SELF_LIBRARY3)):
-        for j in range(library.shape[2]):
-            card = library[:, year_set, j]
-            has = np.flatnonzero(card != 0)
-            obs[has, at + card[has] - 1] += 1.0
+    library = state.library[sel][r, observer]  # [m, 2 sets, 3 slots]
+    library_counts = np.einsum("bysc->byc", (library[:, :, :, None] == _CARD_IDS).view(np.uint8))
+    obs[:, E.SELF_LIBRARY2 : E.SELF_LIBRARY2 + NUM_CARDS] = library_counts[:, 0]
+    obs[:, E.SELF_LIBRARY3 : E.SELF_LIBRARY3 + NUM_CARDS] = library_counts[:, 1]
     obs[:, E.SELF_PACK : E.SELF_PACK + NUM_CARDS] = state.draft_pack[sel][r, observer, 1:]
     seen = state.draft_seen[sel][r, observer].astype("<u8")
     seen_bits = np.unpackbits(seen.view(np.uint8).reshape(m, 8), axis=1, bitorder="little")
@@ -252,12 +259,9 @@ def _write(state: ArrayState, sel: slice | np.ndarray, observer: np.ndarray, obs
     # public facts appended in version 2
     obs[:, E.PILES] = state.draw_count[sel] / E.PILE_SCALE
     obs[:, E.PILES + 1] = state.discard_count[sel] / E.PILE_SCALE
-    game_dice = state.game_dice[sel].astype(np.intp)
-    for season in range(game_dice.shape[1]):
-        for j in range(DICE_PER_SEASON):
-            die = game_dice[:, season, j]
-            chosen = np.flatnonzero(die != NO_VALUE)
-            obs[chosen, E.GAME_DICE + season * DICE_PER_SEASON + die[chosen]] = 1.0
+    # a season's dice are distinct, so the matches of each die (0 or 1) are its one-hot
+    chosen = np.einsum("bsjd->bsd", (state.game_dice[sel][:, :, :, None] == _DIE_IDS).view(np.uint8))
+    obs[:, E.GAME_DICE : E.GAME_DICE + chosen.shape[1] * DICE_PER_SEASON] = chosen.reshape(m, -1)
     deferred = state.deferred_tokens[sel].astype(np.intp)
     deferred_count = state.deferred_count[sel]
     for j in range(deferred.shape[1]):
@@ -290,15 +294,17 @@ def _write_dice(
 
 
 def _owners(state: ArrayState, sel: slice | np.ndarray, observer: np.ndarray, m: int, n: int) -> np.ndarray:
-    """``[m, NUM_INSTANCES]``: the seat, relative to the observer, each card instance is in play in front of; -1
-    if none."""
+    """``[m, NUM_INSTANCES]`` int8: the seat, relative to the observer, each card instance is in play in front of;
+    -1 if none."""
     in_play = state.in_play[sel]  # [m, P, 15]
     used = np.arange(in_play.shape[2]) < state.in_play_count[sel][:, :, None]
-    target = np.arange(m)[:, None, None] * NUM_INSTANCES + in_play
-    seat_of = (np.arange(n) - observer[:, None]) % n  # [m, P]: relative seat of each seat
-    owner = np.full((m, NUM_INSTANCES), _NONE, dtype=np.intp)
-    owner.reshape(-1)[target[used]] = np.broadcast_to(seat_of[:, :, None], used.shape)[used]
-    return owner
+    # slots past a seat's count write into a spare column (NUM_INSTANCES), dropped at the end
+    width = NUM_INSTANCES + 1
+    target = np.arange(m)[:, None, None] * width + np.where(used, in_play, NUM_INSTANCES)
+    owner = np.full((m, width), _NONE, dtype=np.int8)
+    seat_of = ((np.arange(n) - observer[:, None]) % n).astype(np.int8)  # [m, P]: relative seat of each seat
+    owner.reshape(-1)[target] = seat_of[:, :, None]
+    return owner[:, :NUM_INSTANCES]
 
 
 def _write_context(
