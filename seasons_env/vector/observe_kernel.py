@@ -27,7 +27,7 @@ from seasons_env.engine.data import (
 from seasons_env.engine.state import AMULET_INSTANCES, TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
 
 from .arrays import STORING_INSTANCES, ArrayState
-from .step_codes import ARG_COLUMNS, NO_VALUE
+from .step_codes import ARG_COLUMNS, NO_VALUE, STEP_WIDTH
 
 _NUM_KINDS = len(steps.KINDS)
 _NONE = -1
@@ -280,17 +280,14 @@ def _write_dice(
     dice = obs[:, E.DICE_SLICE : E.DICE_SLICE + DICE_PER_SEASON * E.DIE_FEATURES].reshape(
         obs.shape[0], DICE_PER_SEASON, E.DIE_FEATURES
     )
-    for j in range(DICE_PER_SEASON):
-        g = np.flatnonzero(count > j)
-        if g.size == 0:
-            break
-        die, face, owner = rolled[g, j, 0], rolled[g, j, 1], rolled[g, j, 2]
-        dice[g, die] = DIE_TABLE[dice_season[g], die, face]
-        untaken = owner < 0
-        dice[g[untaken], die[untaken], E.DIE_UNTAKEN] = 1.0
-        taken = ~untaken
-        seat = (owner[taken] - observer[g[taken]]) % n
-        dice[g[taken], die[taken], E.DIE_TAKEN_BY + seat] = 1.0
+    g, slot = np.nonzero(np.arange(DICE_PER_SEASON) < count[:, None])  # every rolled die of every row at once
+    die, face, owner = rolled[g, slot, 0], rolled[g, slot, 1], rolled[g, slot, 2]
+    dice[g, die] = DIE_TABLE[dice_season[g], die, face]
+    untaken = owner < 0
+    dice[g[untaken], die[untaken], E.DIE_UNTAKEN] = 1.0
+    taken = ~untaken
+    seat = (owner[taken] - observer[g[taken]]) % n
+    dice[g[taken], die[taken], E.DIE_TAKEN_BY + seat] = 1.0
 
 
 def _owners(state: ArrayState, sel: slice | np.ndarray, observer: np.ndarray, m: int, n: int) -> np.ndarray:
@@ -312,30 +309,37 @@ def _write_context(
 ) -> None:
     """The context slices for rows ``g`` of ``obs`` whose observer decides: ``top`` is each one's step row."""
     col = _CONTEXT["cards"][kind]
-    width = _CONTEXT["cards_width"][kind]
-    for j in range(int(width.max(initial=0))):
-        card = np.where((col >= 0) & (j < width), top[np.arange(g.size), np.maximum(col, 0) + j], NO_VALUE)
-        has = card != NO_VALUE
-        obs[g[has], E.CTX_CARDS + card[has] - 1] += 1.0
+    has = np.flatnonzero(col >= 0)
+    if has.size:
+        width = _CONTEXT["cards_width"][kind[has]]
+        for j in range(int(width.max())):
+            card = np.where(j < width, top[has, np.minimum(col[has] + j, STEP_WIDTH - 1)], NO_VALUE)
+            listed = card != NO_VALUE  # one column at a time: a list may name a card twice
+            obs[g[has[listed]], E.CTX_CARDS + card[listed] - 1] += 1.0
     for role in ("card", "instance"):
         col = _CONTEXT[role][kind]
         has = np.flatnonzero(col >= 0)
-        value = top[has, col[has]]
-        card = value if role == "card" else CARD_OF_INSTANCE[value]
-        obs[g[has], E.CTX_CARD + card - 1] = 1.0
+        if has.size:
+            value = top[has, col[has]]
+            card = value if role == "card" else CARD_OF_INSTANCE[value]
+            obs[g[has], E.CTX_CARD + card - 1] = 1.0
     col = _CONTEXT["need"][kind]
     has = np.flatnonzero(col >= 0)
-    for e in range(4):
-        obs[g[has], E.CTX_ENERGY + e] = top[has, col[has] + e]
+    if has.size:
+        energies = np.arange(4)
+        obs[g[has, None], E.CTX_ENERGY + energies] = top[has[:, None], col[has, None] + energies]
     col = _CONTEXT["energy"][kind]
     has = np.flatnonzero(col >= 0)
-    obs[g[has], E.CTX_ENERGY + top[has, col[has]]] = 1.0
+    if has.size:
+        obs[g[has], E.CTX_ENERGY + top[has, col[has]]] = 1.0
     col = _CONTEXT["count"][kind]
     has = np.flatnonzero(col >= 0)
-    obs[g[has], E.CTX_COUNT] = top[has, col[has]]
+    if has.size:
+        obs[g[has], E.CTX_COUNT] = top[has, col[has]]
     one = np.flatnonzero(_CONTEXT_COUNT_ONE[kind])
     obs[g[one], E.CTX_COUNT] = 1.0
     col = _CONTEXT["recipients"][kind]
     has = np.flatnonzero(col >= 0)
-    seat = top[has, col[has]]
-    obs[g[has], E.CTX_SEAT + (seat - observer[has]) % n] = 1.0
+    if has.size:
+        seat = top[has, col[has]]
+        obs[g[has], E.CTX_SEAT + (seat - observer[has]) % n] = 1.0
