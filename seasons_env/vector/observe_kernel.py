@@ -59,6 +59,8 @@ def _die_table() -> np.ndarray:
 
 
 DIE_TABLE = _die_table()
+if DICE_PER_SEASON > 7:  # the game dice are read as a uint8 bit mask whose bit 7 takes the padding
+    raise RuntimeError(f"the observation kernel reads at most 7 dice per season; the data has {DICE_PER_SEASON}")
 
 # The token stores the observation shows, in its order, as rows of the array state's ``stored``.
 _SHOWN_STORES = AMULET_INSTANCES + E.CAULDRON_INSTANCES
@@ -69,7 +71,6 @@ _STORED_AT = np.array(
     [E.SELF_STORED, *(E.OPPONENTS + k * E.OPP_FEATURES + E.OPP_STORED for k in range(E.MAX_SEATS - 1))], dtype=np.intp
 )
 _CARD_IDS = np.arange(1, NUM_CARDS + 1, dtype=np.uint8)
-_DIE_IDS = np.arange(DICE_PER_SEASON, dtype=np.int8)
 
 
 def _context_columns() -> dict[str, np.ndarray]:
@@ -259,8 +260,13 @@ def _write(state: ArrayState, sel: slice | np.ndarray, observer: np.ndarray, obs
     # public facts appended in version 2
     obs[:, E.PILES] = state.draw_count[sel] / E.PILE_SCALE
     obs[:, E.PILES + 1] = state.discard_count[sel] / E.PILE_SCALE
-    # a season's dice are distinct, so the matches of each die (0 or 1) are its one-hot
-    chosen = np.einsum("bsjd->bsd", (state.game_dice[sel][:, :, :, None] == _DIE_IDS).view(np.uint8))
+    # each season's dice as a bit mask (die d: bit d; the -1 padding, as uint8 255, lands on bit 7), then its bits
+    game_dice = state.game_dice[sel].view(np.uint8)  # [m, season, slot]
+    bits = np.left_shift(np.uint8(1), np.minimum(game_dice, 7))
+    mask = bits[:, :, 0].copy()
+    for j in range(1, game_dice.shape[2]):
+        mask |= bits[:, :, j]
+    chosen = np.unpackbits(mask[:, :, None], axis=2, bitorder="little")[:, :, :DICE_PER_SEASON]
     obs[:, E.GAME_DICE : E.GAME_DICE + chosen.shape[1] * DICE_PER_SEASON] = chosen.reshape(m, -1)
     deferred = state.deferred_tokens[sel].astype(np.intp)
     deferred_count = state.deferred_count[sel]
