@@ -2,6 +2,7 @@
 
     python benchmarks/vector_kernels.py              # batch 1, 64, 1,024, 4,096; 2 and 4 players
     python benchmarks/vector_kernels.py --quick      # batch 1, 64, 1,024; shorter budgets, fewer source games
+    python benchmarks/vector_kernels.py --kinds      # also: which decisions random play asks, what their options cost
 
 The observation kernel: observations per second of ``write_observations`` over an array state against the
 reference ``encode_observation`` looping over the same positions' ``Game`` objects, each writing the observation
@@ -10,6 +11,14 @@ positions are drawn without replacement from every position of seeded random gam
 spread over whole games (draft, every year, ends). Before timing, every kernel row is checked equal to the
 reference's. Each cell's budget is split into rounds alternating between the two sides, so a drift of the
 shared machine's speed hits both alike; compare the ratios, not the absolute figures, between machines.
+
+The mask kernel: masks per second of ``write_legal_masks`` over the same kind of positions against two
+references over the ``Game`` objects, each writing a ``[B, NUM_ACTIONS]`` bool buffer: ``legal_action_list()``
+(the options the engine computed when the position was reached, copied) and the options computed afresh by the
+pending decision's option function (``steps.OPTIONS``: the work a batch stepping on arrays would otherwise do per
+game). "covered" is the share of the positions the kernels answer (the rest take the reference path inside the
+kernel). ``--kinds`` first prints, for 2 and 4 players, how often random play asks each decision kind and the
+share of the option functions' time each takes, with the kernels' coverage by frequency.
 """
 
 from __future__ import annotations
@@ -24,8 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 import numpy as np
 
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
-from seasons_env.engine import Game
+from seasons_env.engine import Game, steps
 from seasons_env.vector.arrays import pack
+from seasons_env.vector.mask_kernel import KERNEL_KINDS, NUM_ACTIONS, kernel_rows, write_legal_masks
 from seasons_env.vector.observe_kernel import write_observations
 
 GOAL_RATIO = 10.0  # batched / reference at batch 1,024 (issue 11)
@@ -106,12 +116,107 @@ def observation_table(batches: list[int], seconds: float, level: str, source_gam
     )
 
 
+def measure_masks(games: list[Game], seconds: float) -> tuple[float, float, float, float]:
+    """(kernel, cached reference, recomputing reference) masks per second over ``games`` and the share the
+    kernels cover, after checking all three write the same masks."""
+    batch_size = len(games)
+    state = pack(games)
+    outs = [np.empty((batch_size, NUM_ACTIONS), dtype=np.bool_) for _ in range(3)]
+    options = [(steps.OPTIONS[g.pending_task()[0]], g.pending_task()) if not g.is_over else None for g in games]
+
+    def kernel() -> int:
+        write_legal_masks(state, outs[0])
+        return batch_size
+
+    def cached() -> int:
+        out = outs[1]
+        out.fill(False)
+        for i, game in enumerate(games):
+            out[i, game.legal_action_list()] = True
+        return batch_size
+
+    def recomputed() -> int:
+        out = outs[2]
+        out.fill(False)
+        for i, game in enumerate(games):
+            if options[i] is not None:
+                out[i, options[i][0](game, options[i][1])] = True
+        return batch_size
+
+    sides = (kernel, cached, recomputed)
+    for side in sides:
+        side()
+    for k, out in enumerate(outs[1:], start=1):
+        if not np.array_equal(outs[0], out):
+            row = int(np.flatnonzero((outs[0] != out).any(axis=1))[0])
+            raise SystemExit(f"the mask kernel's row {row} differs from reference {k}")
+    totals = [[0, 0.0] for _ in sides]
+    for _ in range(ROUNDS):
+        for k, side in enumerate(sides):
+            start = time.perf_counter()
+            while (elapsed := time.perf_counter() - start) < seconds / (len(sides) * ROUNDS):
+                totals[k][0] += side()
+            totals[k][1] += elapsed
+    covered = float(kernel_rows(state).mean())
+    return (*(count / spent for count, spent in totals), covered)
+
+
+def mask_table(batches: list[int], seconds: float, level: str, source_games: int) -> None:
+    print(
+        f"masks/s: write_legal_masks (kernel) vs legal_action_list per Game (cached) and steps.OPTIONS (fresh), {level}"
+    )
+    print(
+        f"{'players':>7} {'batch':>6} {'covered':>7} {'kernel':>11} {'cached':>10} {'ratio':>6} "
+        f"{'fresh':>10} {'ratio':>6}"
+    )
+    for players in (2, 4):
+        pool = game_positions(players, level, source_games, seed=players)
+        for batch_size in batches:
+            games = sample_positions(pool, batch_size, seed=players)
+            kernel, cached, fresh, covered = measure_masks(games, seconds)
+            print(
+                f"{players:>7} {batch_size:>6} {covered:>7.1%} {kernel:>11,.0f} {cached:>10,.0f} "
+                f"{kernel / cached:>6.2f} {fresh:>10,.0f} {kernel / fresh:>6.2f}"
+            )
+    print("every kernel row checked equal to both references; covered: rows answered by kernel, not by fallback")
+
+
+def kinds_table(level: str, games: int) -> None:
+    """How often random play asks each decision kind, and the share of the option functions' time it takes."""
+    for players in (2, 4):
+        asked: dict[int, int] = {}
+        spent: dict[int, float] = {}
+        for g in range(games):
+            game = Game.new(players, level, seed=77_000 + g)
+            rng = np.random.default_rng((players, g, 0x6B1))
+            while not game.is_over:
+                task = game.pending_task()
+                start = time.perf_counter()
+                steps.OPTIONS[task[0]](game, task)
+                spent[task[0]] = spent.get(task[0], 0.0) + time.perf_counter() - start
+                asked[task[0]] = asked.get(task[0], 0) + 1
+                legal = game.legal_action_list()
+                game.apply(legal[int(rng.integers(len(legal)))])
+        total, total_time = sum(asked.values()), sum(spent.values())
+        covered = sum(c for k, c in asked.items() if steps.KINDS[k] in KERNEL_KINDS) / total
+        print(f"decision kinds of {games} random {players}-player {level} games ({total:,} decisions):")
+        print(f"  {'kind':<24} {'asked':>6} {'options time':>12} {'us/call':>8} kernel")
+        for k, count in sorted(asked.items(), key=lambda item: -item[1]):
+            name = steps.KINDS[k]
+            print(
+                f"  {name:<24} {count / total:>6.1%} {spent[k] / total_time:>12.1%} {spent[k] / count * 1e6:>8.1f} "
+                f"{'yes' if name in KERNEL_KINDS else 'no'}"
+            )
+        print(f"  the kernels answer {covered:.1%} of the decisions asked")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="batch up to 1,024, short budgets, fewer source games")
     parser.add_argument("--seconds", type=float, default=None, help="budget per cell (default 4, quick 1)")
     parser.add_argument("--level", default="archmage", choices=["apprentice", "magician", "archmage"])
     parser.add_argument("--batches", default=None, help="comma-separated batch sizes (default 1,64,1024,4096)")
+    parser.add_argument("--kinds", action="store_true", help="first print the decision kinds random play asks")
     args = parser.parse_args(argv)
     seconds = args.seconds if args.seconds is not None else (1.0 if args.quick else 4.0)
     if seconds <= 0:
@@ -124,7 +229,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--batches must be comma-separated positive ints; got {args.batches!r}")
         if min(batches) < 1:
             parser.error(f"--batches must be comma-separated positive ints; got {args.batches!r}")
+    if args.kinds:
+        kinds_table(args.level, games=6 if args.quick else 30)
     observation_table(batches, seconds, args.level, source_games=6 if args.quick else 24)
+    mask_table(batches, seconds, args.level, source_games=6 if args.quick else 24)
     return 0
 
 

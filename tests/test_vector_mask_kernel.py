@@ -79,28 +79,53 @@ def test_every_row_matches_the_reference_mask(positions: dict[int, list[Game]], 
 
 def test_the_kernels_answer_the_kinds_they_claim(positions: dict[int, list[Game]], monkeypatch) -> None:
     """Rows of the kinds in ``KERNEL_KINDS`` are answered by the kernels, not the reference: with the fallback
-    disabled, and with ``unpack`` made to fail, they still match; a row of another kind is refused by name."""
-    games = [g for games in positions.values() for g in games]
-    kinds = {steps.KINDS[g.pending_task()[0]] for g in games if not g.is_over}
-    assert {"turn", "choose_die", "draft_pick", "library_split", "overflow", "gain_energy"} <= kinds & KERNEL_KINDS
+    disabled, and with ``unpack`` made to fail, they still match. Every decision kind has a kernel."""
+    assert {spec.name for spec in DECISION_KINDS} == KERNEL_KINDS
     for n, group in positions.items():
         state = pack(group)
-        claimed = np.array([g.is_over or steps.KINDS[g.pending_task()[0]] in KERNEL_KINDS for g in group])
-        assert np.array_equal(kernel_rows(state), claimed), f"{n} players: kernel_rows differs from KERNEL_KINDS"
-        rows = np.flatnonzero(claimed)
+        assert kernel_rows(state).all(), f"{n} players: a row of random play is not answered by kernel"
         out = np.zeros((len(group), NUM_ACTIONS), dtype=np.bool_)
         with monkeypatch.context() as patch:
             patch.setattr(mask_kernel, "unpack", _no_reference)
-            write_legal_masks(state, out, rows=rows, fallback=False)
-            write_legal_masks(state, out, rows=rows)
-        _assert_rows_match(out, group, rows=rows, what=f"{n} players, kernels only: ")
-        other = np.flatnonzero(~claimed)
-        if other.size:
-            kind = steps.KINDS[group[other[0]].pending_task()[0]]
-            with pytest.raises(ValueError, match=rf"row {other[0]}: no mask kernel answers its decision '{kind}'"):
-                write_legal_masks(state, out, fallback=False)
-    asked = [steps.KINDS[g.pending_task()[0]] for g in games if not g.is_over]
-    assert sum(kind in KERNEL_KINDS for kind in asked) / len(asked) > 0.95
+            write_legal_masks(state, out, fallback=False)
+            out[:] = True
+            write_legal_masks(state, out)
+        _assert_rows_match(out, group, what=f"{n} players, kernels only: ")
+
+
+def test_rows_no_kernel_answers_take_the_reference_path(positions: dict[int, list[Game]], monkeypatch) -> None:
+    """A top step that is no decision, and a turn whose player has an untapped card of unknown activation, go to
+    the reference engine (``fallback=False`` refuses them by row and kind), and the masks stay exact."""
+    games = [g.clone() for g in positions[2][:: len(positions[2]) // 40]]
+    turns = [i for i, g in enumerate(games) if not g.is_over and steps.KINDS[g.pending_task()[0]] == "turn"]
+    broken = next(i for i, g in enumerate(games) if not g.is_over and i not in turns)
+    games[broken].stack[-1] = (steps.kind("draft_pass"), 0)
+    games[broken]._legal = []  # what unpack gives such a row: no option
+    state = pack(games)
+    out = np.ones((len(games), NUM_ACTIONS), dtype=np.bool_)
+    with pytest.raises(ValueError, match=rf"row {broken}: no mask kernel answers its decision 'draft_pass'"):
+        write_legal_masks(state, out, fallback=False)
+    write_legal_masks(state, out)
+    _assert_rows_match(out, games, what="a step that is no decision: ")
+    # a card whose activation the kernel would not know: every turn row with it untapped falls back
+    unknown = np.zeros(NUM_INSTANCES, dtype=np.bool_)
+    unknown[_both(Card.POTION_OF_POWER)] = True
+    menus = _turn_menus(positions[2], 2, count=200, seed=9)
+    state = pack(menus)
+    patch_rows = [i for i, g in enumerate(menus) if {*g.in_play[g.current_player]} & {*_both(Card.POTION_OF_POWER)}]
+    monkeypatch.setattr(mask_kernel, "_UNKNOWN_ACTIVATIONS", unknown)
+    answered = kernel_rows(state)
+    expected = [
+        i
+        for i in patch_rows
+        if any(not menus[i].tapped >> j & 1 for j in menus[i].in_play[menus[i].current_player] if unknown[j])
+    ]
+    assert expected and np.array_equal(np.flatnonzero(~answered), expected)
+    with pytest.raises(ValueError, match=rf"row {expected[0]}: no mask kernel answers its decision 'turn'"):
+        write_legal_masks(state, np.zeros((len(menus), NUM_ACTIONS), dtype=np.bool_), fallback=False)
+    out = np.ones((len(menus), NUM_ACTIONS), dtype=np.bool_)
+    write_legal_masks(state, out)
+    _assert_rows_match(out, menus, what="unknown activation: ")
 
 
 def _no_reference(state: ArrayState, i: int, check: bool = False) -> Game:
@@ -233,39 +258,60 @@ def test_turn_menus_with_random_cards_tokens_and_hands(positions: dict[int, list
     assert offered.any(axis=0).sum() >= len(_ACTIVATABLE) - 2  # nearly every activation offered somewhere
 
 
-KINDS_ON_TURN_POSITIONS = (
-    "necrotic_kriss",
-    "tree_of_light",
-    "crystal_orb_seen",
-    "balance_of_ishtar",
-    "discard_tokens",
-    "draw_symbol",
-    "crystal_orb",
-)
+def _need(rng: np.random.Generator, single: bool = False) -> tuple[int, ...]:
+    need = [int(t) for t in rng.integers(0, 3, size=4) * (not single)]
+    need[int(rng.integers(4))] += 1  # something is owed
+    return tuple(need)
+
+
+#: Decisions reading the decider's cards in play, tokens, hand or piles, with a generator of their arguments.
+KINDS_ON_TURN_POSITIONS = {
+    "necrotic_kriss": lambda rng, game: (),
+    "tree_of_light": lambda rng, game: (),
+    "crystal_orb": lambda rng, game: (),
+    "crystal_orb_seen": lambda rng, game: (int(rng.integers(1, NUM_CARDS + 1)),),
+    "balance_of_ishtar": lambda rng, game: (),
+    "discard_tokens": lambda rng, game: (int(rng.integers(1, 6)), A.pay_action(0, 0) + int(rng.integers(0, 12))),
+    "draw_symbol": lambda rng, game: (),
+    "vampiric_crown": lambda rng, game: (),
+    "elemental_amulet_set": lambda rng, game: (),
+    "hand_of_fortune": lambda rng, game: (_need(rng), int(rng.integers(1, 3)), int(rng.integers(0, 4))),
+    "pay_source": lambda rng, game: (
+        _need(rng, single=rng.random() < 0.5),
+        int(rng.integers(0, 3)) * (rng.random() < 0.5),
+    ),
+    "amsug_return": lambda rng, game: (),
+    "syllas_sacrifice": lambda rng, game: (),
+    "dragon_skull": lambda rng, game: (int(rng.integers(1, 4)), int(rng.integers(-1, NUM_INSTANCES))),
+    "damned_soul_water": lambda rng, game: (int(rng.choice([*game.in_play[game.current_player], 99])),),
+    "glutton_cauldron": lambda rng, game: (int(rng.choice([*game.in_play[game.current_player], 68])),),
+    "overflow": lambda rng, game: (int(rng.integers(0, 4)),),
+    "exchange_discard": lambda rng, game: (int(rng.integers(1, 3)), int(rng.integers(0, 4))),
+}
 
 
 @pytest.mark.parametrize("n", [2, 4])
 def test_card_and_token_decisions_on_the_random_turn_positions(positions: dict[int, list[Game]], n: int) -> None:
-    """The decisions reading the decider's cards in play and tokens, on the randomised turn positions: Necrotic
-    Kriss (familiars in hand and in play, copies told apart by tapped state), Tree of Light, the Orb's look,
-    Balance of Ishtar, the tokens discarded from the reserve and the Amulets of Water, the die's draw with the
-    piles nearly empty."""
+    """The decisions reading the decider's cards in play (copies told apart by tapped state and tokens), its
+    tokens in the reserve and on Amulets of Water (with Hands of Fortune and Bespelled Grimoires), its hand and
+    the piles, on the randomised turn positions, with varied arguments: payments and Hand of Fortune's waivers,
+    Elemental Amulet's sets, the cards to sacrifice or return, the tokens to discard."""
     rng = np.random.default_rng(n)
+    names = list(KINDS_ON_TURN_POSITIONS)
     games = []
-    for k, game in enumerate(_turn_menus(positions[n], n, count=300, seed=5)):
-        p = game.current_player
-        name = KINDS_ON_TURN_POSITIONS[k % len(KINDS_ON_TURN_POSITIONS)]
-        args = (
-            (int(rng.integers(1, 6)), A.pay_action(0, 0) + int(rng.integers(0, 12))) if name == "discard_tokens" else ()
-        )
-        args = (int(rng.integers(1, NUM_CARDS + 1)),) if name == "crystal_orb_seen" else args
-        game.stack = [*game.stack[:-1], (steps.kind(name), p, *args)]
+    for k, game in enumerate(_turn_menus(positions[n], n, count=40 * len(names), seed=5)):
+        name = names[k % len(names)]
+        args = KINDS_ON_TURN_POSITIONS[name](rng, game)
+        game.stack = [*game.stack[:-1], (steps.kind(name), game.current_player, *args)]
         game._refresh_options()
         games.append(game)
     state = pack(games)
     out = np.ones((len(games), NUM_ACTIONS), dtype=np.bool_)
     write_legal_masks(state, out, fallback=False)
     _assert_rows_match(out, games, what=f"card and token decisions, {n} players: ")
+    for name in names:  # each kind offers several options somewhere, so that its rules are exercised
+        rows = [i for i, g in enumerate(games) if steps.KINDS[g.pending_task()[0]] == name]
+        assert out[rows].sum(axis=1).max() >= (1 if name == "damned_soul_water" else 2), name
 
 
 def test_rows_write_only_the_rows_selected(positions: dict[int, list[Game]]) -> None:
