@@ -46,16 +46,21 @@ from .mask_kinds import (
     NUM_ACTIONS,
     Rows,
     copies,
+    owners,
     same_tokens,
 )
 
 _NUM_KINDS = len(steps.KINDS)
+_REFERENCE = -2  # the kind code of rows the reference engine answers (-1: a finished game)
 
 #: ``[players][card, 5]``: each card's summon cost (water, earth, fire, air, crystals) by number of players.
 COSTS = {
     n: np.array([(0,) * 5] + [CARDS[c].cost[n] for c in range(1, NUM_CARDS + 1)], dtype=np.int64) for n in (2, 3, 4)
 }
 _COST_TOTAL = {n: cost[1:, :4].sum(axis=1) for n, cost in COSTS.items()}  # [cards]: energy in the cost
+_COST_ENERGY16 = {
+    n: np.ascontiguousarray(cost[1:, :4].T).astype(np.int16) for n, cost in COSTS.items()
+}  # [type, cards]
 _ELEMENTAL_AMULET_COLUMN = int(Card.ELEMENTAL_AMULET) - 1
 
 # ---------------------------------------------------------------------------- the turn menu
@@ -85,6 +90,12 @@ def _activation_conditions() -> dict[int, Callable[[Rows, dict[str, np.ndarray]]
 
 
 ACTIVATION_CONDITIONS = _activation_conditions()
+# the cards with a condition, their copies' instances and activate actions, in ACTIVATION_CONDITIONS' order
+_CONDITION_CARDS = np.array(list(ACTIVATION_CONDITIONS), dtype=np.intp)
+_CONDITION_LOW = np.array([copies(c)[0] for c in ACTIVATION_CONDITIONS], dtype=np.intp)
+_CONDITION_HIGH = np.array([copies(c)[1] for c in ACTIVATION_CONDITIONS], dtype=np.intp)
+_CONDITION_LOW_ACTIONS = np.array([A.activate_action(i) for i in _CONDITION_LOW.tolist()], dtype=np.intp)
+_CONDITION_HIGH_ACTIONS = np.array([A.activate_action(i) for i in _CONDITION_HIGH.tolist()], dtype=np.intp)
 #: The activatable cards the kernel has no condition for: a turn with an untapped one in play falls back.
 _UNKNOWN_ACTIVATIONS = np.zeros(NUM_INSTANCES, dtype=np.bool_)
 for _card in ACTIVATION_CARDS:
@@ -113,7 +124,8 @@ def _turn(r: Rows, mask: np.ndarray) -> None:
     budget = crystals - opponents_leeches
     cost = COSTS[n][1:]
     total = _COST_TOTAL[n]
-    deficit = np.maximum(cost[None, :, :4] - spendable[:, None, :], 0).sum(axis=2)  # [k, cards]
+    short = _COST_ENERGY16[n][None] - spendable.astype(np.int16)[:, :, None]  # [k, type, cards]
+    deficit = np.maximum(short, 0).sum(axis=1)  # [k, cards]
     hands = r.count_held(HANDS_OF_FORTUNE)
     waivable = np.where(total > 1, np.minimum(hands[:, None], total - 1), 0)
     affordable = (budget[:, None] >= cost[:, 4]) & (deficit <= waivable)
@@ -137,11 +149,12 @@ def _turn(r: Rows, mask: np.ndarray) -> None:
     tapped = s.tapped[r.g]
     untapped = r.held & ~tapped
     same = same_tokens(r)
-    for card, condition in ACTIVATION_CONDITIONS.items():
-        low, high = copies(card)
-        holds = np.broadcast_to(condition(r, reads), (r.k,))
-        mask[:, A.activate_action(low)] = untapped[:, low] & holds
-        mask[:, A.activate_action(high)] = untapped[:, high] & holds & ~(untapped[:, low] & same[:, card - 1])
+    holds = np.empty((r.k, len(_CONDITION_CARDS)), dtype=np.bool_)
+    for j, condition in enumerate(ACTIVATION_CONDITIONS.values()):
+        holds[:, j] = condition(r, reads)
+    low = untapped[:, _CONDITION_LOW] & holds
+    mask[:, _CONDITION_LOW_ACTIONS] = low
+    mask[:, _CONDITION_HIGH_ACTIONS] = untapped[:, _CONDITION_HIGH] & holds & ~(low & same[:, _CONDITION_CARDS - 1])
     # transmutations from the reserve and from each Amulet of Water in play
     can = (flags & TRANSMUTE_ABILITY) != 0
     mask[:, A.transmute_action(0, 0) : A.transmute_action(0, 0) + 4] = can[:, None] & (reserve > 0)
@@ -223,18 +236,22 @@ def write_legal_masks(
             f"row {int(g[bad])}: no mask kernel answers its decision {steps.KINDS[kind[bad]]!r} "
             f"({int((~kernel).sum())} such row(s)); fallback=False"
         )
+    # rows sorted by kind (reference rows and finished games first), so that each kernel writes one slice
+    code = np.where(kernel, kind, _REFERENCE)
+    order = np.argsort(code, kind="stable")
+    code = code[order]
+    starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    ends = np.r_[starts[1:], code.size]
+    owner = owners(state, g[order]) if code[-1] >= 0 else None
     masks = np.zeros((g.size, NUM_ACTIONS), dtype=np.bool_)
-    for k in np.unique(kind[kernel]):
-        if k < 0:
-            continue  # a finished game: no legal action
-        at = np.flatnonzero((kind == k) & kernel)
-        block = np.zeros((at.size, NUM_ACTIONS), dtype=np.bool_)
-        KERNELS[int(k)](Rows(state, g[at], top[at]), block)
-        masks[at] = block
-    for at in np.flatnonzero(~kernel):
-        masks[at, unpack(state, int(g[at])).legal_action_list()] = True
-    if rows is None:
-        out[...] = masks
-    else:
-        out[g] = masks
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        k = int(code[start])
+        at = order[start:end]
+        if k >= 0:
+            KERNELS[k](Rows(state, g[at], top[at], owner[start:end]), masks[start:end])
+        elif k == _REFERENCE:
+            for j, row in enumerate(g[at].tolist()):
+                masks[start + j, unpack(state, row).legal_action_list()] = True
+        # else: finished games, no legal action
+    out[g[order]] = masks
     return out

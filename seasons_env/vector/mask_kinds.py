@@ -64,29 +64,34 @@ HANDS_OF_FORTUNE = copies(Card.HAND_OF_FORTUNE)
 _GRIMOIRES = copies(Card.BESPELLED_GRIMOIRE)
 
 
+def owners(state: ArrayState, g: np.ndarray) -> np.ndarray:
+    """``[len(g), NUM_INSTANCES]`` int8: the seat each card instance is in play in front of in rows ``g``; -1 if
+    none."""
+    in_play = state.in_play[g]  # [k, P, 15]
+    used = np.arange(in_play.shape[2]) < state.in_play_count[g][:, :, None]
+    width = NUM_INSTANCES + 1  # slots past a seat's count write into a spare column, dropped at the end
+    target = np.arange(g.size)[:, None, None] * width + np.where(used, in_play, NUM_INSTANCES)
+    owner = np.full((g.size, width), -1, dtype=np.int8)
+    owner.reshape(-1)[target] = np.arange(state.num_players, dtype=np.int8)[None, :, None]
+    return owner[:, :NUM_INSTANCES]
+
+
 class Rows:
     """The rows of one decision kind: ``g`` (rows of the state), the deciding seat ``p``, the step rows ``top``,
     and the reads several kinds share, computed on first use."""
 
-    def __init__(self, state: ArrayState, g: np.ndarray, top: np.ndarray) -> None:
+    def __init__(self, state: ArrayState, g: np.ndarray, top: np.ndarray, owner: np.ndarray | None = None) -> None:
         self.state, self.g, self.top = state, g, top
         self.p = top[:, 1].astype(np.intp)
         self.k = g.size
         self._held: np.ndarray | None = None
-        self._owner: np.ndarray | None = None
+        self._owner = owner
 
     @property
     def owner(self) -> np.ndarray:
         """``[k, NUM_INSTANCES]`` int8: the seat each card instance is in play in front of; -1 if none."""
         if self._owner is None:
-            s, k = self.state, self.k
-            in_play = s.in_play[self.g]  # [k, P, 15]
-            used = np.arange(in_play.shape[2]) < s.in_play_count[self.g][:, :, None]
-            width = NUM_INSTANCES + 1  # slots past a seat's count write into a spare column, dropped at the end
-            target = np.arange(k)[:, None, None] * width + np.where(used, in_play, NUM_INSTANCES)
-            owner = np.full((k, width), -1, dtype=np.int8)
-            owner.reshape(-1)[target] = np.arange(s.num_players, dtype=np.int8)[None, :, None]
-            self._owner = owner[:, :NUM_INSTANCES]
+            self._owner = owners(self.state, self.g)
         return self._owner
 
     @property
