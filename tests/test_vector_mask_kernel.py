@@ -159,7 +159,7 @@ def _synthetic(games: list[Game], n: int, seed: int) -> list[Game]:
             elif col.name in ("energy", "from_type"):
                 args.append(int(rng.integers(0, 4)))
             elif col.name == "from_action":
-                args.append(A.pay_action(0, 0) + int(rng.integers(0, 12)))
+                args.append(_pay(rng))
             else:
                 args.append(int(rng.integers(1, 6)))
         game.stack = [*game.stack[:-1], (kind, int(rng.integers(0, n)), *args)]
@@ -254,8 +254,22 @@ def test_turn_menus_with_random_cards_tokens_and_hands(positions: dict[int, list
     out = np.ones((len(games), NUM_ACTIONS), dtype=np.bool_)
     write_legal_masks(state, out, fallback=False)
     _assert_rows_match(out, games, what=f"turn menus, {n} players: ")
-    offered = out[:, A.ACTIVATE0 : A.TRANSMUTE0]
+    offered = out[:, [A.activate_action(i) for i in _ACTIVATABLE]]
     assert offered.any(axis=0).sum() >= len(_ACTIVATABLE) - 2  # nearly every activation offered somewhere
+
+
+def _pay(rng: np.random.Generator) -> int:
+    return A.pay_action(int(rng.integers(A.NUM_SOURCES)), int(rng.integers(4)))
+
+
+def _owed(rng: np.random.Generator, game: Game) -> tuple[int, ...]:
+    """Often one token of a type an Amulet of Water of the decider holds (so that two sources can pay it)."""
+    p = game.current_player
+    on_amulets = [t for i in _STORING[:2] if i in game.in_play[p] for t in range(4) if game.stored.get(i, (0,) * 4)[t]]
+    if on_amulets and rng.random() < 0.7:
+        owed = on_amulets[int(rng.integers(len(on_amulets)))]
+        return tuple(int(t == owed) for t in range(4))
+    return _need(rng, single=rng.random() < 0.5)
 
 
 def _need(rng: np.random.Generator, single: bool = False) -> tuple[int, ...]:
@@ -271,15 +285,15 @@ KINDS_ON_TURN_POSITIONS = {
     "crystal_orb": lambda rng, game: (),
     "crystal_orb_seen": lambda rng, game: (int(rng.integers(1, NUM_CARDS + 1)),),
     "balance_of_ishtar": lambda rng, game: (),
-    "discard_tokens": lambda rng, game: (int(rng.integers(1, 6)), A.pay_action(0, 0) + int(rng.integers(0, 12))),
+    "discard_tokens": lambda rng, game: (
+        int(rng.integers(1, 6)),
+        A.pay_action(int(rng.integers(3)), int(rng.integers(4))),
+    ),
     "draw_symbol": lambda rng, game: (),
     "vampiric_crown": lambda rng, game: (),
     "elemental_amulet_set": lambda rng, game: (),
-    "hand_of_fortune": lambda rng, game: (_need(rng), int(rng.integers(1, 3)), int(rng.integers(0, 4))),
-    "pay_source": lambda rng, game: (
-        _need(rng, single=rng.random() < 0.5),
-        int(rng.integers(0, 3)) * (rng.random() < 0.5),
-    ),
+    "hand_of_fortune": lambda rng, game: (_need(rng), int(rng.integers(1, 3)), int(rng.integers(0, 4)) // 2),
+    "pay_source": lambda rng, game: (_owed(rng, game), int(rng.integers(0, 3)) // 2),
     "amsug_return": lambda rng, game: (),
     "syllas_sacrifice": lambda rng, game: (),
     "dragon_skull": lambda rng, game: (int(rng.integers(1, 4)), int(rng.integers(-1, NUM_INSTANCES))),
@@ -299,7 +313,7 @@ def test_card_and_token_decisions_on_the_random_turn_positions(positions: dict[i
     rng = np.random.default_rng(n)
     names = list(KINDS_ON_TURN_POSITIONS)
     games = []
-    for k, game in enumerate(_turn_menus(positions[n], n, count=40 * len(names), seed=5)):
+    for k, game in enumerate(_turn_menus(positions[n], n, count=50 * len(names), seed=5)):
         name = names[k % len(names)]
         args = KINDS_ON_TURN_POSITIONS[name](rng, game)
         game.stack = [*game.stack[:-1], (steps.kind(name), game.current_player, *args)]

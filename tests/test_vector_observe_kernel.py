@@ -199,5 +199,5 @@ def test_the_kernel_benchmark_prints_its_figures() -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    for figure in ("observations/s", "kernel", "reference", "ratio", "1024"):
+    for figure in ("observations/s", "masks/s", "covered", "kernel", "reference", "ratio", "1024"):
         assert figure in result.stdout, f"{figure!r} missing:\n{result.stdout}"

@@ -48,6 +48,7 @@ from .mask_kinds import (
     copies,
     owners,
     same_tokens,
+    span,
 )
 
 _NUM_KINDS = len(steps.KINDS)
@@ -62,6 +63,8 @@ _COST_ENERGY16 = {
     n: np.ascontiguousarray(cost[1:, :4].T).astype(np.int16) for n, cost in COSTS.items()
 }  # [type, cards]
 _ELEMENTAL_AMULET_COLUMN = int(Card.ELEMENTAL_AMULET) - 1
+_SUMMONS = span([A.summon_action(c) for c in range(1, NUM_CARDS + 1)])
+_TRANSMUTES = [span([A.transmute_action(source, t) for t in range(4)]) for source in range(A.NUM_SOURCES)]
 
 # ---------------------------------------------------------------------------- the turn menu
 
@@ -133,7 +136,7 @@ def _turn(r: Rows, mask: np.ndarray) -> None:
         axis=1
     )
     room = gauge > in_play
-    mask[:, A.SUMMON0 : A.SUMMON0 + NUM_CARDS] = hand & affordable & room[:, None]
+    mask[:, _SUMMONS] = hand & affordable & room[:, None]
     # activations: untapped copies whose condition holds; two copies in the same state are one option, the lower
     reads = {
         "spendable": spendable,
@@ -157,10 +160,9 @@ def _turn(r: Rows, mask: np.ndarray) -> None:
     mask[:, _CONDITION_HIGH_ACTIONS] = untapped[:, _CONDITION_HIGH] & holds & ~(low & same[:, _CONDITION_CARDS - 1])
     # transmutations from the reserve and from each Amulet of Water in play
     can = (flags & TRANSMUTE_ABILITY) != 0
-    mask[:, A.transmute_action(0, 0) : A.transmute_action(0, 0) + 4] = can[:, None] & (reserve > 0)
+    mask[:, _TRANSMUTES[0]] = can[:, None] & (reserve > 0)
     for k in range(len(AMULET_INSTANCES)):
-        start = A.transmute_action(k + 1, 0)
-        mask[:, start : start + 4] = can[:, None] & (amulets[:, k] > 0)
+        mask[:, _TRANSMUTES[k + 1]] = can[:, None] & (amulets[:, k] > 0)
 
 
 def _turn_unsupported(r: Rows) -> np.ndarray:

@@ -9,6 +9,7 @@ beside it). ``KIND_KERNELS`` maps kind ids to them.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 
 import numpy as np
 
@@ -33,6 +34,29 @@ from .step_codes import ARG_COLUMNS, NO_VALUE
 
 NUM_ACTIONS = A.NUM_ACTIONS
 ENERGIES = np.arange(4)
+
+
+def span(actions: list[int]) -> slice:
+    """The action columns ``actions`` (ids from ``actions.py``'s encode functions) as one slice; a ``RuntimeError``
+    at import if they are not evenly spaced, so that a change of the action table cannot go unnoticed."""
+    step = actions[1] - actions[0] if len(actions) > 1 else 1
+    if step <= 0 or any(b - a != step for a, b in pairwise(actions)):
+        raise RuntimeError(f"the mask kernel writes actions {actions[:3]}... as one slice; they are not evenly spaced")
+    return slice(actions[0], actions[-1] + 1, step)
+
+
+#: Action columns of the ranges the kernels write whole, in the order of their parameter.
+CARD_CHOICES = span([A.choose_card_action(c) for c in range(1, NUM_CARDS + 1)])
+ENERGY_CHOICES = span([A.choose_energy_action(t) for t in range(4)])
+NUMBER_CHOICES = span([A.choose_number_action(x) for x in range(1, A.MAX_NUMBER + 1)])
+LOWER_COPY_CHOICES = span([A.choose_in_play_action(i) for i in range(0, NUM_INSTANCES, 2)])
+UPPER_COPY_CHOICES = span([A.choose_in_play_action(i) for i in range(1, NUM_INSTANCES, 2)])
+ELEMENTAL_SETS = span([A.elemental_set_action(mask) for mask in range(1, 16)])
+#: ``[source, type]`` -> the pay action; ``[die]`` -> the take-die action; ``[card id]`` -> the choose-card action.
+PAY_ACTIONS = np.array([[A.pay_action(s, t) for t in range(4)] for s in range(A.NUM_SOURCES)], dtype=np.intp)
+PAY_CHOICES = span(PAY_ACTIONS.reshape(-1).tolist())
+TAKE_DIE_ACTIONS = np.array([A.take_die_action(d) for d in range(5)], dtype=np.intp)
+CARD_ACTIONS = np.array([0, *(A.choose_card_action(c) for c in range(1, NUM_CARDS + 1))], dtype=np.intp)
 
 
 def _arg(kind: str, name: str) -> int:
@@ -141,11 +165,11 @@ def _reserve_type_options(reserve: np.ndarray, first: np.ndarray, count: np.ndar
 
 
 def _draft_pick(r: Rows, mask: np.ndarray) -> None:
-    mask[:, A.CHOOSE_CARD0 : A.CHOOSE_CARD0 + NUM_CARDS] = r.seat(r.state.draft_pack)[:, 1:] > 0
+    mask[:, CARD_CHOICES] = r.seat(r.state.draft_pack)[:, 1:] > 0
 
 
 def _cards_in_hand(r: Rows, mask: np.ndarray) -> None:
-    mask[:, A.CHOOSE_CARD0 : A.CHOOSE_CARD0 + NUM_CARDS] = r.seat(r.state.hand)[:, 1:] > 0
+    mask[:, CARD_CHOICES] = r.seat(r.state.hand)[:, 1:] > 0
 
 
 def _choose_die(r: Rows, mask: np.ndarray) -> None:
@@ -155,11 +179,11 @@ def _choose_die(r: Rows, mask: np.ndarray) -> None:
     has_die = (used & (owner == r.p[:, None])).any(axis=1)
     free = used & (owner < 0) & ~has_die[:, None]
     row, slot = np.nonzero(free)
-    mask[row, A.take_die_action(0) + rolled[row, slot, 0]] = True
+    mask[row, TAKE_DIE_ACTIONS[rolled[row, slot, 0]]] = True
 
 
 def _choose_energy_from(first: np.ndarray, mask: np.ndarray) -> None:
-    mask[:, A.CHOOSE_ENERGY0 : A.CHOOSE_ENERGY0 + 4] = ENERGIES >= first[:, None]
+    mask[:, ENERGY_CHOICES] = ENERGIES >= first[:, None]
 
 
 def _gain_energy(r: Rows, mask: np.ndarray) -> None:
@@ -171,12 +195,12 @@ def _overflow(r: Rows, mask: np.ndarray) -> None:
     limit = np.where(r.count_held(_GRIMOIRES) > 0, RESERVE_LIMIT_GRIMOIRE, RESERVE_LIMIT)
     excess = reserve.sum(axis=1) - limit
     options = _reserve_type_options(reserve, r.column("overflow", "from_type"), excess) & (excess > 0)[:, None]
-    mask[:, A.CHOOSE_ENERGY0 : A.CHOOSE_ENERGY0 + 4] = options
+    mask[:, ENERGY_CHOICES] = options
 
 
 def _exchange_discard(r: Rows, mask: np.ndarray) -> None:
     first, count = r.column("exchange_discard", "from_type"), r.column("exchange_discard", "count")
-    mask[:, A.CHOOSE_ENERGY0 : A.CHOOSE_ENERGY0 + 4] = _reserve_type_options(r.reserve, first, count)
+    mask[:, ENERGY_CHOICES] = _reserve_type_options(r.reserve, first, count)
 
 
 def _malice_window(r: Rows, mask: np.ndarray) -> None:
@@ -206,32 +230,32 @@ def _cards_argument(kind: str) -> Callable[[Rows, np.ndarray], None]:
     def kernel(r: Rows, mask: np.ndarray) -> None:
         cards = r.top[:, start : start + width].astype(np.intp)
         row, j = np.nonzero(cards != NO_VALUE)
-        mask[row, A.choose_card_action(1) + cards[row, j] - 1] = True
+        mask[row, CARD_ACTIONS[cards[row, j]]] = True
 
     return kernel
 
 
 def _reserve_types(r: Rows, mask: np.ndarray) -> None:
-    mask[:, A.CHOOSE_ENERGY0 : A.CHOOSE_ENERGY0 + 4] = r.reserve > 0
+    mask[:, ENERGY_CHOICES] = r.reserve > 0
 
 
 def _glutton_cauldron(r: Rows, mask: np.ndarray) -> None:
     instance = r.column("glutton_cauldron", "instance")
     there = r.held[np.arange(r.k), instance]
-    mask[:, A.CHOOSE_ENERGY0 : A.CHOOSE_ENERGY0 + 4] = (r.reserve > 0) & there[:, None]
+    mask[:, ENERGY_CHOICES] = (r.reserve > 0) & there[:, None]
 
 
 def _mirror_count(r: Rows, mask: np.ndarray) -> None:
     energy = r.column("mirror_count", "energy")
     most = np.minimum(np.minimum(r.reserve[np.arange(r.k), energy], r.seat(r.state.crystals)), A.MAX_NUMBER)
     numbers = np.arange(1, A.MAX_NUMBER + 1)
-    mask[:, A.choose_number_action(1) : A.choose_number_action(1) + A.MAX_NUMBER] = numbers <= most[:, None]
+    mask[:, NUMBER_CHOICES] = numbers <= most[:, None]
 
 
 def _mirror_to(r: Rows, mask: np.ndarray) -> None:
     source, count = r.column("mirror_to", "energy"), r.column("mirror_to", "count")
     fits = (r.reserve[np.arange(r.k), source] >= count) & (r.seat(r.state.crystals) >= count)
-    mask[:, A.CHOOSE_ENERGY0 : A.CHOOSE_ENERGY0 + 4] = fits[:, None] & (ENERGIES != source[:, None])
+    mask[:, ENERGY_CHOICES] = fits[:, None] & (ENERGIES != source[:, None])
 
 
 def _tree_of_light(r: Rows, mask: np.ndarray) -> None:
@@ -256,13 +280,13 @@ def _discard_tokens(r: Rows, mask: np.ndarray) -> None:
     tokens = np.concatenate([r.reserve[:, None, :], r.amulet_tokens()], axis=1).reshape(r.k, -1)  # [k, 12]
     from_here = np.cumsum(tokens[:, ::-1], axis=1)[:, ::-1]
     first, count = r.column("discard_tokens", "from_action"), r.column("discard_tokens", "count")
-    actions = A.pay_action(0, 0) + np.arange(tokens.shape[1])
+    actions = PAY_ACTIONS.reshape(-1)  # in (source, type) order, as the tokens
     options = (tokens > 0) & (actions >= first[:, None]) & (from_here >= count[:, None])
-    mask[:, actions[0] : actions[-1] + 1] = options
+    mask[:, PAY_CHOICES] = options
 
 
 def _balance_of_ishtar(r: Rows, mask: np.ndarray) -> None:
-    mask[:, A.CHOOSE_ENERGY0 : A.CHOOSE_ENERGY0 + 4] = r.spendable() >= 3
+    mask[:, ENERGY_CHOICES] = r.spendable() >= 3
 
 
 def _temporal_boots(r: Rows, mask: np.ndarray) -> None:
@@ -273,7 +297,7 @@ def _temporal_boots(r: Rows, mask: np.ndarray) -> None:
 
 
 def _necrotic_kriss(r: Rows, mask: np.ndarray) -> None:
-    mask[:, A.CHOOSE_CARD0 : A.CHOOSE_CARD0 + NUM_CARDS] = (r.seat(r.state.hand)[:, 1:] > 0) & IS_FAMILIAR
+    mask[:, CARD_CHOICES] = (r.seat(r.state.hand)[:, 1:] > 0) & IS_FAMILIAR
     _in_play_choices(r, mask, IS_FAMILIAR_INSTANCE)
 
 
@@ -284,8 +308,8 @@ def _in_play_choices(r: Rows, mask: np.ndarray, accept: np.ndarray) -> None:
     lower, upper = held[:, 0::2], held[:, 1::2]  # [k, cards]
     tapped = r.state.tapped[r.g]
     same = lower & (tapped[:, 0::2] == tapped[:, 1::2]) & same_tokens(r)
-    mask[:, A.CHOOSE_IN_PLAY0 : A.CHOOSE_IN_PLAY0 + NUM_INSTANCES : 2] = lower
-    mask[:, A.CHOOSE_IN_PLAY0 + 1 : A.CHOOSE_IN_PLAY0 + NUM_INSTANCES : 2] = upper & ~same
+    mask[:, LOWER_COPY_CHOICES] = lower
+    mask[:, UPPER_COPY_CHOICES] = upper & ~same
 
 
 def same_tokens(r: Rows) -> np.ndarray:
@@ -321,7 +345,7 @@ def _dragon_skull(r: Rows, mask: np.ndarray) -> None:
 
 def _lewis_greyface(r: Rows, mask: np.ndarray) -> None:
     n = r.state.num_players
-    mask[:, A.choose_opponent_action(1) : A.choose_opponent_action(n - 1) + 1] = True
+    mask[:, [A.choose_opponent_action(offset) for offset in range(1, n)]] = True
 
 
 def _vampiric_crown(r: Rows, mask: np.ndarray) -> None:
@@ -338,8 +362,7 @@ def _elemental_amulet_set(r: Rows, mask: np.ndarray) -> None:
     """Sets whose types held, with one Hand of Fortune waiver per copy, cover the set (``_opt_elemental``)."""
     owned = (r.spendable() > 0).astype(np.int64) @ _SET_TYPES.T  # [k, 15]
     needed = np.maximum(1, _SET_TYPES.sum(axis=1) - r.count_held(HANDS_OF_FORTUNE)[:, None])
-    start = A.elemental_set_action(1)
-    mask[:, start : start + len(_SET_TYPES)] = owned >= needed
+    mask[:, ELEMENTAL_SETS] = owned >= needed
 
 
 def _hand_of_fortune(r: Rows, mask: np.ndarray) -> None:
@@ -360,7 +383,7 @@ def _hand_of_fortune(r: Rows, mask: np.ndarray) -> None:
         & (shortfall <= waivers[:, None] - 1)
         & (later_need >= waivers[:, None] - 1)
     )
-    mask[:, A.CHOOSE_ENERGY0 : A.CHOOSE_ENERGY0 + 4] = options
+    mask[:, ENERGY_CHOICES] = options
 
 
 def _pay_source(r: Rows, mask: np.ndarray) -> None:
@@ -375,7 +398,7 @@ def _pay_source(r: Rows, mask: np.ndarray) -> None:
     from_here = np.cumsum(tokens[:, ::-1], axis=1)[:, ::-1]
     options = (tokens > 0) & (from_here >= need[rows, owed][:, None])
     row, source = np.nonzero(options)
-    mask[row, A.pay_action(0, 0) + 4 * source + owed[row]] = True
+    mask[row, PAY_ACTIONS[source, owed[row]]] = True
 
 
 def _damned_soul_water(r: Rows, mask: np.ndarray) -> None:
