@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 import numpy as np
+from vector_speed import batch_sizes  # benchmarks/ is the script's folder
 
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 from seasons_env.engine import Game, steps
@@ -221,14 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = args.seconds if args.seconds is not None else (1.0 if args.quick else 4.0)
     if seconds <= 0:
         parser.error(f"--seconds must be positive; got {seconds}")
-    batches = [1, 64, 1024] if args.quick else [1, 64, 1024, 4096]
-    if args.batches is not None:
-        try:
-            batches = [int(size) for size in args.batches.split(",")]
-        except ValueError:
-            parser.error(f"--batches must be comma-separated positive ints; got {args.batches!r}")
-        if min(batches) < 1:
-            parser.error(f"--batches must be comma-separated positive ints; got {args.batches!r}")
+    batches = batch_sizes(parser, args.batches, args.quick)
     if args.kinds:
         kinds_table(args.level, games=6 if args.quick else 30)
     observation_table(batches, seconds, args.level, source_games=6 if args.quick else 24)

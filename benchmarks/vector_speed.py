@@ -219,6 +219,19 @@ def _rollout_rate(env, steps: int, count: int) -> float:
     return done / (time.perf_counter() - start)
 
 
+def batch_sizes(parser: argparse.ArgumentParser, text: str | None, quick: bool) -> list[int]:
+    """``--batches`` as a list of positive ints (the default: 1, 64, 1,024 and, unless ``quick``, 4,096)."""
+    if text is None:
+        return [1, 64, 1024] if quick else [1, 64, 1024, 4096]
+    try:
+        batches = [int(size) for size in text.split(",")]
+    except ValueError:
+        batches = [0]
+    if min(batches) < 1:
+        parser.error(f"--batches must be comma-separated positive ints; got {text!r}")
+    return batches
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="batch up to 1,024, short budgets, small PPO run")
@@ -235,14 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             print()
         return 0
     seconds = args.seconds if args.seconds is not None else (1.5 if args.quick else 6.0)
-    batches = [1, 64, 1024] if args.quick else [1, 64, 1024, 4096]
-    if args.batches is not None:
-        try:
-            batches = [int(size) for size in args.batches.split(",")]
-        except ValueError:
-            parser.error(f"--batches must be comma-separated positive ints; got {args.batches!r}")
-        if min(batches) < 1:
-            parser.error(f"--batches must be comma-separated positive ints; got {args.batches!r}")
+    batches = batch_sizes(parser, args.batches, args.quick)
     speed_table(batches, seconds, args.level)
     if not args.skip_ppo:
         print()

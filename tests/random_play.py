@@ -44,3 +44,25 @@ def random_positions(num_players: int, level: str, seed: int, every: int = 7) ->
     for k, _ in enumerate(random_play(game, np.random.default_rng(seed + 20_000))):
         if k % every == 0:
             yield game
+
+
+def level_positions(num_players: int, games_per_level: int, every: int, seed_base: int, tag: int) -> list[Game]:
+    """Copies of random games' positions every ``every`` decisions and at their ends, every level: game ``k``
+    of a level is seeded ``seed_base * num_players + k`` and played with the stream ``(num_players, k, tag)``."""
+    from seasons_env.engine.data import LEVELS
+
+    kept = []
+    for level in LEVELS:
+        for k in range(games_per_level):
+            game = Game.new(num_players, level, seed=seed_base * num_players + k)
+            rng = np.random.default_rng([num_players, k, tag])
+            decisions = 0
+            while True:
+                if decisions % every == 0 or game.is_over:
+                    kept.append(game.clone())
+                if game.is_over:
+                    break
+                legal = game.legal_action_list()
+                game.apply(legal[int(rng.integers(len(legal)))])
+                decisions += 1
+    return kept

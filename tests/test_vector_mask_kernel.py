@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from random_play import level_positions
 
 from seasons_env import Game, describe_action
 from seasons_env.encoding import DECISION_KINDS
@@ -27,22 +28,7 @@ EVERY = 2
 
 
 def _positions(n: int) -> list[Game]:
-    """Copies of random games' positions every ``EVERY`` decisions and at their ends, every level."""
-    kept = []
-    for level in LEVELS:
-        for seed in range(SEEDS_PER_CASE):
-            game = Game.new(n, level, seed=2000 * n + seed)
-            rng = np.random.default_rng([n, seed, 43])
-            decisions = 0
-            while True:
-                if decisions % EVERY == 0 or game.is_over:
-                    kept.append(game.clone())
-                if game.is_over:
-                    break
-                legal = game.legal_action_list()
-                game.apply(legal[int(rng.integers(len(legal)))])
-                decisions += 1
-    return kept
+    return level_positions(n, SEEDS_PER_CASE, EVERY, seed_base=2000, tag=43)
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from random_play import level_positions
 
 from seasons_env import Game
 from seasons_env.encoding import DECISION_KINDS, LAYOUT, OBSERVATION_SIZE, encode_observation
@@ -29,22 +30,7 @@ EVERY = 4
 
 
 def _positions(n: int) -> list[Game]:
-    """Copies of random games' positions every ``EVERY`` decisions and at their ends, every level."""
-    kept = []
-    for level in LEVELS:
-        for seed in range(SEEDS_PER_CASE):
-            game = Game.new(n, level, seed=1000 * n + seed)
-            rng = np.random.default_rng([n, seed, 41])
-            decisions = 0
-            while True:
-                if decisions % EVERY == 0 or game.is_over:
-                    kept.append(game.clone())
-                if game.is_over:
-                    break
-                legal = game.legal_action_list()
-                game.apply(legal[int(rng.integers(len(legal)))])
-                decisions += 1
-    return kept
+    return level_positions(n, SEEDS_PER_CASE, EVERY, seed_base=1000, tag=41)
 
 
 @pytest.fixture(scope="module")
