@@ -49,17 +49,22 @@ def test_benchmark_quick(script: str, figures: list[str]) -> None:
             assert any(line.split()[:1] == [players] for line in result.stdout.splitlines())
 
 
-def test_agent_strength_quick(tmp_path) -> None:
-    """The agent-strength benchmark's head-to-head and mirror figures (ISMCTS games left out: they are slow)."""
-    args = ["--quick", "--skip-ismcts", "--workers", "1", "--no-progress", "--out", str(tmp_path / "strength")]
+def _run_benchmark(script: str, args: list[str]) -> subprocess.CompletedProcess:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "agent_strength.py"), *args],
+        [sys.executable, str(ROOT / "benchmarks" / script), *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def test_agent_strength_quick(tmp_path) -> None:
+    """The agent-strength benchmark's head-to-head and mirror figures (ISMCTS games left out: they are slow)."""
+    args = ["--quick", "--skip-ismcts", "--workers", "1", "--no-progress", "--out", str(tmp_path / "strength")]
+    result = _run_benchmark("agent_strength.py", args)
     figures = ("heuristic vs random:", "Wilson 95%", "goal >= 97%", "decisions/s heuristic", "heuristic vs heuristic")
     for figure in figures:
         assert figure in result.stdout, f"{figure!r} missing from the output:\n{result.stdout}"
@@ -69,14 +74,7 @@ def test_agent_strength_quick(tmp_path) -> None:
 def test_learned_multiplayer_rotates_the_learned_seat_round_the_table() -> None:
     """One learned seat against a table of random players at 3 and 4 players: whole rotations, the equal share."""
     args = ["--games", "3", "--opponent", "random", "--level", "apprentice", "--workers", "1"]
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "learned_multiplayer.py"), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    result = _run_benchmark("learned_multiplayer.py", args)
     assert "3-player apprentice, learned vs 2 x random:" in result.stdout
     assert "over 3 games (an equal agent: 33.3%)" in result.stdout
     assert "4-player apprentice, learned vs 3 x random:" in result.stdout
