@@ -66,3 +66,41 @@ def level_positions(num_players: int, games_per_level: int, every: int, seed_bas
                 game.apply(legal[int(rng.integers(len(legal)))])
                 decisions += 1
     return kept
+
+
+def random_step_args(
+    kind: int,
+    rng: np.random.Generator,
+    num_players: int,
+    *,
+    instance: Callable[[], int] | None = None,
+    special: dict[str, Callable[[], object]] | None = None,
+    count_high: int = 3,
+) -> list:
+    """Random arguments for a pending step of ``kind`` within its array-state columns: cards, seats, energy, a
+    card or an instance (``instance()`` if given), ``special[name]()`` for other named arguments, and any count
+    from 1 to ``count_high``."""
+    from seasons_env.engine.data import NUM_CARDS, NUM_INSTANCES
+    from seasons_env.vector.step_codes import ARG_COLUMNS
+
+    args: list = []
+    for col in ARG_COLUMNS[kind]:
+        if col.name == "cards":
+            size = int(rng.integers(1, col.width + 1))
+            args.append(tuple(int(c) for c in rng.integers(1, NUM_CARDS + 1, size=size)))
+        elif col.name == "recipients":
+            size = int(rng.integers(1, col.width + 1))
+            args.append(tuple(int(s) for s in rng.integers(0, num_players, size=size)))
+        elif col.name == "need":
+            args.append(tuple(int(e) for e in rng.integers(0, 5, size=4)))
+        elif col.name == "card":
+            args.append(int(rng.integers(1, NUM_CARDS + 1)))
+        elif col.name == "instance":
+            args.append(instance() if instance is not None else int(rng.integers(0, NUM_INSTANCES)))
+        elif col.name in ("energy", "from_type"):
+            args.append(int(rng.integers(0, 4)))
+        elif special is not None and col.name in special:
+            args.append(special[col.name]())
+        else:  # counts, waivers, a year, flags
+            args.append(int(rng.integers(1, count_high + 1)))
+    return args

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from random_play import level_positions
+from random_play import level_positions, random_step_args
 
 from seasons_env import Game, describe_action
 from seasons_env.encoding import DECISION_KINDS
@@ -21,7 +21,6 @@ from seasons_env.engine.data import ACTIVATION_CARDS, CARD_OF, LEVELS, NUM_CARDS
 from seasons_env.vector import mask_kernel
 from seasons_env.vector.arrays import ArrayState, pack
 from seasons_env.vector.mask_kernel import KERNEL_KINDS, NUM_ACTIONS, kernel_rows, write_legal_masks
-from seasons_env.vector.step_codes import ARG_COLUMNS
 
 SEEDS_PER_CASE = 4
 EVERY = 2
@@ -127,27 +126,14 @@ def _synthetic(games: list[Game], n: int, seed: int) -> list[Game]:
         game = games[int(rng.integers(len(games)))].clone()
         while game.is_over or not game.stack:
             game = games[int(rng.integers(len(games)))].clone()
-        args = []
-        for col in ARG_COLUMNS[kind]:
-            if col.name == "cards":
-                args.append(
-                    tuple(int(c) for c in rng.integers(1, NUM_CARDS + 1, size=int(rng.integers(1, col.width + 1))))
-                )
-            elif col.name == "recipients":
-                args.append(tuple(int(s) for s in rng.integers(0, n, size=int(rng.integers(1, col.width + 1)))))
-            elif col.name == "need":
-                args.append(tuple(int(e) for e in rng.integers(0, 5, size=4)))
-            elif col.name == "card":
-                args.append(int(rng.integers(1, NUM_CARDS + 1)))
-            elif col.name == "instance":
-                held = [i for p in range(n) for i in game.in_play[p]]
-                args.append(int(rng.choice(held)) if held and k % 2 else int(rng.integers(0, NUM_INSTANCES)))
-            elif col.name in ("energy", "from_type"):
-                args.append(int(rng.integers(0, 4)))
-            elif col.name == "from_action":
-                args.append(_pay(rng))
-            else:
-                args.append(int(rng.integers(1, 6)))
+        held = [i for p in range(n) for i in game.in_play[p]]
+
+        def instance(held: list[int] = held, k: int = k) -> int:
+            return int(rng.choice(held)) if held and k % 2 else int(rng.integers(0, NUM_INSTANCES))
+
+        args = random_step_args(
+            kind, rng, n, instance=instance, special={"from_action": lambda: _pay(rng)}, count_high=5
+        )
         game.stack = [*game.stack[:-1], (kind, int(rng.integers(0, n)), *args)]
         game.reserve = [tuple(int(t) for t in rng.integers(0, 4, size=4)) for _ in range(n)]
         if k % 5 == 0:  # piles nearly empty: no bonus draw, no Crystal Orb look

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from random_play import level_positions
+from random_play import level_positions, random_step_args
 
 from seasons_env import Game
 from seasons_env.encoding import DECISION_KINDS, LAYOUT, OBSERVATION_SIZE, encode_observation
 from seasons_env.engine import steps
-from seasons_env.engine.data import LEVELS, NUM_CARDS, NUM_INSTANCES
+from seasons_env.engine.data import LEVELS, NUM_CARDS
 from seasons_env.vector.arrays import ArrayState, pack
 from seasons_env.vector.observe_kernel import write_observations
 from seasons_env.vector.step_codes import ARG_COLUMNS
@@ -90,24 +90,7 @@ def _synthetic(games: list[Game], n: int) -> list[Game]:
         game = games[(7 * k) % (len(games) - 1)].clone()
         if game.is_over:
             game = games[1].clone()
-        args = []
-        for col in ARG_COLUMNS[kind]:
-            if col.name == "cards":
-                args.append(
-                    tuple(int(c) for c in rng.integers(1, NUM_CARDS + 1, size=int(rng.integers(1, col.width + 1))))
-                )
-            elif col.name == "recipients":
-                args.append(tuple(int(s) for s in rng.integers(0, n, size=int(rng.integers(1, col.width + 1)))))
-            elif col.name == "need":
-                args.append(tuple(int(e) for e in rng.integers(0, 5, size=4)))
-            elif col.name == "card":
-                args.append(int(rng.integers(1, NUM_CARDS + 1)))
-            elif col.name == "instance":
-                args.append(int(rng.integers(0, NUM_INSTANCES)))
-            elif col.name in ("energy", "from_type"):
-                args.append(int(rng.integers(0, 4)))
-            else:  # counts, waivers, a year, flags: 1..3 so that a count is shown
-                args.append(int(rng.integers(1, 4)))
+        args = random_step_args(kind, rng, n)
         game.stack = [*game.stack[:-1], (kind, int(rng.integers(0, n)), *args)]
         game.deferred_tokens = tuple((int(rng.integers(0, n)), int(rng.integers(1, 3))) for _ in range(k % 4))
         game.orb_seen = (int(rng.integers(0, n)), int(rng.integers(1, NUM_CARDS + 1))) if k % 2 else ()
