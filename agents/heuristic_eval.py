@@ -13,6 +13,8 @@ pins them, and compares values from warm caches with fresh ones).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from seasons_env import Game
 from seasons_env.engine import steps
 from seasons_env.engine.data import (
@@ -92,7 +94,26 @@ _AFTER_YEAR2 = expected_rounds(END_SPACE - 24)
 # ---------------------------------------------------------------------------- the clock
 
 _CACHE_LIMIT = 1 << 12  # entries of each cache (emptied when full: hits come from the last few decisions)
-_CARDS_OF: dict[tuple[int, ...], tuple[int, ...]] = {}  # instances in play -> their card ids
+
+
+class _Cache(dict):
+    """A cache of values by every fact they read, emptied when it holds ``_CACHE_LIMIT`` entries (its hits come
+    from the last few decisions)."""
+
+    caches: ClassVar[list[_Cache]] = []  # every cache, for clear_caches
+
+    def __init__(self) -> None:
+        super().__init__()
+        _Cache.caches.append(self)
+
+    def remember(self, key: object, value: object) -> object:
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        self[key] = value
+        return value
+
+
+_CARDS_OF = _Cache()  # instances in play -> their card ids
 
 
 class Clock:
@@ -119,9 +140,7 @@ class Clock:
         for held in game.in_play:
             ids = cards_of.get(held)
             if ids is None:
-                if len(cards_of) >= _CACHE_LIMIT:
-                    cards_of.clear()
-                ids = cards_of[held] = tuple(map(CARD_OF.__getitem__, held))
+                ids = cards_of.remember(held, tuple(map(CARD_OF.__getitem__, held)))
             cards.append(ids)
         self.cards = cards
         self.pending = pending_steps = game.pending_steps()
@@ -154,13 +173,11 @@ class Clock:
                 max(0, 11 - a // 3) if a < END_SPACE else 0,
                 _base_values(game.num_players, rounds_after),
             )
-            if len(_TIMES) >= _CACHE_LIMIT:
-                _TIMES.clear()
-            _TIMES[key] = known
+            _TIMES.remember(key, known)
         self.next_start, self.rounds_after, self.round_ends, self.season_changes, self.base = known
 
 
-_TIMES: dict[tuple, tuple] = {}  # (space, in a round, dice, dice season, players) -> the clock's time fields
+_TIMES = _Cache()  # (space, in a round, dice, dice season, players) -> the clock's time fields
 
 
 def token_values(game: Game, p: int, clock: Clock) -> list[float]:
@@ -175,14 +192,12 @@ def token_values(game: Game, p: int, clock: Clock) -> list[float]:
     values = _TOKEN_VALUES.get(key)
     if values is None:
         values = _token_values(game, p, clock, cards, pending)
-        if len(_TOKEN_VALUES) >= _CACHE_LIMIT:
-            _TOKEN_VALUES.clear()
-        _TOKEN_VALUES[key] = values
+        _TOKEN_VALUES.remember(key, values)
     clock.token_values[p] = values
     return values
 
 
-_TOKEN_VALUES: dict[tuple, list[float]] = {}
+_TOKEN_VALUES = _Cache()
 
 
 def _token_values(game: Game, p: int, clock: Clock, cards: tuple[int, ...], pending: bool) -> list[float]:
@@ -248,18 +263,16 @@ def evaluate(game: Game, seat: int) -> float:
     else:
         value = values[seat] - OPPONENT_WEIGHT * _blend([values[q] for q in range(len(values)) if q != seat])
     if game.final_scores is None:
-        if len(_EVALUATIONS) >= _CACHE_LIMIT:
-            _EVALUATIONS.clear()
-        _EVALUATIONS[key] = value
+        _EVALUATIONS.remember(key, value)
     return value
 
 
-_EVALUATIONS: dict[tuple, float] = {}
+_EVALUATIONS = _Cache()
 
 
 def clear_caches() -> None:
     """Forget every cached value (the values do not change: a test compares them with and without caches)."""
-    for cache in (_EVALUATIONS, _PUBLIC_VALUES, _WAITING_ORDERS, _CARDS_OF, _BASE_VALUES, _TIMES, _TOKEN_VALUES):
+    for cache in _Cache.caches:
         cache.clear()
 
 
@@ -284,7 +297,7 @@ def _values(game: Game, seat: int) -> list[float]:
     return values
 
 
-_PUBLIC_VALUES: dict[tuple, float] = {}
+_PUBLIC_VALUES = _Cache()
 
 
 def _public_value(game: Game, p: int, clock: Clock) -> float:
@@ -315,9 +328,7 @@ def _public_value(game: Game, p: int, clock: Clock) -> float:
     )
     value = _PUBLIC_VALUES.get(key)
     if value is None:
-        if len(_PUBLIC_VALUES) >= _CACHE_LIMIT:
-            _PUBLIC_VALUES.clear()
-        value = _PUBLIC_VALUES[key] = _seat_value(game, p, clock, False)
+        value = _PUBLIC_VALUES.remember(key, _seat_value(game, p, clock, False))
     return value
 
 
@@ -421,7 +432,7 @@ def _seat_value(game: Game, p: int, clock: Clock, private: bool) -> float:
     return value - threats(game, p, clock)
 
 
-_BASE_VALUES: dict[tuple[int, float], tuple[float, ...]] = {}
+_BASE_VALUES = _Cache()
 
 
 def _base_values(n: int, rounds_after: float) -> tuple[float, ...]:
@@ -435,7 +446,7 @@ def _base_values(n: int, rounds_after: float) -> tuple[float, ...]:
     return table
 
 
-_WAITING_ORDERS: dict[tuple, list[tuple]] = {}
+_WAITING_ORDERS = _Cache()
 
 
 def _waiting_order(game: Game, p: int, clock: Clock, tv: list[float], turns: float, hands: int) -> list[tuple]:
@@ -487,9 +498,7 @@ def _waiting_order(game: Game, p: int, clock: Clock, tv: list[float], turns: flo
     order = [
         (net, c, wait, rounds, terms_of[c], energy_of[c], GAUGE_WEIGHT[c]) for net, c, wait, rounds in cards_in_order
     ]
-    if len(_WAITING_ORDERS) >= _CACHE_LIMIT:
-        _WAITING_ORDERS.clear()
-    _WAITING_ORDERS[key] = order
+    _WAITING_ORDERS.remember(key, order)
     return order
 
 
