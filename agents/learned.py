@@ -13,7 +13,6 @@ Arena and environment names (registered in ``agents/registry.py``): ``"learned"`
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 
 from seasons_env import Game
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
+from seasons_env.files import file_sha256
 
 from .base import SeededAgent
 
@@ -57,7 +57,7 @@ def load_cached(path: Path | str):
 
 @functools.lru_cache(maxsize=32)
 def _digest(path: str, modified: float, size: int) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return file_sha256(path)
 
 
 def model_digests(names: Sequence[str]) -> dict[str, str]:

@@ -7,6 +7,7 @@ the folder: a kill at any moment leaves the old file or the new one, never a par
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -31,6 +32,15 @@ def replace_atomically(path: Path | str, write: Callable[[Path], None]) -> None:
         Path(temporary).unlink(missing_ok=True)
         raise
     _fsync_folder(path.parent)
+
+
+def file_sha256(path: Path | str) -> str:
+    """The SHA-256 of a file's bytes, hex, read in blocks (a model or data set may be large)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as source:
+        for block in iter(lambda: source.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def write_atomic(path: Path | str, data: bytes) -> None:

@@ -12,9 +12,10 @@ import torch
 from click.testing import CliRunner
 
 from agents.network import load_policy
+from seasons_env.files import file_sha256
 from training.cli import main as training_main
 from training.config import make_config
-from training.pipeline import STAGES, TrainingRun, file_sha256, read_stages, warm_stages
+from training.pipeline import STAGES, TrainingRun, read_stages, warm_stages
 from training.ppo import Trainer
 
 torch.set_num_threads(1)

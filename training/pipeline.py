@@ -29,7 +29,6 @@ run started with these stages included, so ``curve.png`` shows win rate against 
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import math
 import os
@@ -40,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from seasons_env.files import write_atomic
+from seasons_env.files import file_sha256, write_atomic
 
 from .config import TrainConfig, config_json
 
@@ -70,14 +69,6 @@ def warm_stages(config: TrainConfig) -> list[Stage]:
 def warm_model_path(config: TrainConfig, folder: Path) -> Path:
     """The model PPO starts from when ``init`` is ``"warm"``: the last warm-start stage's file."""
     return Path(folder) / warm_stages(config)[-1].file
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as source:
-        for block in iter(lambda: source.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class StageStopped(BaseException):
