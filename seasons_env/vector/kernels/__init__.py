@@ -1,0 +1,48 @@
+"""Compiled rules kernels over the array state (issue 11, stage 2): the engine's rules, step by step, for the
+rows of an ``ArrayState`` (``../arrays.py``), compiled with numba.
+
+The reference engine (``seasons_env/engine``) stays the specification: each kernel module ports one engine module
+(``state_ops.py`` ← ``state.py``, ``flow_kernels.py`` ← ``flow.py``, ``payment_kernels.py`` ← ``payment.py``,
+``cards_basic_kernels.py`` / ``cards_archmage_kernels.py`` ← the card modules) and is checked against it, step by
+step, by ``tests/test_vector_rules_kernels.py``. ``machine.py`` is the run loop (``Game._run``) over the rows;
+``batch.py`` drives it from Python. A step kind the kernels do not handle (``SUPPORTED`` in ``machine.py``) is
+run by the reference engine on that row (unpack, run to the next decision, pack), so a batch is always exact.
+
+Compiled code is cached on disk (numba's ``cache=True``) in a folder named by a hash of every kernel source file
+and the card data (``CACHE_DIR``): numba itself only notices a change in the file of the function it compiles, not
+in the functions it calls from other files, so the folder changes whenever any of them does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from importlib import resources
+from pathlib import Path
+
+import numba
+
+
+def _source_digest() -> str:
+    digest = hashlib.sha256(numba.__version__.encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    data = resources.files("seasons_env").joinpath("data").joinpath("seasons_data.json")
+    digest.update(data.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("SEASONS_KERNEL_CACHE") or os.environ.get("NUMBA_CACHE_DIR")
+    root = Path(base) if base else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "seasons_env"
+    return root / f"kernels-{_source_digest()}"
+
+
+#: Where compiled kernels are cached (``SEASONS_KERNEL_CACHE`` or ``NUMBA_CACHE_DIR`` chooses the parent folder).
+CACHE_DIR = _cache_dir()
+# numba reads its cache folder when a function is decorated: set it before any kernel module is imported.
+numba.config.CACHE_DIR = str(CACHE_DIR)
+
+#: The decorator of every kernel function: compiled without the Python interpreter, cached on disk.
+kernel = numba.njit(cache=True, nogil=True)

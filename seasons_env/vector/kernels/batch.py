@@ -1,0 +1,118 @@
+"""``RulesBatch``: B games held as an array state and advanced by the rules kernels (``machine.py``).
+
+The Python side of the kernels: it checks actions against the legal masks, calls ``machine.apply_rows`` for the
+whole batch at once, and runs on the reference engine the rows that reach a step without a kernel (unpack the
+row, ``Game.apply`` or ``Game._run`` to the next decision, pack it back), so that the batch is always exactly
+what the reference engine would reach. ``reference_steps`` counts those rows by step kind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, namedtuple
+from collections.abc import Sequence
+
+import numpy as np
+
+from seasons_env.engine import actions as A
+from seasons_env.engine import steps
+from seasons_env.engine.machine import Game, IllegalActionError
+
+from ..arrays import FIELD_NAMES, ArrayState, pack, pack_into, unpack
+from . import machine
+
+#: The array state's fields as one tuple, the form the kernels take (numba compiles a named tuple of arrays).
+KernelArrays = namedtuple("KernelArrays", FIELD_NAMES)
+
+
+def kernel_arrays(state: ArrayState) -> KernelArrays:
+    """The fields of ``state`` (the same arrays, not copies) as the kernels' tuple."""
+    return KernelArrays(*(getattr(state, name) for name in FIELD_NAMES))
+
+
+class RulesBatch:
+    """B games of one player count, stepped by the rules kernels; each row stays equal to the reference game."""
+
+    def __init__(self, state: ArrayState, legal: np.ndarray) -> None:
+        self.state = state
+        self.arrays = kernel_arrays(state)
+        self.legal = legal
+        self.status = np.zeros(state.batch_size, dtype=np.int64)
+        #: Rows run on the reference engine, by the kind of the step that had no kernel.
+        self.reference_steps: Counter[str] = Counter()
+
+    @classmethod
+    def from_games(cls, games: Sequence[Game]) -> RulesBatch:
+        """A batch holding copies of reference positions (each at a decision, or over)."""
+        games = list(games)
+        state = pack(games)
+        legal = np.zeros((len(games), A.NUM_ACTIONS), dtype=np.bool_)
+        for i, game in enumerate(games):
+            legal[i, game.legal_action_list()] = True
+        return cls(state, legal)
+
+    @property
+    def batch_size(self) -> int:
+        return self.state.batch_size
+
+    @property
+    def is_over(self) -> np.ndarray:
+        return self.state.over.copy()
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """int64 ``[B]``: the seat deciding in each game, -1 once it is over."""
+        depth = self.state.stack_depth.astype(np.int64)
+        players = self.state.stack[np.arange(self.batch_size), np.maximum(depth - 1, 0), 1].astype(np.int64)
+        return np.where(depth > 0, players, -1)
+
+    def game(self, i: int) -> Game:
+        """The reference ``Game`` of row ``i`` (it continues exactly as the row does)."""
+        return unpack(self.state, i)
+
+    def apply(self, actions: np.ndarray, rows: np.ndarray | None = None) -> None:
+        """Play ``actions[k]`` in row ``rows[k]`` (every row if ``rows`` is None). Every action is checked first: an
+        illegal one raises ``IllegalActionError`` naming the row, its decision and the legal actions, and no row
+        changes."""
+        rows = np.arange(self.batch_size) if rows is None else np.asarray(rows, dtype=np.int64)
+        actions = np.asarray(actions)
+        if actions.shape != rows.shape or actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an int array of shape {rows.shape}; got {actions.dtype} {actions.shape}")
+        actions = actions.astype(np.int64)
+        inside = (actions >= 0) & (actions < A.NUM_ACTIONS)
+        legal = inside & self.legal[rows, np.clip(actions, 0, A.NUM_ACTIONS - 1)] & ~self.state.over[rows]
+        if not legal.all():
+            k = int(np.flatnonzero(~legal)[0])
+            self._refuse(int(rows[k]), int(actions[k]))
+        machine.apply_rows(self.arrays, rows, actions, self.legal, self.status)
+        for k in np.flatnonzero(self.status[rows] == machine.REFERENCE_APPLY):
+            self._on_reference(int(rows[k]), int(actions[k]))
+        self._settle(rows)
+
+    def _refuse(self, i: int, action: int) -> None:
+        if self.state.over[i]:
+            raise IllegalActionError(f"game {i} is over; no action is legal (got {action})")
+        top = self.state.stack[i, self.state.stack_depth[i] - 1]
+        legal = ", ".join(f"{a} ({A.describe_action(a)})" for a in np.flatnonzero(self.legal[i]))
+        label = A.describe_action(action) if 0 <= action < A.NUM_ACTIONS else "not in the action table"
+        raise IllegalActionError(
+            f"game {i}: action {action} ({label}) is not legal for decision {steps.KINDS[top[0]]!r} of player "
+            f"{top[1]}; legal: {legal}"
+        )
+
+    def _settle(self, rows: np.ndarray) -> None:
+        """Run on the reference engine, to its next decision, every row stopped at a step without a kernel."""
+        for i in rows[self.status[rows] == machine.REFERENCE].tolist():
+            self._on_reference(i, None)
+
+    def _on_reference(self, i: int, action: int | None) -> None:
+        game = unpack(self.state, i)
+        self.reference_steps[steps.KINDS[game.stack[-1][0]]] += 1
+        if action is None:
+            game._run()
+        else:
+            game.apply(action)
+        pack_into(self.state, [i], [game])
+        self.legal[i] = False
+        self.legal[i, game.legal_action_list()] = True
+        # The reference engine stopped at a decision (or the end): the kernels take over from there.
+        self.status[i] = machine.OVER if game.is_over else machine.STOPPED

@@ -1,0 +1,189 @@
+"""The run loop of ``Game`` (``engine/machine.py``) over the rows of an array state, and the dispatch of each step
+kind to the kernel module that implements it.
+
+``run(s, i, ...)`` runs row ``i`` as ``Game._run`` does: before every step the reserve limit is checked if tokens
+came in; an automatic step is popped and run; a decision is asked (the loop stops, its legal actions written into
+the row of ``legal``) if it has two or more options, or one option when its options may hang on hidden cards;
+a decision with one option is resolved by itself, one with none skipped. ``apply_rows`` resolves the chosen
+actions then runs each row on.
+
+A step the kernels do not handle yet stops the loop with ``REFERENCE``: the caller (``batch.py``) runs that row on
+the reference engine up to its next decision. A kind is handled when its module lists it in ``KINDS_HANDLED``;
+a kind that calls card hooks (``HOOK_KINDS``) is handled on a row only if every card whose hook it may call has
+kernels (``hooks.CARD_HANDLED``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seasons_env.engine import actions as A
+from seasons_env.engine import steps
+
+from . import cards_archmage_kernels, cards_basic_kernels, flow_kernels, kernel, payment_kernels
+from .hooks import CARD_HANDLED
+from .state_ops import pop, push_overflows
+from .tables import CARD_OF_INSTANCE, HAS_PRIVATE, IS_DECISION, NUM_KINDS, STEP_WIDTH, column
+
+#: What ``run`` stopped at.
+STOPPED = 0  # a decision with its legal actions written
+OVER = 1  # the game ended
+REFERENCE = 2  # a step the kernels do not handle is on top: run the row on the reference engine
+REFERENCE_APPLY = 3  # (apply_rows) the decision answered has no kernel: resolve it on the reference engine
+STATUS_NAMES = ("stopped", "over", "reference", "reference_apply")
+
+_MODULES = (flow_kernels, payment_kernels, cards_basic_kernels, cards_archmage_kernels)
+_FLOW, _PAYMENT, _BASIC, _ARCHMAGE = range(4)
+_SOURCE = {"flow": _FLOW, "payment": _PAYMENT, "cards_basic": _BASIC, "cards_archmage": _ARCHMAGE}
+
+
+def _owner_of_kinds() -> np.ndarray:
+    """``OWNER[kind]``: the kernel module of each kind, by the engine module that registers it."""
+    owner = np.full(NUM_KINDS, -1, dtype=np.int64)
+    for k in range(NUM_KINDS):
+        run = steps.spec(k).run or steps.spec(k).resolve
+        owner[k] = _SOURCE[run.__module__.rsplit(".", 1)[1]]
+    return owner
+
+
+OWNER = _owner_of_kinds()
+#: ``SUPPORTED[kind]``: the kind's owner module implements it.
+SUPPORTED = np.zeros(NUM_KINDS, dtype=np.bool_)
+for _index, _module in enumerate(_MODULES):
+    for _name in _module.KINDS_HANDLED:
+        if OWNER[steps.kind(_name)] != _index:
+            raise RuntimeError(f"{_module.__name__} lists {_name!r}, a kind another engine module registers")
+        SUPPORTED[steps.kind(_name)] = True
+
+_ENTER_PLAY = steps.kind("enter_play")
+_ENTER_PLAY_CARD = column("enter_play", "card")
+#: Kinds whose rules call card hooks (on summon, activations, end of round, season change, end of game).
+HOOK_KINDS = np.zeros(NUM_KINDS, dtype=np.bool_)
+for _name in ("turn", "enter_play", "round_end_effects", "season_change", "game_end"):
+    HOOK_KINDS[steps.kind(_name)] = True
+_ALL_CARDS_HANDLED = bool(CARD_HANDLED[1:].all())
+
+
+@kernel
+def handled(s, i, kind):
+    """Whether the kernels handle the step on top of row ``i`` (of kind ``kind``)."""
+    if not SUPPORTED[kind]:
+        return False
+    if _ALL_CARDS_HANDLED or not HOOK_KINDS[kind]:
+        return True
+    if kind == _ENTER_PLAY and not CARD_HANDLED[s.stack[i, s.stack_depth[i] - 1, _ENTER_PLAY_CARD]]:
+        return False
+    for p in range(s.in_play_count.shape[1]):
+        for k in range(s.in_play_count[i, p]):
+            if not CARD_HANDLED[CARD_OF_INSTANCE[s.in_play[i, p, k]]]:
+                return False
+    return True
+
+
+@kernel
+def _run_step(s, i, kind, task):
+    owner = OWNER[kind]
+    if owner == _FLOW:
+        flow_kernels.run_step(s, i, kind, task)
+    elif owner == _PAYMENT:
+        payment_kernels.run_step(s, i, kind, task)
+    elif owner == _BASIC:
+        cards_basic_kernels.run_step(s, i, kind, task)
+    else:
+        cards_archmage_kernels.run_step(s, i, kind, task)
+
+
+@kernel
+def _options(s, i, kind, task, out):
+    owner = OWNER[kind]
+    if owner == _FLOW:
+        return flow_kernels.options(s, i, kind, task, out)
+    if owner == _PAYMENT:
+        return payment_kernels.options(s, i, kind, task, out)
+    if owner == _BASIC:
+        return cards_basic_kernels.options(s, i, kind, task, out)
+    return cards_archmage_kernels.options(s, i, kind, task, out)
+
+
+@kernel
+def _private(s, i, kind, task):
+    owner = OWNER[kind]
+    if owner == _FLOW:
+        return flow_kernels.private(s, i, kind, task)
+    if owner == _PAYMENT:
+        return payment_kernels.private(s, i, kind, task)
+    if owner == _BASIC:
+        return cards_basic_kernels.private(s, i, kind, task)
+    return cards_archmage_kernels.private(s, i, kind, task)
+
+
+@kernel
+def _resolve(s, i, kind, task, action):
+    owner = OWNER[kind]
+    if owner == _FLOW:
+        flow_kernels.resolve(s, i, kind, task, action)
+    elif owner == _PAYMENT:
+        payment_kernels.resolve(s, i, kind, task, action)
+    elif owner == _BASIC:
+        cards_basic_kernels.resolve(s, i, kind, task, action)
+    else:
+        cards_archmage_kernels.resolve(s, i, kind, task, action)
+
+
+@kernel
+def run(s, i, task, out, legal):
+    """Run row ``i`` to its next decision (``Game._run``); returns ``STOPPED``, ``OVER`` or ``REFERENCE``."""
+    while s.stack_depth[i] > 0:
+        if s.overflow_check[i]:
+            s.overflow_check[i] = False
+            push_overflows(s, i)
+        top = s.stack_depth[i] - 1
+        kind = np.int64(s.stack[i, top, 0])
+        if not handled(s, i, kind):
+            return REFERENCE
+        if not IS_DECISION[kind]:
+            pop(s, i, task)
+            _run_step(s, i, kind, task)
+            continue
+        for k in range(STEP_WIDTH):
+            task[k] = s.stack[i, top, k]
+        count = _options(s, i, kind, task, out)
+        if count > 1 or (count == 1 and HAS_PRIVATE[kind] and _private(s, i, kind, task)):
+            legal[i, :] = False
+            for k in range(count):
+                legal[i, out[k]] = True
+            return STOPPED
+        pop(s, i, task)
+        if count == 1:
+            _resolve(s, i, kind, task, out[0])
+    legal[i, :] = False
+    if not s.over[i]:
+        raise ValueError("the pending steps ran out before the game ended")
+    return OVER
+
+
+@kernel
+def run_rows(s, rows, legal, status):
+    """``run`` every row of ``rows``; ``status[row]`` says where it stopped."""
+    task = np.empty(STEP_WIDTH, dtype=np.int64)
+    out = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        status[i] = run(s, i, task, out, legal)
+
+
+@kernel
+def apply_rows(s, rows, actions, legal, status):
+    """Resolve ``actions[k]`` (legal: the caller checked) in row ``rows[k]``, then run it to its next decision. A
+    row whose decision has no kernel is left as it is, with status ``REFERENCE_APPLY``."""
+    task = np.empty(STEP_WIDTH, dtype=np.int64)
+    out = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        kind = np.int64(s.stack[i, s.stack_depth[i] - 1, 0])
+        if not handled(s, i, kind):
+            status[i] = REFERENCE_APPLY
+            continue
+        pop(s, i, task)
+        _resolve(s, i, kind, task, actions[k])
+        status[i] = run(s, i, task, out, legal)
