@@ -47,3 +47,22 @@ def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
     with pytest.raises(IllegalActionError, match=r"game 1: action .* is not legal for decision 'draft_pick'"):
         batch.apply(actions)
     assert [batch.game(i).to_dict() for i in range(3)] == before
+
+
+def test_in_play_options_match_the_reference_helper() -> None:
+    from seasons_env.engine.behaviour import in_play_options
+    from tests.random_play import level_positions
+
+    positions = level_positions(4, games_per_level=2, every=9, seed_base=77, tag=5)
+    state = pack(positions)
+    arrays = kernel_arrays(state)
+    accept = np.ones(100, dtype=np.bool_)
+    accept[::3] = False
+    out = np.zeros(314, dtype=np.int64)
+    checked = 0
+    for i, game in enumerate(positions):
+        for p in range(4):
+            count = state_ops.in_play_options(arrays, i, p, accept, out, 0)
+            assert out[:count].tolist() == in_play_options(game, p, lambda inst: bool(accept[inst]))
+            checked += count
+    assert checked > 50

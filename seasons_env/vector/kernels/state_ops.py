@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.chance import GAMMA
 from seasons_env.engine.data import Card
@@ -56,6 +57,8 @@ _LEECH0 = 2 * (int(Card.ARCANO_LEECH) - 1)
 _HAND_OF_FORTUNE0 = 2 * (int(Card.HAND_OF_FORTUNE) - 1)
 _CURSED_TREATISE = int(Card.CURSED_TREATISE_OF_ARUS)
 _BESPELLED_GRIMOIRE = int(Card.BESPELLED_GRIMOIRE)
+_THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
+CHOOSE_IN_PLAY0 = A.CHOOSE_IN_PLAY0
 
 
 # ---------------------------------------------------------------------------- chance (engine/chance.py)
@@ -496,3 +499,59 @@ def push_overflows(s, i):
                     break
             if not pending:
                 push(s, i, OVERFLOW, p, 0)
+
+
+# ---------------------------------------------------------------------------- helpers cards share (behaviour.py)
+
+
+@kernel
+def _same_stored(s, i, a, b):
+    row_a, row_b = STORED_ROW[a], STORED_ROW[b]
+    present_a = row_a >= 0 and s.stored_present[i, row_a]
+    present_b = row_b >= 0 and s.stored_present[i, row_b]
+    if present_a != present_b:
+        return False
+    if not present_a:
+        return True
+    for t in range(4):
+        if s.stored[i, row_a, t] != s.stored[i, row_b, t]:
+            return False
+    return True
+
+
+@kernel
+def in_play_options(s, i, player, accept, out, count):
+    """``behaviour.in_play_options``: append to ``out`` (from index ``count``) a CHOOSE_IN_PLAY action for each
+    distinguishable card of the player's in play (same card, tapped state and stored tokens count once) whose
+    instance ``accept`` (bool ``[NUM_INSTANCES]``) allows, by instance; returns the new count."""
+    held = np.sort(s.in_play[i, player, : s.in_play_count[i, player]].astype(np.int64))
+    first = count
+    for inst in held:
+        if not accept[inst]:
+            continue
+        seen = False
+        for k in range(first, count):
+            other = out[k] - CHOOSE_IN_PLAY0
+            if (
+                CARD_OF_INSTANCE[other] == CARD_OF_INSTANCE[inst]
+                and s.tapped[i, other] == s.tapped[i, inst]
+                and _same_stored(s, i, other, inst)
+            ):
+                seen = True
+                break
+        if not seen:
+            out[count] = CHOOSE_IN_PLAY0 + inst
+            count += 1
+    return count
+
+
+@kernel
+def thieving_fairies(s, i, player):
+    """An activation by ``player``, its cost paid: each opponent's Thieving Fairies take 1 crystal from ``player``
+    if one remains, and their owner gains 1 more (RULES.md 8.41)."""
+    n = num_players(s)
+    for k in range(1, n):
+        q = (player + k) % n
+        for _ in range(count_in_play(s, i, q, _THIEVING_FAIRIES)):
+            transfer_crystals(s, i, player, q, 1)
+            gain_crystals(s, i, q, 1)
