@@ -50,8 +50,9 @@ def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
 
 
 def test_in_play_options_match_the_reference_helper() -> None:
-    from seasons_env.engine.behaviour import in_play_options
     from random_play import level_positions
+
+    from seasons_env.engine.behaviour import in_play_options
 
     positions = level_positions(4, games_per_level=2, every=9, seed_base=77, tag=5)
     state = pack(positions)
