@@ -67,3 +67,24 @@ def test_in_play_options_match_the_reference_helper() -> None:
             assert out[:count].tolist() == in_play_options(game, p, lambda inst: bool(accept[inst]))
             checked += count
     assert checked > 50
+
+
+def test_begin_summon_from_hand_matches_the_reference() -> None:
+    from random_play import level_positions
+
+    from seasons_env.engine.payment import begin_summon_from_hand
+    from seasons_env.vector.arrays import unpack
+    from seasons_env.vector.kernels import payment_kernels
+
+    positions = [g for g in level_positions(3, games_per_level=2, every=11, seed_base=5, tag=9) if not g.is_over]
+    compared = 0
+    for game in positions:
+        for p in range(3):
+            for card in sorted(set(game.hand[p]))[:2]:
+                reference = game.clone()
+                begin_summon_from_hand(reference, p, card)
+                state = pack([game])
+                payment_kernels.begin_summon_from_hand(kernel_arrays(state), 0, p, card)
+                assert unpack(state, 0).to_dict() == reference.to_dict()
+                compared += 1
+    assert compared > 40
