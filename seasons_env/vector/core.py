@@ -22,6 +22,7 @@ import numpy as np
 from ..encoding import OBSERVATION_SIZE, encode_observation
 from ..engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from ..engine.actions import NUM_ACTIONS, describe_action
+from .backends import _BACKENDS, DEFAULT_ENGINE, ENGINES
 
 
 def game_seed(seed: int, index: int, episode: int) -> int:
@@ -88,18 +89,22 @@ class VectorGame:
         level: str = "archmage",
         seed: int = 0,
         autoreset: bool = True,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive int; got {batch_size!r}")
         num_players = check_num_players(num_players)
         check_choice("level", level, LEVELS)
         seed = check_seed(seed)
-        self._setup(int(batch_size), num_players, level, seed, autoreset)
-        self._games = [Game.new(num_players, level, seed=game_seed(seed, i, 0)) for i in range(self.batch_size)]
+        self._setup(int(batch_size), num_players, level, seed, autoreset, engine)
+        games = [Game.new(num_players, level, seed=game_seed(seed, i, 0)) for i in range(self.batch_size)]
+        self._backend = _BACKENDS[engine](games)
         self._refresh(np.arange(self.batch_size))
 
     @classmethod
-    def from_games(cls, games: Sequence[Game], seed: int = 0, autoreset: bool = True) -> VectorGame:
+    def from_games(
+        cls, games: Sequence[Game], seed: int = 0, autoreset: bool = True, engine: str = DEFAULT_ENGINE
+    ) -> VectorGame:
         """A batch starting from copies of ``games`` (one player count and level); their next episodes
         (after a reset) are seeded as in a batch built with ``seed``, from episode 1 on."""
         games = list(games)
@@ -114,14 +119,16 @@ class VectorGame:
                     f"{games[0].num_players}-player {games[0].level} game (one batch holds one player count and level)"
                 )
         batch = cls.__new__(cls)
-        batch._setup(len(games), games[0].num_players, games[0].level, check_seed(seed), autoreset)
-        batch._games = [game.clone() for game in games]
+        batch._setup(len(games), games[0].num_players, games[0].level, check_seed(seed), autoreset, engine)
+        batch._backend = _BACKENDS[engine]([game.clone() for game in games])
         batch._refresh(np.arange(batch.batch_size))
         return batch
 
-    def _setup(self, batch_size: int, num_players: int, level: str, seed: int, autoreset: bool) -> None:
+    def _setup(self, batch_size: int, num_players: int, level: str, seed: int, autoreset: bool, engine: str) -> None:
         if not isinstance(autoreset, bool):
             raise ValueError(f"autoreset must be True or False; got {autoreset!r}")
+        check_choice("engine", engine, ENGINES)
+        self.engine = engine
         self.batch_size = batch_size
         self.num_players = num_players
         self.level = level
@@ -207,7 +214,7 @@ class VectorGame:
             )
         out = np.zeros((games.size, OBSERVATION_SIZE), dtype=np.float32)
         for row, (i, seat) in enumerate(zip(games.tolist(), seats.tolist(), strict=True)):
-            encode_observation(self._games[i], seat, out[row])
+            encode_observation(self._backend.game(i), seat, out[row])
         return out
 
     def legal_mask_of(self, games: np.ndarray) -> np.ndarray:
@@ -217,22 +224,22 @@ class VectorGame:
     def scores(self) -> np.ndarray:
         """int64 ``[B, P]``: final scores of finished games; for the others the score if the game ended now."""
         out = self._final_scores.copy()
-        for i in np.flatnonzero(~self._over).tolist():
-            out[i] = self._games[i].scores()
+        running = np.flatnonzero(~self._over)
+        out[running] = self._backend.scores(running)
         return out
 
     def game(self, index: int) -> Game:
         """A reference ``Game`` equal to game ``index``, its generator included (changing it changes nothing here)."""
-        return self._games[self._check_index(index)].clone()
+        return self._backend.game(self._check_index(index)).clone()
 
     def determinized(self, index: int, seat: int, rng: np.random.Generator) -> Game:
         """Game ``index`` as ``seat`` may know it, everything hidden from that seat redrawn with ``rng``
         (``Game.determinize``): what an agent reading positions is given."""
-        return self._games[self._check_index(index)].determinize(seat, rng)
+        return self._backend.game(self._check_index(index)).determinize(seat, rng)
 
     def describe_decision(self, index: int) -> str:
         """The pending decision of game ``index`` and its legal options, for error messages."""
-        game = self._games[self._check_index(index)]
+        game = self._backend.game(self._check_index(index))
         if game.is_over:
             return f"game {index} is over"
         legal = ", ".join(f"{a} ({describe_action(a)})" for a in game.legal_action_list())
@@ -285,59 +292,42 @@ class VectorGame:
         )
         self._restart(np.flatnonzero(mask))
 
-    # ------------------------------------------------------------------ the stepping (stage 1: reference engine)
+    # ------------------------------------------------------------------ the stepping (the backend's)
 
     def _step(self, idx: np.ndarray, actions: np.ndarray) -> None:
         """Apply ``actions[j]`` to game ``idx[j]`` (already checked legal), then refresh their arrays."""
-        games = self._games
-        for i, action in zip(idx.tolist(), actions.tolist(), strict=True):
-            games[i].apply(action)
+        self._backend.step(idx, actions)
         self._refresh(idx)
 
     def _restart(self, idx: np.ndarray) -> None:
         self._episode[idx] += 1
-        for i in idx.tolist():
-            self._games[i] = Game.new(self.num_players, self.level, seed=game_seed(self.seed, i, int(self._episode[i])))
+        games = [
+            Game.new(self.num_players, self.level, seed=game_seed(self.seed, i, int(self._episode[i])))
+            for i in idx.tolist()
+        ]
+        self._backend.restart(idx, games)
         self._refresh(idx)
 
     def _refresh(self, idx: np.ndarray) -> None:
         """Rewrite the arrays of games ``idx`` from their positions."""
-        # Gathered into lists and written with one fancy assignment per array: scalar numpy writes cost more.
-        mask = self._mask
-        mask[idx] = False
         self._obs_stale[idx] = True
+        self._backend.write_masks(idx, self._mask)
+        current = self._backend.current_players(idx)
+        self._current[idx] = current
+        over = current < 0
+        self._over[idx] = over
+        self._last_player[idx[~over]] = current[~over]
         self._final_scores[idx] = 0
         self._winners[idx] = False
-        current = []
-        rows: list[int] = []
-        columns: list[int] = []
-        finished = []
-        for i in idx.tolist():
-            game = self._games[i]
-            if game.final_scores is not None:
-                current.append(-1)
-                finished.append(i)
-            else:
-                current.append(game.current_player)
-                legal = game.legal_action_list()
-                rows.extend([i] * len(legal))
-                columns.extend(legal)
-        current_arr = np.array(current, dtype=np.int64)
-        self._current[idx] = current_arr
-        self._over[idx] = current_arr < 0
-        running = current_arr >= 0
-        self._last_player[idx[running]] = current_arr[running]
-        mask[rows, columns] = True
-        for i in finished:
-            game = self._games[i]
-            self._final_scores[i] = game.final_scores
-            self._winners[i, game.winners()] = True
+        finished = idx[over]
+        if finished.size:
+            scores, winners = self._backend.results(finished)
+            self._final_scores[finished] = scores
+            self._winners[finished] = winners
 
     def _encode(self, idx: np.ndarray, seats: np.ndarray) -> None:
         """Write the observation of ``seats[j]`` in game ``idx[j]`` into row ``idx[j]`` of the buffer."""
-        obs = self._obs
-        for i, seat in zip(idx.tolist(), seats.tolist(), strict=True):
-            encode_observation(self._games[i], seat, obs[i])
+        self._backend.encode(idx, seats, self._obs)
 
     # ------------------------------------------------------------------ checks
 

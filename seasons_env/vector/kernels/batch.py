@@ -19,6 +19,7 @@ from seasons_env.engine.machine import Game, IllegalActionError
 
 from ..arrays import FIELD_NAMES, ArrayState, pack, pack_into, unpack
 from . import machine
+from .state_ops import scores_rows
 
 #: The array state's fields as one tuple, the form the kernels take (numba compiles a named tuple of arrays).
 KernelArrays = namedtuple("KernelArrays", FIELD_NAMES)
@@ -64,6 +65,22 @@ class RulesBatch:
         depth = self.state.stack_depth.astype(np.int64)
         players = self.state.stack[np.arange(self.batch_size), np.maximum(depth - 1, 0), 1].astype(np.int64)
         return np.where(depth > 0, players, -1)
+
+    def replace(self, rows: np.ndarray, games: Sequence[Game]) -> None:
+        """Put copies of ``games`` (each at a decision, or over) into rows ``rows``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        pack_into(self.state, rows.tolist(), list(games))
+        self.legal[rows] = False
+        for i, game in zip(rows.tolist(), games, strict=True):
+            self.legal[i, game.legal_action_list()] = True
+        self.status[rows] = machine.STOPPED
+
+    def scores(self, rows: np.ndarray) -> np.ndarray:
+        """int64 ``[k, P]``: the scores of rows ``rows`` if their games ended now."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.zeros((rows.size, self.state.num_players), dtype=np.int64)
+        scores_rows(self.arrays, rows, out)
+        return out
 
     def game(self, i: int) -> Game:
         """The reference ``Game`` of row ``i`` (it continues exactly as the row does)."""

@@ -555,3 +555,11 @@ def thieving_fairies(s, i, player):
         for _ in range(count_in_play(s, i, q, _THIEVING_FAIRIES)):
             transfer_crystals(s, i, player, q, 1)
             gain_crystals(s, i, q, 1)
+
+
+@kernel
+def scores_rows(s, rows, out):
+    """``out[k, p]``: the score of seat ``p`` in row ``rows[k]`` if the game ended now (``State.score``)."""
+    for k in range(rows.shape[0]):
+        for p in range(num_players(s)):
+            out[k, p] = score(s, rows[k], p)

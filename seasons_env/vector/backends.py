@@ -1,0 +1,113 @@
+"""What holds and steps the games of a ``VectorGame``: the reference engine, or the rules kernels over arrays.
+
+``VectorGame(engine=...)`` chooses one; both give the same games, decisions and arrays (``tests/test_vector.py``
+runs the differential checks on each). ``"reference"`` keeps one ``Game`` per slot and steps it in Python
+(stage 1); ``"kernels"`` keeps the batch as an ``ArrayState`` stepped by the compiled rules kernels
+(``kernels/``), with the observation and the legal mask written by array kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..encoding import encode_observation
+from ..engine import Game
+
+ENGINES: tuple[str, ...] = ("kernels", "reference")
+DEFAULT_ENGINE = "reference"
+
+
+class ReferenceBackend:
+    """One reference ``Game`` per slot, stepped one by one (stage 1)."""
+
+    def __init__(self, games: Sequence[Game]) -> None:
+        self.games = list(games)
+
+    def step(self, idx: np.ndarray, actions: np.ndarray) -> None:
+        games = self.games
+        for i, action in zip(idx.tolist(), actions.tolist(), strict=True):
+            games[i].apply(action)
+
+    def restart(self, idx: np.ndarray, games: Sequence[Game]) -> None:
+        for i, game in zip(idx.tolist(), games, strict=True):
+            self.games[i] = game
+
+    def game(self, i: int) -> Game:
+        return self.games[i]
+
+    def write_masks(self, idx: np.ndarray, mask: np.ndarray) -> None:
+        # Gathered into lists and written with one fancy assignment: scalar numpy writes cost more.
+        mask[idx] = False
+        rows: list[int] = []
+        columns: list[int] = []
+        for i in idx.tolist():
+            legal = self.games[i]._legal
+            rows.extend([i] * len(legal))
+            columns.extend(legal)
+        mask[rows, columns] = True
+
+    def current_players(self, idx: np.ndarray) -> np.ndarray:
+        return np.array([self.games[i].current_player for i in idx.tolist()], dtype=np.int64)
+
+    def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = self.games[0].num_players
+        scores = np.array([self.games[i].final_scores for i in finished.tolist()], dtype=np.int64).reshape(-1, n)
+        winners = np.zeros(scores.shape, dtype=np.bool_)
+        for row, i in enumerate(finished.tolist()):
+            winners[row, self.games[i].winners()] = True
+        return scores, winners
+
+    def scores(self, running: np.ndarray) -> np.ndarray:
+        n = self.games[0].num_players
+        return np.array([self.games[i].scores() for i in running.tolist()], dtype=np.int64).reshape(-1, n)
+
+    def encode(self, idx: np.ndarray, seats: np.ndarray, obs: np.ndarray) -> None:
+        for i, seat in zip(idx.tolist(), seats.tolist(), strict=True):
+            encode_observation(self.games[i], seat, obs[i])
+
+
+class KernelBackend:
+    """The batch as an ``ArrayState`` stepped by the compiled rules kernels (``kernels/batch.RulesBatch``)."""
+
+    def __init__(self, games: Sequence[Game]) -> None:
+        from .kernels.batch import RulesBatch  # compiles (or loads from the disk cache) the kernels on first use
+
+        self.rules = RulesBatch.from_games(games)
+        self.state = self.rules.state
+
+    def step(self, idx: np.ndarray, actions: np.ndarray) -> None:
+        self.rules.apply(actions, idx)
+
+    def restart(self, idx: np.ndarray, games: Sequence[Game]) -> None:
+        self.rules.replace(idx, games)
+
+    def game(self, i: int) -> Game:
+        return self.rules.game(i)
+
+    def write_masks(self, idx: np.ndarray, mask: np.ndarray) -> None:
+        mask[idx] = self.rules.legal[idx]
+
+    def current_players(self, idx: np.ndarray) -> np.ndarray:
+        return self.rules.current_player[idx]
+
+    def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        scores = self.state.final_scores[finished].astype(np.int64)
+        # The engine's tie-break: among the best scores, the most cards in play win (``Game.winners``).
+        tied = scores == scores.max(axis=1, keepdims=True)
+        cards = np.where(tied, self.state.in_play_count[finished].astype(np.int64), -1)
+        return scores, tied & (cards == cards.max(axis=1, keepdims=True))
+
+    def scores(self, running: np.ndarray) -> np.ndarray:
+        return self.rules.scores(running)
+
+    def encode(self, idx: np.ndarray, seats: np.ndarray, obs: np.ndarray) -> None:
+        from .observe_kernel import write_observations
+
+        all_seats = np.zeros(self.state.batch_size, dtype=np.int64)
+        all_seats[idx] = seats
+        write_observations(self.state, all_seats, obs, rows=idx)
+
+
+_BACKENDS = {"kernels": KernelBackend, "reference": ReferenceBackend}
