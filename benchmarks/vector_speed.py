@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import sys
 import time
@@ -59,9 +60,9 @@ def staggered_games(batch_size: int, players: int, level: str, seed: int) -> lis
 
 
 class BatchedSide:
-    def __init__(self, games: list[Game], seed: int) -> None:
+    def __init__(self, games: list[Game], seed: int, engine: str = "kernels") -> None:
         batch_size = len(games)
-        self.batch = VectorGame.from_games(games, seed=seed, autoreset=True)
+        self.batch = VectorGame.from_games(games, seed=seed, autoreset=True, engine=engine)
         self.obs = np.empty((batch_size, OBSERVATION_SIZE), dtype=np.float32)
         self.masks = np.empty((batch_size, NUM_ACTIONS), dtype=np.bool_)
         self.actions = np.zeros(batch_size, dtype=np.int64)
@@ -103,30 +104,61 @@ class ReferenceSide:
         return decisions
 
 
-def measure(batch_size: int, players: int, level: str, seconds: float) -> tuple[float, float]:
-    """(batched, reference) decisions per second, the budget split into alternating rounds."""
+def measure(batch_size: int, players: int, level: str, seconds: float) -> tuple[list[float], int]:
+    """Decisions per second of the kernel-backed batch, the reference-backed batch (stage 1) and the reference
+    loop, the budget split into alternating rounds; and how many steps the kernel batch ran on the reference
+    engine (kinds without kernels)."""
     games = staggered_games(batch_size, players, level, 1)
-    sides = [BatchedSide(games, 1), ReferenceSide(games, 1)]
+    sides = [BatchedSide(games, 1, "kernels"), BatchedSide(games, 1, "reference"), ReferenceSide(games, 1)]
     for side in sides:
-        side.step()  # warm up
-    totals = [[0, 0.0], [0, 0.0]]
+        side.step()  # warm up (and compile or load the kernels)
+    totals = [[0, 0.0] for _ in sides]
     for _ in range(ROUNDS):
         for k, side in enumerate(sides):
             start = time.perf_counter()
-            while (elapsed := time.perf_counter() - start) < seconds / (2 * ROUNDS):
+            while (elapsed := time.perf_counter() - start) < seconds / (len(sides) * ROUNDS):
                 totals[k][0] += side.step()
             totals[k][1] += elapsed
-    return totals[0][0] / totals[0][1], totals[1][0] / totals[1][1]
+    reference_steps = sum(sides[0].batch._backend.rules.reference_steps.values())
+    return [count / spent for count, spent in totals], reference_steps
 
 
 def speed_table(batches: list[int], seconds: float, level: str) -> None:
     print(f"decisions/s with observation + mask for every game at every step ({level}, random legal actions)")
-    print(f"{'players':>7} {'batch':>6} {'batched':>10} {'reference':>10} {'ratio':>6}")
+    print(
+        f"{'players':>7} {'batch':>6} {'kernels':>10} {'stage 1':>10} {'reference':>10} {'ratio':>6} "
+        f"{'on reference':>12}"
+    )
     for players in (2, 4):
         for batch_size in batches:
-            batched, reference = measure(batch_size, players, level, seconds)
-            print(f"{players:>7} {batch_size:>6} {batched:>10,.0f} {reference:>10,.0f} {batched / reference:>6.2f}")
-    print(f"goal (issue 11, once array kernels replace the stage-1 stepping): >= {GOAL_RATIO:.0f}x at batch 1,024")
+            (kernels, stage1, reference), on_reference = measure(batch_size, players, level, seconds)
+            print(
+                f"{players:>7} {batch_size:>6} {kernels:>10,.0f} {stage1:>10,.0f} {reference:>10,.0f} "
+                f"{kernels / reference:>6.2f} {on_reference:>12,}"
+            )
+    print("kernels: VectorGame(engine='kernels'); stage 1: VectorGame(engine='reference'); reference: a loop over")
+    print("Game objects; ratio: kernels / reference; on reference: steps the kernel batch ran on the reference engine")
+    print(f"goal (issue 11): >= {GOAL_RATIO:.0f}x at batch 1,024")
+
+
+def compile_time() -> None:
+    """Seconds to import and first use the kernels in a fresh process: with an empty disk cache (numba compiles
+    everything) and then with the cache it left (loading only)."""
+    import subprocess
+    import tempfile
+
+    probe = (
+        "import time; start = time.perf_counter(); import numpy as np; "
+        "from seasons_env.vector import VectorGame; "
+        "batch = VectorGame(4, 2, 'archmage', engine='kernels'); batch.observations(); "
+        "batch.apply(np.array([np.flatnonzero(m)[0] for m in batch.legal_mask()])); "
+        "print(time.perf_counter() - start)"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "SEASONS_KERNEL_CACHE": cache}
+        for label in ("empty cache (compiling)", "warm cache (loading)"):
+            result = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+            print(f"kernels, first use in a new process, {label}: {float(result.stdout.strip()):.1f} s")
 
 
 def profile(batch_size: int, players: int, level: str, steps_to_run: int) -> None:
@@ -241,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batches", default=None, help="comma-separated batch sizes (default 1,64,1024,4096)")
     parser.add_argument("--profile-steps", type=int, default=400, help="batched steps profiled (default 400)")
     parser.add_argument("--skip-ppo", action="store_true", help="leave out the MaskablePPO throughput")
+    parser.add_argument("--skip-compile", action="store_true", help="leave out the kernels' compile time")
     args = parser.parse_args(argv)
     if args.profile:
         for players in (2, 4):
@@ -249,6 +282,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     seconds = args.seconds if args.seconds is not None else (1.5 if args.quick else 6.0)
     batches = batch_sizes(parser, args.batches, args.quick)
+    if not args.skip_compile:
+        compile_time()
+        print()
     speed_table(batches, seconds, args.level)
     if not args.skip_ppo:
         print()

@@ -70,6 +70,9 @@ def two_node_cluster(tmp_path):
     token = tmp_path / "auth_token"
     token.write_text(secrets.token_hex(32))
     environment = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
+    # A loaded 2-core CI machine can starve a node's processes for seconds: give the health checks room before
+    # the cluster declares a node dead (Ray's defaults: 5 failures of 10 s checks every 3 s).
+    environment.update(RAY_health_check_failure_threshold="20", RAY_health_check_timeout_ms="30000")
     ray_cli = [sys.executable, "-m", "ray.scripts.scripts"]
     port = free_port()
     # A temp dir of its own: Ray's record of "the current cluster" stays out of /tmp/ray (a later bare ray.init()
@@ -89,7 +92,7 @@ def two_node_cluster(tmp_path):
         wait_for(lambda: accepts_connections(port), 60, "the head node")
         worker = [*ray_cli, "start", f"--address=127.0.0.1:{port}", f'--resources={{"{WORKER_RESOURCE}": 1}}']
         start([*worker, *small], logs[1])
-        yield f"127.0.0.1:{port}", environment
+        yield f"127.0.0.1:{port}", environment, temp_dir, tmp_path
     finally:
         for node in reversed(nodes):
             node.send_signal(signal.SIGTERM)  # ray start --block stops its node's processes on SIGTERM
@@ -165,9 +168,37 @@ def drive(address: str, folder: Path) -> dict:
     }
 
 
+def cluster_logs(temp_dir: str, node_logs: Path, lines: int = 40) -> str:
+    """The last lines of the nodes' and the driver's logs: what a failed driver left behind (the driver may exit
+    from inside Ray's core, printing no traceback)."""
+    paths = [node_logs / "head.log", node_logs / "worker.log"]
+    for pattern in ("raylet*.out", "raylet*.err", "gcs_server*.out", "gcs_server*.err", "python-core-driver-*.log"):
+        paths.extend(sorted(Path(temp_dir).glob(f"session_*/logs/{pattern}")))
+    parts = []
+    for path in paths:
+        try:
+            tail = path.read_text(errors="replace").splitlines()[-lines:]
+        except OSError:
+            continue
+        parts.append(f"--- {path.name} (last {len(tail)} lines)\n" + "\n".join(tail))
+    return "\n".join(parts)
+
+
 def test_two_node_cluster_trains_on_the_worker_node_and_restores_a_checkpoint(two_node_cluster, tmp_path):
-    address, environment = two_node_cluster
-    subprocess.run([sys.executable, __file__, address, str(tmp_path)], env=environment, check=True, timeout=240)
+    address, environment, temp_dir, node_logs = two_node_cluster
+    driver = subprocess.run(
+        [sys.executable, __file__, address, str(tmp_path)],
+        env=environment,
+        timeout=240,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    if driver.returncode != 0:
+        pytest.fail(
+            f"the driver exited with status {driver.returncode}; its output:\n{driver.stdout[-4000:]}\n"
+            f"{cluster_logs(temp_dir, node_logs)}"
+        )
     outcome = json.loads((tmp_path / "outcome.json").read_text())
     assert outcome["nodes"] == 2 and len(outcome["worker_nodes"]) == 1
     assert outcome["placed"] == outcome["worker_nodes"] == outcome["restored_placed"]

@@ -25,8 +25,8 @@ def _run(script: str, *args: str) -> subprocess.CompletedProcess:
     ("args", "figures"),
     [
         (
-            ["--seconds", "0.05", "--batches", "1,16", "--skip-ppo", "--level", "apprentice"],
-            ["decisions/s with observation + mask", "batched", "reference", "ratio", "16", "goal"],
+            ["--seconds", "0.05", "--batches", "1,16", "--skip-ppo", "--skip-compile", "--level", "apprentice"],
+            ["decisions/s with observation + mask", "kernels", "stage 1", "reference", "ratio", "16", "goal"],
         ),
         (
             ["--profile", "--profile-steps", "3"],

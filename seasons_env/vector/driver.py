@@ -17,6 +17,7 @@ import numpy as np
 from ..engine import IllegalActionError, check_choice
 from ..engine.actions import NUM_ACTIONS
 from ..pettingzoo_env import ILLEGAL, REWARDS, final_rewards
+from .backends import DEFAULT_ENGINE
 from .core import VectorGame, check_seed
 from .policies import choose_actions, make_policy
 
@@ -56,12 +57,13 @@ class LearnerBatch:
         reward: str = "win",
         illegal: str = "penalize",
         seed: int = 0,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
         check_choice("reward", reward, REWARDS)
         check_choice("illegal", illegal, ILLEGAL)
         if not isinstance(self_play, bool):
             raise ValueError(f"self_play must be True or False; got {self_play!r}")
-        self.batch = VectorGame(num_envs, num_players, level, check_seed(seed), autoreset=False)
+        self.batch = VectorGame(num_envs, num_players, level, check_seed(seed), autoreset=False, engine=engine)
         n = self.batch.num_players
         if agent_seat != "random" and (
             isinstance(agent_seat, bool) or not isinstance(agent_seat, numbers.Integral) or not 0 <= agent_seat < n
@@ -105,7 +107,9 @@ class LearnerBatch:
     def reseed(self, seed: int) -> None:
         """Start over: every game from episode 0 of a batch seeded with ``seed``, the policies reseeded."""
         self.seed = check_seed(seed)
-        self.batch = VectorGame(self.num_envs, self.num_players, self.batch.level, self.seed, autoreset=False)
+        self.batch = VectorGame(
+            self.num_envs, self.num_players, self.batch.level, self.seed, autoreset=False, engine=self.batch.engine
+        )
         if not self.self_play:
             self.groups = self._policy_groups(self.opponents_spec)
         self.broken = False

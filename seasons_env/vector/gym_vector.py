@@ -34,6 +34,7 @@ from gymnasium.vector.utils import batch_space
 from ..encoding import OBSERVATION_SIZE
 from ..engine.actions import NUM_ACTIONS
 from ..env_inputs import reset_options
+from .backends import DEFAULT_ENGINE
 from .core import check_batch_mask
 from .driver import LearnerBatch, LearnerStep
 
@@ -54,11 +55,12 @@ class SeasonsVectorEnv(VectorEnv):
         reward: str = "win",
         illegal: str = "penalize",
         render_mode: None = None,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
         if render_mode is not None:
             raise ValueError(f"render_mode must be None for the vector environment; got {render_mode!r}")
         self.learner = LearnerBatch(
-            num_envs, num_players, level, opponents, agent_seat, self_play, reward, illegal, seed=0
+            num_envs, num_players, level, opponents, agent_seat, self_play, reward, illegal, seed=0, engine=engine
         )
         self.num_envs = self.learner.num_envs
         self.num_players = self.learner.num_players

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..engine import check_choice
 from ..pettingzoo_env import REWARDS, final_rewards
+from .backends import DEFAULT_ENGINE
 from .core import VectorGame
 
 
@@ -39,11 +40,17 @@ class BatchedStep:
 
 class BatchedSeasons:
     def __init__(
-        self, batch_size: int, num_players: int = 2, level: str = "archmage", reward: str = "win", seed: int = 0
+        self,
+        batch_size: int,
+        num_players: int = 2,
+        level: str = "archmage",
+        reward: str = "win",
+        seed: int = 0,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
         check_choice("reward", reward, REWARDS)
         self.reward = reward
-        self.batch = VectorGame(batch_size, num_players, level, seed, autoreset=True)
+        self.batch = VectorGame(batch_size, num_players, level, seed, autoreset=True, engine=engine)
         self.batch_size = self.batch.batch_size
         self.num_players = self.batch.num_players
 
@@ -51,7 +58,12 @@ class BatchedSeasons:
         """Every game from episode 0 of ``seed`` (the constructor's if None)."""
         batch = self.batch
         self.batch = VectorGame(
-            batch.batch_size, batch.num_players, batch.level, batch.seed if seed is None else seed, autoreset=True
+            batch.batch_size,
+            batch.num_players,
+            batch.level,
+            batch.seed if seed is None else seed,
+            autoreset=True,
+            engine=batch.engine,
         )
         zeros = np.zeros(self.batch_size, dtype=np.bool_)
         return self._state(np.zeros((self.batch_size, self.num_players), dtype=np.float32), zeros, None, zeros)

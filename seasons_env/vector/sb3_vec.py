@@ -25,6 +25,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 
 from ..encoding import OBSERVATION_SIZE
 from ..engine.actions import NUM_ACTIONS
+from .backends import DEFAULT_ENGINE
 from .driver import LearnerBatch
 
 
@@ -40,9 +41,10 @@ class SeasonsVecEnv(VecEnv):
         reward: str = "win",
         illegal: str = "raise",
         seed: int = 0,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
         self.learner = LearnerBatch(
-            num_envs, num_players, level, opponents, agent_seat, self_play, reward, illegal, seed
+            num_envs, num_players, level, opponents, agent_seat, self_play, reward, illegal, seed, engine
         )
         self.render_mode = None
         self._actions: np.ndarray | None = None
