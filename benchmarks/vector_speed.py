@@ -162,8 +162,9 @@ def compile_time() -> None:
 
 
 def profile(batch_size: int, players: int, level: str, steps_to_run: int) -> None:
-    """Where a batched decision's time goes, by cProfile (which inflates Python call costs: read the shares)."""
-    side = BatchedSide(staggered_games(batch_size, players, level, 2), 2)
+    """Where a stage-1 (reference-backed) batched decision's time goes, by cProfile (which inflates Python call
+    costs: read the shares)."""
+    side = BatchedSide(staggered_games(batch_size, players, level, 2), 2, "reference")
     side.step()
     profiler = cProfile.Profile()
     decisions = 0
