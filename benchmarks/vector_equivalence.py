@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=250, help="games per batch (default 250)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--check-every", type=int, default=5, help="steps between game(i) comparisons (default 5)")
+    parser.add_argument(
+        "--engine", default="kernels", choices=["kernels", "reference"], help="the batch's backend (default kernels)"
+    )
     args = parser.parse_args(argv)
     total = 450 if args.quick else args.games
     if total < 1 or args.batch < 1 or args.check_every < 1:
@@ -41,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     divergences = 0
     games_run = decisions = 0
     start = time.perf_counter()
+    print(f"VectorGame(engine={args.engine!r}) against the reference engine")
     print(f"{'level':<11} {'players':>7} {'games':>6} {'decisions':>10} {'game(i) checks':>14}  result")
     for k, (level, players) in enumerate(cases):
         share = total // len(cases) + (1 if k < total % len(cases) else 0)
@@ -50,7 +54,12 @@ def main(argv: list[str] | None = None) -> int:
         while played < share:
             size = min(args.batch, share - played)
             report = run_differential(
-                level, players, size, seed=args.seed + 1000 * k + part, game_check_every=args.check_every
+                level,
+                players,
+                size,
+                seed=args.seed + 1000 * k + part,
+                game_check_every=args.check_every,
+                engine=args.engine,
             )
             part += 1
             played += size

@@ -22,14 +22,18 @@ from seasons_env.vector.equivalence import compare_batch, run_differential
 from seasons_env.vector.policies import sample_legal
 
 GAMES_PER_CASE = 200
+#: The reference-backed batch (stage 1, ``engine="reference"``) is the reference engine itself: fewer games.
+REFERENCE_BACKEND_GAMES = 24
 
 
 @pytest.mark.parametrize("level", ["apprentice", "magician", "archmage"])
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_batch_equals_reference_engine_at_every_step(level: str, players: int) -> None:
-    report = run_differential(level, players, GAMES_PER_CASE, seed=players * 7 + len(level), game_check_every=7)
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_batch_equals_reference_engine_at_every_step(level: str, players: int, engine: str) -> None:
+    games = GAMES_PER_CASE if engine == "kernels" else REFERENCE_BACKEND_GAMES
+    report = run_differential(level, players, games, seed=players * 7 + len(level), game_check_every=7, engine=engine)
     assert report.divergence is None, report.divergence
-    assert report.episodes_finished >= GAMES_PER_CASE  # every game played one whole episode and restarted
+    assert report.episodes_finished >= games  # every game played one whole episode and restarted
     assert report.game_checks > 0
 
 

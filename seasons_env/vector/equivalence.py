@@ -96,11 +96,12 @@ def run_differential(
     seed: int = 0,
     game_check_every: int = 10,
     episodes: int = 1,
+    engine: str = "kernels",
 ) -> DifferentialReport:
     """Random play on a batch of ``games`` and on reference games alongside, until every game has finished
     ``episodes`` episodes (and been restarted into the next); the report's ``divergence`` is the first
-    difference found, or None."""
-    batch = VectorGame(games, num_players, level, seed=seed, autoreset=True)
+    difference found, or None. ``engine``: the batch's backend (``VectorGame(engine=...)``)."""
+    batch = VectorGame(games, num_players, level, seed=seed, autoreset=True, engine=engine)
     refs = [Game.new(num_players, level, seed=game_seed(seed, i, 0)) for i in range(games)]
     episode = [0] * games
     finished = np.zeros(games, dtype=np.int64)
