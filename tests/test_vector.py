@@ -258,3 +258,20 @@ def test_differential_check_reports_a_divergence_with_its_position() -> None:
     moved = [games[0], games[1].clone()]
     moved[1].apply(moved[1].legal_action_list()[0])
     assert compare_batch(batch, moved).startswith(" game 1: ")
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_put_replaces_games_with_reference_positions(engine: str) -> None:
+    batch = VectorGame(3, 2, "magician", seed=2, engine=engine)
+    fresh = [Game.new(2, "magician", seed=99), Game.new(2, "magician", seed=98)]
+    fresh[1].apply(fresh[1].legal_action_list()[0])
+    batch.put([2, 0], fresh)
+    assert batch.game(2) == fresh[0] and batch.game(0) == fresh[1]
+    assert batch.legal_mask()[0].nonzero()[0].tolist() == fresh[1].legal_action_list()
+    obs = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    encode_observation(fresh[0], fresh[0].current_player, obs)
+    assert np.array_equal(batch.observations()[2], obs)
+    with pytest.raises(ValueError, match=r"games\[0\] must be a 2-player magician Game"):
+        batch.put([1], [Game.new(3, "magician", seed=1)])
+    with pytest.raises(ValueError, match="one game per distinct index"):
+        batch.put([1, 1], fresh)

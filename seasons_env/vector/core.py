@@ -282,6 +282,20 @@ class VectorGame:
         winners = self._winners & finished[:, None]
         return StepInfo(stepped, finished, final_scores, winners, restarted)
 
+    def put(self, indices: np.ndarray | Sequence[int], games: Sequence[Game]) -> None:
+        """Replace the games at ``indices`` with copies of reference positions ``games`` (this batch's player count
+        and level; each at a decision or over): for callers that schedule games of their own (seeds, deals). Their
+        episode counters are left as they are."""
+        idx = self._check_indices(np.asarray(indices, dtype=np.int64), "indices")
+        games = list(games)
+        if len(games) != idx.size or len(set(idx.tolist())) != idx.size:
+            raise ValueError(f"put needs one game per distinct index; got {idx.size} indices and {len(games)} games")
+        for k, game in enumerate(games):
+            if not isinstance(game, Game) or (game.num_players, game.level) != (self.num_players, self.level):
+                raise ValueError(f"games[{k}] must be a {self.num_players}-player {self.level} Game; got {game!r:.120}")
+        self._backend.restart(idx, [game.clone() for game in games])
+        self._refresh(idx)
+
     def reset(self, mask: np.ndarray | None = None) -> None:
         """Restart the games where ``mask`` (bool ``[B]``) is True, all of them if it is None: each starts its next
         episode, seeded by (seed, index, episode)."""
