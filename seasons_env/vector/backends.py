@@ -110,4 +110,4 @@ class KernelBackend:
         write_observations(self.state, all_seats, obs, rows=idx)
 
 
-_BACKENDS = {"kernels": KernelBackend, "reference": ReferenceBackend}
+BACKENDS = {"kernels": KernelBackend, "reference": ReferenceBackend}

@@ -22,7 +22,7 @@ import numpy as np
 from ..encoding import OBSERVATION_SIZE, encode_observation
 from ..engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from ..engine.actions import NUM_ACTIONS, describe_action
-from .backends import _BACKENDS, DEFAULT_ENGINE, ENGINES
+from .backends import BACKENDS, DEFAULT_ENGINE, ENGINES
 
 
 def game_seed(seed: int, index: int, episode: int) -> int:
@@ -98,7 +98,7 @@ class VectorGame:
         seed = check_seed(seed)
         self._setup(int(batch_size), num_players, level, seed, autoreset, engine)
         games = [Game.new(num_players, level, seed=game_seed(seed, i, 0)) for i in range(self.batch_size)]
-        self._backend = _BACKENDS[engine](games)
+        self._backend = BACKENDS[engine](games)
         self._refresh(np.arange(self.batch_size))
 
     @classmethod
@@ -120,7 +120,7 @@ class VectorGame:
                 )
         batch = cls.__new__(cls)
         batch._setup(len(games), games[0].num_players, games[0].level, check_seed(seed), autoreset, engine)
-        batch._backend = _BACKENDS[engine]([game.clone() for game in games])
+        batch._backend = BACKENDS[engine]([game.clone() for game in games])
         batch._refresh(np.arange(batch.batch_size))
         return batch
 
