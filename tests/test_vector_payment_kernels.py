@@ -32,6 +32,7 @@ MINE = set(payment_kernels.KINDS_HANDLED)
 ENTER_PLAY = steps.kind("enter_play")
 HAND_OF_FORTUNE0 = 2 * (int(Card.HAND_OF_FORTUNE) - 1)
 ELEMENTAL_AMULET = int(Card.ELEMENTAL_AMULET)
+AMULET_PAY_ACTIONS = {*A.PAY_ACTIONS[1], *A.PAY_ACTIONS[2]}  # paying from an Amulet of Water
 STAFFS_AND_VASES = [2 * (int(c) - 1) + k for c in (Card.STAFF_OF_SPRING, Card.YJANGS_FORGOTTEN_VASE) for k in (0, 1)]
 
 
@@ -74,7 +75,7 @@ def _lockstep(reference: Game, rng: np.random.Generator, counts: Counter, monkey
                 action = int(legal[rng.integers(len(legal))])
                 steps.RESOLVE[kind](reference, top, action)
                 payment_kernels.resolve(s, 0, kind, task, action)
-                if A.PAY0 + 4 <= action < A.CHOOSE_ENERGY0:  # a pay action from source 1 or 2
+                if action in AMULET_PAY_ACTIONS:
                     counts[f"{name} from an Amulet of Water"] += 1
         else:
             reference.stack.pop()

@@ -54,10 +54,25 @@ _ELEMENTAL_AMULET = int(Card.ELEMENTAL_AMULET)
 _HAND_OF_FORTUNE = int(Card.HAND_OF_FORTUNE)
 _STAFF_OF_SPRING = int(Card.STAFF_OF_SPRING)
 _YJANGS_FORGOTTEN_VASE = int(Card.YJANGS_FORGOTTEN_VASE)
-_CHOOSE_ENERGY0 = A.CHOOSE_ENERGY0
-_PAY0 = A.PAY0
-_ELEMENTAL_SET0 = A.ELEMENTAL_SET0
 _NUM_SOURCES = A.NUM_SOURCES
+
+# Action ids, built and read through actions.py's pairs (the kernels cannot call them).
+#: ``CHOOSE_ENERGY_ACTION[energy]``, ``PAY_ACTION[source, energy]``, ``ELEMENTAL_SET_ACTION[mask]`` (mask 1..15).
+CHOOSE_ENERGY_ACTION = np.array(A.CHOOSE_ENERGY_ACTIONS, dtype=np.int64)
+PAY_ACTION = np.array(A.PAY_ACTIONS, dtype=np.int64)
+ELEMENTAL_SET_ACTION = np.array([-1, *(A.elemental_set_action(mask) for mask in range(1, 16))], dtype=np.int64)
+#: By action id: the energy a choose-energy or pay action names, the source a pay action names, the mask an
+#: Elemental Amulet action names (-1 for other actions).
+ENERGY_OF_ACTION = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+SOURCE_OF_ACTION = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+MASK_OF_ACTION = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+for _action in A.CHOOSE_ENERGY_ACTIONS:
+    ENERGY_OF_ACTION[_action] = A.energy_of_choice(_action)
+for _actions in A.PAY_ACTIONS:
+    for _action in _actions:
+        SOURCE_OF_ACTION[_action], ENERGY_OF_ACTION[_action] = A.payment_of_action(_action)
+for _mask in range(1, 16):
+    MASK_OF_ACTION[A.elemental_set_action(_mask)] = _mask
 
 #: Step kinds (names from ``steps.KINDS``) whose rules this module implements.
 KINDS_HANDLED: tuple[str, ...] = (
@@ -94,7 +109,7 @@ def options(s, i, kind, task, out):
     if kind == GAIN_ENERGY:
         count = 0
         for t in range(task[4], 4):
-            out[count] = _CHOOSE_ENERGY0 + t
+            out[count] = CHOOSE_ENERGY_ACTION[t]
             count += 1
         return count
     if kind == OVERFLOW:
@@ -130,25 +145,24 @@ def resolve(s, i, kind, task, action):
     if kind == GAIN_ENERGY:
         _resolve_gain_energy(s, i, task, action)
     elif kind == OVERFLOW:
-        energy = action - _CHOOSE_ENERGY0
+        energy = ENERGY_OF_ACTION[action]
         remove_token(s, i, p, energy, 1)
         if reserve_total(s, i, p) > reserve_limit(s, i, p):
             push(s, i, OVERFLOW, p, energy)
     elif kind == EXCHANGE_DISCARD:
-        energy = action - _CHOOSE_ENERGY0
+        energy = ENERGY_OF_ACTION[action]
         remove_token(s, i, p, energy, 1)
         if task[2] > 1:
             push(s, i, EXCHANGE_DISCARD, p, task[2] - 1, energy)
     elif kind == ELEMENTAL_CHOICE:
         _resolve_elemental(s, i, p, action)
     elif kind == WAIVE_COST:
-        t = action - _CHOOSE_ENERGY0
+        t = ENERGY_OF_ACTION[action]
         _push_waived(s, i, p, task[2:6], t, task[6] - 1)
     elif kind == PAY_SOURCE:
         _resolve_pay_source(s, i, p, task[2:6], action)
     elif kind == DISCARD_TOKENS:
-        source = (action - _PAY0) // 4
-        spend_token(s, i, p, source, (action - _PAY0) % 4)
+        spend_token(s, i, p, SOURCE_OF_ACTION[action], ENERGY_OF_ACTION[action])
         if task[2] > 1:
             push(s, i, DISCARD_TOKENS, p, task[2] - 1, action)
     else:
@@ -161,7 +175,7 @@ def resolve(s, i, kind, task, action):
 @kernel
 def _resolve_gain_energy(s, i, task, action):
     p, count, onto = task[1], task[2], task[3]
-    energy = action - _CHOOSE_ENERGY0
+    energy = ENERGY_OF_ACTION[action]
     if onto < 0:
         add_token(s, i, p, energy, 1)
     elif STORED_ROW[onto] >= 0 and s.stored_present[i, STORED_ROW[onto]]:  # ``onto in game.stored``
@@ -179,7 +193,7 @@ def reserve_energy_options(s, i, player, first, count, out):
         for u in range(t, 4):
             rest += np.int64(s.reserve[i, player, u])
         if s.reserve[i, player, t] and rest >= count:
-            out[found] = _CHOOSE_ENERGY0 + t
+            out[found] = CHOOSE_ENERGY_ACTION[t]
             found += 1
     return found
 
@@ -201,14 +215,14 @@ def elemental_options(s, i, player, out):
                 if available[t]:
                     owned += 1
         if owned >= max(1, size - hands):
-            out[found] = _ELEMENTAL_SET0 + mask - 1
+            out[found] = ELEMENTAL_SET_ACTION[mask]
             found += 1
     return found
 
 
 @kernel
 def _resolve_elemental(s, i, player, action):
-    mask = action - _ELEMENTAL_SET0 + 1
+    mask = MASK_OF_ACTION[action]
     size = 0
     for t in range(4):
         size += mask >> t & 1
@@ -236,7 +250,7 @@ def run_payment(s, i, task):
         out = np.empty(4, dtype=np.int64)
         found = waiver_options(s, i, p, need, waivers, first, out)
         if found == 1:
-            _push_waived(s, i, p, need, out[0] - _CHOOSE_ENERGY0, waivers - 1)
+            _push_waived(s, i, p, need, ENERGY_OF_ACTION[out[0]], waivers - 1)
         else:
             push(s, i, WAIVE_COST, p, need[0], need[1], need[2], need[3], waivers, first)
         return
@@ -304,7 +318,7 @@ def waiver_options(s, i, player, need, waivers, first, out):
             later += after[u]
         if missing > waivers - 1 or later < waivers - 1:
             continue
-        out[found] = _CHOOSE_ENERGY0 + t
+        out[found] = CHOOSE_ENERGY_ACTION[t]
         found += 1
     return found
 
@@ -324,15 +338,15 @@ def pay_source_options(s, i, player, need, first_source, out):
             if _source_open(s, i, player, other):
                 rest += tokens_at(s, i, player, other, t)
         if rest >= need[t]:
-            out[found] = _PAY0 + 4 * source + t
+            out[found] = PAY_ACTION[source, t]
             found += 1
     return found
 
 
 @kernel
 def _resolve_pay_source(s, i, player, need, action):
-    source = (action - _PAY0) // 4
-    t = (action - _PAY0) % 4
+    source = SOURCE_OF_ACTION[action]
+    t = ENERGY_OF_ACTION[action]
     spend_token(s, i, player, source, t)
     remaining = need.copy()
     remaining[t] -= 1
@@ -355,19 +369,19 @@ def _resolve_pay_source(s, i, player, need, action):
 @kernel
 def discard_tokens_options(s, i, player, count, first, out):
     """Discard ``count`` tokens of any types (Kairn, Tree of Light, Crystal Orb), in (source, type) order."""
-    held = np.zeros(4 * _NUM_SOURCES, dtype=np.int64)  # by pay action - PAY0
+    held = np.zeros((_NUM_SOURCES, 4), dtype=np.int64)
     for source in range(_NUM_SOURCES):
         if _source_open(s, i, player, source):
             for t in range(4):
-                held[4 * source + t] = tokens_at(s, i, player, source, t)
-    after = np.zeros(4 * _NUM_SOURCES + 1, dtype=np.int64)  # tokens held from each place on
-    for k in range(4 * _NUM_SOURCES - 1, -1, -1):
-        after[k] = after[k + 1] + held[k]
+                held[source, t] = tokens_at(s, i, player, source, t)
     found = 0
-    for k in range(4 * _NUM_SOURCES):
-        if held[k] and _PAY0 + k >= first and after[k] >= count:
-            out[found] = _PAY0 + k
-            found += 1
+    rest = held.sum()  # tokens held from (source, t) on, in (source, type) order
+    for source in range(_NUM_SOURCES):
+        for t in range(4):
+            if held[source, t] and PAY_ACTION[source, t] >= first and rest >= count:
+                out[found] = PAY_ACTION[source, t]
+                found += 1
+            rest -= held[source, t]
     return found
 
 
