@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.chance import GAMMA
 from seasons_env.engine.data import Card
@@ -24,8 +23,10 @@ from .tables import (
     AMULET_OF_WATER_INSTANCES,
     BONUS_PENALTY,
     CARD_OF_INSTANCE,
+    CHOOSE_IN_PLAY_ACTION,
     GAUGE_MAX,
     HAND_PENALTY,
+    INSTANCE_OF_IN_PLAY_CHOICE,
     NO_VALUE,
     NUM_YEARS,
     PRESTIGE_OF,
@@ -58,7 +59,6 @@ _HAND_OF_FORTUNE0 = 2 * (int(Card.HAND_OF_FORTUNE) - 1)
 _CURSED_TREATISE = int(Card.CURSED_TREATISE_OF_ARUS)
 _BESPELLED_GRIMOIRE = int(Card.BESPELLED_GRIMOIRE)
 _THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
-CHOOSE_IN_PLAY0 = A.CHOOSE_IN_PLAY0
 
 
 # ---------------------------------------------------------------------------- chance (engine/chance.py)
@@ -531,7 +531,7 @@ def in_play_options(s, i, player, accept, out, count):
             continue
         seen = False
         for k in range(first, count):
-            other = out[k] - CHOOSE_IN_PLAY0
+            other = INSTANCE_OF_IN_PLAY_CHOICE[out[k]]
             if (
                 CARD_OF_INSTANCE[other] == CARD_OF_INSTANCE[inst]
                 and s.tapped[i, other] == s.tapped[i, inst]
@@ -540,7 +540,7 @@ def in_play_options(s, i, player, accept, out, count):
                 seen = True
                 break
         if not seen:
-            out[count] = CHOOSE_IN_PLAY0 + inst
+            out[count] = CHOOSE_IN_PLAY_ACTION[inst]
             count += 1
     return count
 

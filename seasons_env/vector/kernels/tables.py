@@ -66,9 +66,17 @@ ACTIVATE_ACTION = np.full(NUM_INSTANCES, -1, dtype=np.int64)
 for _inst in range(NUM_INSTANCES):
     if A.has_activate_action(_inst):
         ACTIVATE_ACTION[_inst] = A.activate_action(_inst)
-#: ``ACTIVATED_INSTANCE[action - ACTIVATE0]``: the instance an activation action names.
-ACTIVATED_INSTANCE = np.array(A.ACTIVATABLE_INSTANCES, dtype=np.int64)
-SEASON_MOVE_OF = np.array(A.SEASON_MOVES, dtype=np.int64)  # by action - MOVE_SEASON0
+#: By action id (-1 where the action is of another range): the instance an activation names, the instance a
+#: CHOOSE_IN_PLAY names, and the spaces a Temporal Boots move goes (0 elsewhere).
+INSTANCE_OF_ACTIVATION = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+for _inst in A.ACTIVATABLE_INSTANCES:
+    INSTANCE_OF_ACTIVATION[A.activate_action(_inst)] = _inst
+CHOOSE_IN_PLAY_ACTION = np.array([A.choose_in_play_action(i) for i in range(NUM_INSTANCES)], dtype=np.int64)
+INSTANCE_OF_IN_PLAY_CHOICE = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+INSTANCE_OF_IN_PLAY_CHOICE[CHOOSE_IN_PLAY_ACTION] = np.arange(NUM_INSTANCES)
+SEASON_MOVE_OF_ACTION = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
+for _move in A.SEASON_MOVES:
+    SEASON_MOVE_OF_ACTION[A.move_season_action(_move)] = _move
 
 # ---------------------------------------------------------------------------- steps
 
