@@ -27,6 +27,7 @@ from .tables import (
     GAUGE_MAX,
     HAND_PENALTY,
     NO_VALUE,
+    NUM_INSTANCES,
     NUM_YEARS,
     PRESTIGE_OF,
     RESERVE_LIMIT,
@@ -61,6 +62,10 @@ _THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
 _PURSE_OF_IO = int(Card.PURSE_OF_IO)
 _ARCANO_LEECH = int(Card.ARCANO_LEECH)
 CHOOSE_IN_PLAY0 = A.CHOOSE_IN_PLAY0
+# CHOOSE_IN_PLAY actions by instance and back, from actions.py's pairs (no range arithmetic in kernels).
+_CHOOSE_IN_PLAY_ACTION = np.array([A.choose_in_play_action(inst) for inst in range(NUM_INSTANCES)], dtype=np.int64)
+_INSTANCE_CHOSEN = np.full(A.NUM_ACTIONS, NO_VALUE, dtype=np.int64)
+_INSTANCE_CHOSEN[_CHOOSE_IN_PLAY_ACTION] = [A.instance_of_choice(a) for a in _CHOOSE_IN_PLAY_ACTION.tolist()]
 
 
 # ---------------------------------------------------------------------------- chance (engine/chance.py)
@@ -533,7 +538,7 @@ def in_play_options(s, i, player, accept, out, count):
             continue
         seen = False
         for k in range(first, count):
-            other = out[k] - CHOOSE_IN_PLAY0
+            other = _INSTANCE_CHOSEN[out[k]]
             if (
                 CARD_OF_INSTANCE[other] == CARD_OF_INSTANCE[inst]
                 and s.tapped[i, other] == s.tapped[i, inst]
@@ -542,7 +547,7 @@ def in_play_options(s, i, player, accept, out, count):
                 seen = True
                 break
         if not seen:
-            out[count] = CHOOSE_IN_PLAY0 + inst
+            out[count] = _CHOOSE_IN_PLAY_ACTION[inst]
             count += 1
     return count
 
