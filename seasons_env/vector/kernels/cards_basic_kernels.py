@@ -44,7 +44,7 @@ from .state_ops import (
     transfer_crystals,
     transmute_bonus,
 )
-from .tables import NO_VALUE, SEASON_MOVE_OF, STEP_WIDTH, column, width
+from .tables import NO_VALUE, STEP_WIDTH, column, width
 
 # ---------------------------------------------------------------------------- step kinds
 
@@ -136,11 +136,34 @@ _HOURGLASS = int(Card.HOURGLASS_OF_TIME)
 _SCEPTER = int(Card.SCEPTER_OF_GREATNESS)
 _OLAFS_STATUE = int(Card.OLAFS_BLESSED_STATUE)
 
-_CHOOSE_ENERGY0 = A.CHOOSE_ENERGY0
-_CHOOSE_CARD0 = A.CHOOSE_CARD0
-_CHOOSE_IN_PLAY0 = A.CHOOSE_IN_PLAY0
-_CHOOSE_OPPONENT0 = A.CHOOSE_OPPONENT0
-_MOVE_SEASON0 = A.MOVE_SEASON0
+
+def _choice_tables() -> tuple[np.ndarray, ...]:
+    """Action ids and what they choose, from ``actions.py``'s pairs (never range arithmetic in a kernel):
+    ``CHOSEN[action]``: the energy, card, instance, opponent offset or season move a choice action names (-1 for
+    other actions); the choice actions by energy, card id, opponent offset, and by index of ``SEASON_MOVES``."""
+    decoders = {
+        "CHOOSE_ENERGY": A.energy_of_choice,
+        "CHOOSE_CARD": A.card_of_choice,
+        "CHOOSE_IN_PLAY": A.instance_of_choice,
+        "CHOOSE_OPPONENT": A.opponent_offset_of_choice,
+        "MOVE_SEASON": A.season_move_of_action,
+    }
+    chosen = np.full(A.NUM_ACTIONS, NO_VALUE, dtype=np.int64)
+    offsets = 0
+    for action in range(A.NUM_ACTIONS):
+        name, _ = A.decode(action)
+        if name in decoders:
+            chosen[action] = decoders[name](action)
+            offsets += name == "CHOOSE_OPPONENT"
+    energy = np.array([A.choose_energy_action(t) for t in range(4)], dtype=np.int64)
+    card = np.array([NO_VALUE, *(A.choose_card_action(c) for c in range(1, NUM_CARDS + 1))], dtype=np.int64)
+    opponent = np.array([NO_VALUE, *(A.choose_opponent_action(o) for o in range(1, offsets + 1))], dtype=np.int64)
+    move = np.array([A.move_season_action(m) for m in A.SEASON_MOVES], dtype=np.int64)
+    return chosen, energy, card, opponent, move
+
+
+_CHOSEN, _CHOOSE_ENERGY, _CHOOSE_CARD, _CHOOSE_OPPONENT, _MOVE_SEASON = _choice_tables()
+_SEASON_MOVES = np.array(A.SEASON_MOVES, dtype=np.int64)
 _ON_RESERVE = -1  # gain_tokens_of_choice's ``onto`` for the reserve
 
 #: Instances ``in_play_options`` may offer: any (Syllas the Faithful), magic items only (Amsug Longneck).
@@ -191,7 +214,7 @@ def _card_options(cards, count, out):
     n = 0
     for c in range(1, NUM_CARDS + 1):
         if seen[c]:
-            out[n] = _CHOOSE_CARD0 + c - 1
+            out[n] = _CHOOSE_CARD[c]
             n += 1
     return n
 
@@ -263,15 +286,15 @@ def options(s, i, kind, task, out):
         n = 0
         for t in range(4):
             if available[t] >= 3:
-                out[n] = _CHOOSE_ENERGY0 + t
+                out[n] = _CHOOSE_ENERGY[t]
                 n += 1
         return n
     if kind == BOOTS_MOVE:
         absolute = (np.int64(s.year[i]) - 1) * 12 + np.int64(s.position[i]) - 1
         n = 0
-        for k in range(SEASON_MOVE_OF.shape[0]):
-            if absolute + SEASON_MOVE_OF[k] >= 0:
-                out[n] = _MOVE_SEASON0 + k
+        for k in range(_SEASON_MOVES.shape[0]):
+            if absolute + _SEASON_MOVES[k] >= 0:
+                out[n] = _MOVE_SEASON[k]
                 n += 1
         return n
     if _HOLDS_CARDS[kind]:
@@ -285,13 +308,13 @@ def options(s, i, kind, task, out):
     if kind == LEWIS_TARGET:
         n = num_players(s)
         for offset in range(1, n):
-            out[offset - 1] = _CHOOSE_OPPONENT0 + offset - 1
+            out[offset - 1] = _CHOOSE_OPPONENT[offset]
         return n - 1
     if kind == DREAMS_PICK:
         n = 0
         for c in range(1, NUM_CARDS + 1):
             if s.hand[i, player, c] > 0:
-                out[n] = _CHOOSE_CARD0 + c - 1
+                out[n] = _CHOOSE_CARD[c]
                 n += 1
         return n
     if i >= 0:  # always: the machine never calls this for an unhandled kind
@@ -314,25 +337,25 @@ def resolve(s, i, kind, task, action):
     """Resolve the decision ``task`` (popped) with the legal ``action``."""
     player = task[1]
     if kind == BALANCE_TYPE:
-        t = action - _CHOOSE_ENERGY0
+        t = _CHOSEN[action]
         gain_crystals(s, i, player, 9 + 3 * transmute_bonus(s, i, player))
         need = np.zeros(4, dtype=np.int64)
         need[t] = 3
         push(s, i, PAYMENT, player, need[0], need[1], need[2], need[3], 0, 0)
     elif kind == BOOTS_MOVE:
-        move_marker(s, i, SEASON_MOVE_OF[action - _MOVE_SEASON0], True)
+        move_marker(s, i, _CHOSEN[action], True)
     elif kind == CHALICE_PICK:
         cards = np.empty(_CARDS_WIDTH, dtype=np.int64)
-        chosen = action - _CHOOSE_CARD0 + 1
+        chosen = _CHOSEN[action]
         count = _remove_first(cards, _read_list(task, _CARDS, _CARDS_WIDTH, cards), chosen)
         for k in range(count):
             discard(s, i, from_limbo(s, i, cards[k]))
         put_into_play_free(s, i, player, chosen)
     elif kind == SYLLAS_SACRIFICE:
-        sacrifice(s, i, player, action - _CHOOSE_IN_PLAY0)
+        sacrifice(s, i, player, _CHOSEN[action])
     elif kind == NARIA_KEEP:
         cards = np.empty(_CARDS_WIDTH, dtype=np.int64)
-        keep = action - _CHOOSE_CARD0 + 1
+        keep = _CHOSEN[action]
         count = _remove_first(cards, _read_list(task, _CARDS, _CARDS_WIDTH, cards), keep)
         hand_add(s, i, player, from_limbo(s, i, keep))
         if count > 0:
@@ -344,7 +367,7 @@ def resolve(s, i, kind, task, action):
     elif kind == NARIA_GIVE:
         cards = np.empty(_GIVE_CARDS_WIDTH, dtype=np.int64)
         recipients = np.empty(_RECIPIENTS_WIDTH, dtype=np.int64)
-        given = action - _CHOOSE_CARD0 + 1
+        given = _CHOSEN[action]
         count = _remove_first(cards, _read_list(task, _CARDS, _GIVE_CARDS_WIDTH, cards), given)
         recipient_count = _read_list(task, _RECIPIENTS, _RECIPIENTS_WIDTH, recipients)
         hand_add(s, i, recipients[0], from_limbo(s, i, given))
@@ -354,13 +377,13 @@ def resolve(s, i, kind, task, action):
             for k in range(count):  # cannot happen: Naria draws one card per player
                 discard(s, i, from_limbo(s, i, cards[k]))
     elif kind == AMSUG_RETURN:
-        leave_play(s, i, player, action - _CHOOSE_IN_PLAY0, True)
+        leave_play(s, i, player, _CHOSEN[action], True)
     elif kind == LEWIS_TARGET:
-        target = (player + action - _CHOOSE_OPPONENT0 + 1) % num_players(s)
+        target = (player + _CHOSEN[action]) % num_players(s)
         r = s.reserve[i, target]
         add_tokens(s, i, player, np.int64(r[0]), np.int64(r[1]), np.int64(r[2]), np.int64(r[3]))
     elif kind == DREAMS_PICK:
-        chosen = action - _CHOOSE_CARD0 + 1
+        chosen = _CHOSEN[action]
         hand_remove(s, i, player, chosen)
         _to_limbo(s, i, chosen)
         put_into_play_free(s, i, player, chosen)
