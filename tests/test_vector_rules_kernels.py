@@ -88,3 +88,18 @@ def test_begin_summon_from_hand_matches_the_reference() -> None:
                 assert unpack(state, 0).to_dict() == reference.to_dict()
                 compared += 1
     assert compared > 40
+
+
+def test_transmute_bonus_and_leech_toll_match_the_reference() -> None:
+    from random_play import level_positions
+
+    positions = level_positions(3, games_per_level=3, every=7, seed_base=41, tag=2)
+    arrays = kernel_arrays(pack(positions))
+    bonuses = tolls = 0
+    for i, game in enumerate(positions):
+        for p in range(3):
+            assert state_ops.transmute_bonus(arrays, i, p) == game.transmute_bonus(p)
+            assert state_ops.leech_toll(arrays, i, p) == game.leech_toll(p)
+            bonuses += game.transmute_bonus(p)
+            tolls += game.leech_toll(p)
+    assert bonuses > 0 and tolls > 0
