@@ -89,3 +89,17 @@ def test_begin_summon_from_hand_matches_the_reference() -> None:
                 assert unpack(state, 0).to_dict() == reference.to_dict()
                 compared += 1
     assert compared > 40
+
+
+def test_transmute_bonus_and_leech_toll_match_the_reference() -> None:
+    from random_play import level_positions
+
+    positions = level_positions(4, games_per_level=2, every=7, seed_base=31, tag=3)
+    arrays = kernel_arrays(pack(positions))
+    tolls = 0
+    for i, game in enumerate(positions):
+        for p in range(4):
+            assert state_ops.transmute_bonus(arrays, i, p) == game.transmute_bonus(p)
+            assert state_ops.leech_toll(arrays, i, p) == game.leech_toll(p)
+            tolls += game.leech_toll(p) + game.transmute_bonus(p)
+    assert tolls > 0

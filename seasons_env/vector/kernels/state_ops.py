@@ -58,6 +58,8 @@ _HAND_OF_FORTUNE0 = 2 * (int(Card.HAND_OF_FORTUNE) - 1)
 _CURSED_TREATISE = int(Card.CURSED_TREATISE_OF_ARUS)
 _BESPELLED_GRIMOIRE = int(Card.BESPELLED_GRIMOIRE)
 _THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
+_PURSE_OF_IO = int(Card.PURSE_OF_IO)  # card ids as plain ints: numba cannot call int() on an IntEnum
+_ARCANO_LEECH = int(Card.ARCANO_LEECH)
 CHOOSE_IN_PLAY0 = A.CHOOSE_IN_PLAY0
 
 
@@ -225,7 +227,7 @@ def used_transmute_bonus(s, i, player):
 
 @kernel
 def transmute_bonus(s, i, player):
-    extra = count_in_play(s, i, player, int(Card.PURSE_OF_IO))
+    extra = count_in_play(s, i, player, _PURSE_OF_IO)
     if used_transmute_bonus(s, i, player):
         extra += 1
     return extra
@@ -236,7 +238,7 @@ def leech_toll(s, i, player):
     n = num_players(s)
     toll = 0
     for k in range(1, n):
-        toll += count_in_play(s, i, (player + k) % n, int(Card.ARCANO_LEECH))
+        toll += count_in_play(s, i, (player + k) % n, _ARCANO_LEECH)
     return toll
 
 
