@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.chance import GAMMA
 from seasons_env.engine.data import Card
@@ -24,8 +23,10 @@ from .tables import (
     AMULET_OF_WATER_INSTANCES,
     BONUS_PENALTY,
     CARD_OF_INSTANCE,
+    CHOOSE_IN_PLAY_ACTION,
     GAUGE_MAX,
     HAND_PENALTY,
+    INSTANCE_OF_CHOICE,
     NO_VALUE,
     NUM_YEARS,
     PRESTIGE_OF,
@@ -60,7 +61,6 @@ _BESPELLED_GRIMOIRE = int(Card.BESPELLED_GRIMOIRE)
 _THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
 _PURSE_OF_IO = int(Card.PURSE_OF_IO)  # card ids as plain ints: numba cannot call int() on an IntEnum
 _ARCANO_LEECH = int(Card.ARCANO_LEECH)
-CHOOSE_IN_PLAY0 = A.CHOOSE_IN_PLAY0
 
 
 # ---------------------------------------------------------------------------- chance (engine/chance.py)
@@ -533,7 +533,7 @@ def in_play_options(s, i, player, accept, out, count):
             continue
         seen = False
         for k in range(first, count):
-            other = out[k] - CHOOSE_IN_PLAY0
+            other = INSTANCE_OF_CHOICE[out[k]]
             if (
                 CARD_OF_INSTANCE[other] == CARD_OF_INSTANCE[inst]
                 and s.tapped[i, other] == s.tapped[i, inst]
@@ -542,7 +542,7 @@ def in_play_options(s, i, player, accept, out, count):
                 seen = True
                 break
         if not seen:
-            out[count] = CHOOSE_IN_PLAY0 + inst
+            out[count] = CHOOSE_IN_PLAY_ACTION[inst]
             count += 1
     return count
 
