@@ -49,7 +49,6 @@ from .state_ops import (
 )
 from .tables import (
     ACTIVATE_ACTION,
-    ACTIVATED_INSTANCE,
     AMULET_OF_WATER_INSTANCES,
     CARD_OF_INSTANCE,
     COSTS,
@@ -61,6 +60,7 @@ from .tables import (
     DIE_TRANSMUTE,
     FACES_PER_DIE,
     GAUGE_MAX,
+    INSTANCE_OF_ACTIVATION,
     NO_VALUE,
     NUM_CARDS,
     NUM_YEARS,
@@ -116,6 +116,27 @@ _HAND_OF_FORTUNE = int(Card.HAND_OF_FORTUNE)
 _TRANSMUTE_ABILITY = 1
 _TRANSMUTE_BONUS_USED = 2
 
+# Action ids as lookup tables built by actions.py's encode/decode pairs (kernels cannot call them): encoders by
+# parameter, decoders by action id (-1, or 0 for a card, where the action is of another range).
+_CHOOSE_CARD_ACTION = np.array([0, *(A.choose_card_action(c) for c in range(1, NUM_CARDS + 1))], dtype=np.int64)
+_SUMMON_ACTION = np.array([0, *(A.summon_action(c) for c in range(1, NUM_CARDS + 1))], dtype=np.int64)
+_TAKE_DIE_ACTION = np.array([A.take_die_action(d) for d in range(DICE_PER_SEASON)], dtype=np.int64)
+_TRANSMUTE_ACTION = np.array(A.TRANSMUTE_ACTIONS, dtype=np.int64)  # [source, energy]
+_CARD_OF_CHOICE = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
+_CARD_OF_SUMMON = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
+for _c in range(1, NUM_CARDS + 1):
+    _CARD_OF_CHOICE[A.choose_card_action(_c)] = _c
+    _CARD_OF_SUMMON[A.summon_action(_c)] = _c
+_DIE_OF_ACTION = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+for _d in range(DICE_PER_SEASON):
+    _DIE_OF_ACTION[A.take_die_action(_d)] = _d
+_TRANSMUTE_SOURCE = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+_TRANSMUTE_ENERGY = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+for _source in range(A.NUM_SOURCES):
+    for _t in range(4):
+        _TRANSMUTE_SOURCE[A.transmute_action(_source, _t)] = _source
+        _TRANSMUTE_ENERGY[A.transmute_action(_source, _t)] = _t
+
 #: Step kinds (names from ``steps.KINDS``) whose rules this module implements.
 KINDS_HANDLED: tuple[str, ...] = (
     "draft_pick",
@@ -165,7 +186,7 @@ def _cards_of_counts(counts, out):
     count = 0
     for c in range(1, NUM_CARDS + 1):
         if counts[c]:
-            out[count] = A.CHOOSE_CARD0 + c - 1
+            out[count] = _CHOOSE_CARD_ACTION[c]
             count += 1
     return count
 
@@ -228,7 +249,7 @@ def _choose_die_options(s, i, player, out):
     count = 0
     for k in range(taken):
         if s.rolled[i, k, 2] < 0:
-            action = A.TAKE_DIE0 + np.int64(s.rolled[i, k, 0])
+            action = _TAKE_DIE_ACTION[s.rolled[i, k, 0]]
             at = count  # insertion sort: the rolled dice may come in any order
             while at > 0 and out[at - 1] > action:
                 out[at] = out[at - 1]
@@ -324,7 +345,7 @@ def _keep_one_options(task, out):
     size = _keep_one_size(task)
     count = 0
     for k in range(size):
-        action = A.CHOOSE_CARD0 + task[_CARDS_COLUMN + k] - 1
+        action = _CHOOSE_CARD_ACTION[task[_CARDS_COLUMN + k]]
         at = count
         duplicate = False
         for m in range(count):
@@ -342,7 +363,7 @@ def _keep_one_options(task, out):
 
 @kernel
 def _resolve_keep_one(s, i, player, task, action):
-    keep = action - A.CHOOSE_CARD0 + 1
+    keep = _CARD_OF_CHOICE[action]
     size = _keep_one_size(task)
     hand_add(s, i, player, from_limbo(s, i, keep))
     kept = False
@@ -386,14 +407,14 @@ def summonable_from_hand(s, i, player, out, count):
             continue
         if card == _ELEMENTAL_AMULET:
             if held_types:
-                out[count] = A.SUMMON0 + card - 1
+                out[count] = _SUMMON_ACTION[card]
                 count += 1
             continue
         need0, need1, need2, need3 = COSTS[n, card, 0], COSTS[n, card, 1], COSTS[n, card, 2], COSTS[n, card, 3]
         total = need0 + need1 + need2 + need3
         deficit = max(need0 - have0, 0) + max(need1 - have1, 0) + max(need2 - have2, 0) + max(need3 - have3, 0)
         if deficit == 0 or deficit <= (min(hands, total - 1) if total > 1 else 0):
-            out[count] = A.SUMMON0 + card - 1
+            out[count] = _SUMMON_ACTION[card]
             count += 1
     return count
 
@@ -431,7 +452,7 @@ def _turn_options(s, i, player, out):
         card = CARD_OF_INSTANCE[inst]
         offered = False
         for k in range(first, count):
-            other = ACTIVATED_INSTANCE[out[k] - A.ACTIVATE0]
+            other = INSTANCE_OF_ACTIVATION[out[k]]
             if CARD_OF_INSTANCE[other] == card and _same_stored(s, i, other, inst):
                 offered = True
                 break
@@ -441,7 +462,7 @@ def _turn_options(s, i, player, out):
     if s.turn_flags[i] & _TRANSMUTE_ABILITY:
         for t in range(4):
             if s.reserve[i, player, t]:
-                out[count] = A.TRANSMUTE0 + t
+                out[count] = _TRANSMUTE_ACTION[0, t]
                 count += 1
         for k in range(2):
             inst = AMULET_OF_WATER_INSTANCES[k]
@@ -450,7 +471,7 @@ def _turn_options(s, i, player, out):
                 if s.stored_present[i, row]:
                     for t in range(4):
                         if s.stored[i, row, t]:
-                            out[count] = A.TRANSMUTE0 + 4 * (k + 1) + t
+                            out[count] = _TRANSMUTE_ACTION[k + 1, t]
                             count += 1
     return count
 
@@ -498,15 +519,15 @@ def _resolve_turn(s, i, player, task, action):
         end_turn(s, i, player)
         return
     push_row(s, i, task)  # the turn goes on after this action
-    if A.TRANSMUTE0 <= action < A.PAY0:
-        source = (action - A.TRANSMUTE0) // 4
-        energy = (action - A.TRANSMUTE0) % 4
+    if _TRANSMUTE_SOURCE[action] >= 0:
+        source = _TRANSMUTE_SOURCE[action]
+        energy = _TRANSMUTE_ENERGY[action]
         spend_token(s, i, player, source, energy)
         s.crystals[i, player] += TRANSMUTE_RATES[season(s, i), energy] + transmute_bonus(s, i, player)
-    elif A.SUMMON0 <= action < A.SUMMON0 + NUM_CARDS:
-        begin_summon_from_hand(s, i, player, action - A.SUMMON0 + 1)
-    elif A.ACTIVATE0 <= action < A.TRANSMUTE0:
-        activate(s, i, player, ACTIVATED_INSTANCE[action - A.ACTIVATE0])
+    elif _CARD_OF_SUMMON[action]:
+        begin_summon_from_hand(s, i, player, _CARD_OF_SUMMON[action])
+    elif INSTANCE_OF_ACTIVATION[action] >= 0:
+        activate(s, i, player, INSTANCE_OF_ACTIVATION[action])
     elif action == A.BONUS_EXCHANGE:
         s.bonuses_used[i, player] += 1
         push(s, i, GAIN_ENERGY, player, 2, -1, 0)
@@ -697,14 +718,14 @@ def resolve(s, i, kind, task, action):
     if kind == TURN:
         _resolve_turn(s, i, player, task, action)
     elif kind == CHOOSE_DIE:
-        die = action - A.TAKE_DIE0
+        die = _DIE_OF_ACTION[action]
         for k in range(s.rolled_count[i]):
             if s.rolled[i, k, 0] == die:
                 s.rolled[i, k, 2] = player
     elif kind == MALICE_WINDOW:
         if action != A.USE_DIE:
             push_row(s, i, task)
-            activate(s, i, player, ACTIVATED_INSTANCE[action - A.ACTIVATE0])
+            activate(s, i, player, INSTANCE_OF_ACTIVATION[action])
     elif kind == KEEP_OR_DISCARD:
         card = from_limbo(s, i, task[_CARD_COLUMN])
         if action == A.KEEP_CARD:
@@ -716,12 +737,12 @@ def resolve(s, i, kind, task, action):
     elif kind == KEEP_ONE:
         _resolve_keep_one(s, i, player, task, action)
     elif kind == DRAFT_PICK:
-        card = action - A.CHOOSE_CARD0 + 1
+        card = _CARD_OF_CHOICE[action]
         if s.draft_pack[i, player, card] == 0:
             raise ValueError("draft_pick: the card is not in the pack held")
         s.draft_pack[i, player, card] -= 1
         hand_add(s, i, player, card)
     elif kind == LIBRARY_SPLIT:
-        _library_split(s, i, player, task[_YEAR_COLUMN], action - A.CHOOSE_CARD0 + 1)
+        _library_split(s, i, player, task[_YEAR_COLUMN], _CARD_OF_CHOICE[action])
     else:
         raise ValueError("resolve: a step kind this module does not handle")
