@@ -22,7 +22,6 @@ from seasons_env.engine.flow import MALICE_INSTANCES, ROUND_EFFECT_ORDER
 from . import hooks, kernel
 from .payment_kernels import begin_summon_from_hand
 from .state_ops import (
-    _same_stored,
     add_gauge,
     add_tokens,
     below,
@@ -420,6 +419,22 @@ def summonable_from_hand(s, i, player, out, count):
 
 
 @kernel
+def _same_tokens(s, i, a, b):
+    """Do instances ``a`` and ``b`` hold the same stored tokens (``stored.get``: none, or the same four counts)?"""
+    row_a, row_b = STORED_ROW[a], STORED_ROW[b]
+    present_a = row_a >= 0 and s.stored_present[i, row_a]
+    present_b = row_b >= 0 and s.stored_present[i, row_b]
+    if present_a != present_b:
+        return False
+    if not present_a:
+        return True
+    for t in range(4):
+        if s.stored[i, row_a, t] != s.stored[i, row_b, t]:
+            return False
+    return True
+
+
+@kernel
 def _turn_options(s, i, player, out):
     out[0] = A.END_TURN
     count = 1
@@ -453,7 +468,7 @@ def _turn_options(s, i, player, out):
         offered = False
         for k in range(first, count):
             other = INSTANCE_OF_ACTIVATION[out[k]]
-            if CARD_OF_INSTANCE[other] == card and _same_stored(s, i, other, inst):
+            if CARD_OF_INSTANCE[other] == card and _same_tokens(s, i, other, inst):
                 offered = True
                 break
         if not offered and hooks.can_activate(s, i, player, inst):
