@@ -57,9 +57,10 @@ for _index, _module in enumerate(_MODULES):
 
 _ENTER_PLAY = steps.kind("enter_play")
 _ENTER_PLAY_CARD = column("enter_play", "card")
-#: Kinds whose rules call card hooks (on summon, activations, end of round, season change, end of game).
+#: Kinds whose rules call card hooks (on summon, activations (the turn and the Die of Malice window), end of round,
+#: season change, end of game).
 HOOK_KINDS = np.zeros(NUM_KINDS, dtype=np.bool_)
-for _name in ("turn", "enter_play", "round_end_effects", "season_change", "game_end"):
+for _name in ("turn", "die_of_malice_window", "enter_play", "round_end_effects", "season_change", "game_end"):
     HOOK_KINDS[steps.kind(_name)] = True
 _ALL_CARDS_HANDLED = bool(CARD_HANDLED[1:].all())
 

@@ -26,7 +26,7 @@ from .tables import (
     CHOOSE_IN_PLAY_ACTION,
     GAUGE_MAX,
     HAND_PENALTY,
-    INSTANCE_OF_IN_PLAY_CHOICE,
+    INSTANCE_OF_CHOICE,
     NO_VALUE,
     NUM_YEARS,
     PRESTIGE_OF,
@@ -59,7 +59,7 @@ _HAND_OF_FORTUNE0 = 2 * (int(Card.HAND_OF_FORTUNE) - 1)
 _CURSED_TREATISE = int(Card.CURSED_TREATISE_OF_ARUS)
 _BESPELLED_GRIMOIRE = int(Card.BESPELLED_GRIMOIRE)
 _THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
-_PURSE_OF_IO = int(Card.PURSE_OF_IO)
+_PURSE_OF_IO = int(Card.PURSE_OF_IO)  # card ids as plain ints: numba cannot call int() on an IntEnum
 _ARCANO_LEECH = int(Card.ARCANO_LEECH)
 
 
@@ -533,7 +533,7 @@ def in_play_options(s, i, player, accept, out, count):
             continue
         seen = False
         for k in range(first, count):
-            other = INSTANCE_OF_IN_PLAY_CHOICE[out[k]]
+            other = INSTANCE_OF_CHOICE[out[k]]
             if (
                 CARD_OF_INSTANCE[other] == CARD_OF_INSTANCE[inst]
                 and s.tapped[i, other] == s.tapped[i, inst]

@@ -66,17 +66,20 @@ ACTIVATE_ACTION = np.full(NUM_INSTANCES, -1, dtype=np.int64)
 for _inst in range(NUM_INSTANCES):
     if A.has_activate_action(_inst):
         ACTIVATE_ACTION[_inst] = A.activate_action(_inst)
-#: By action id (-1 where the action is of another range): the instance an activation names, the instance a
-#: CHOOSE_IN_PLAY names, and the spaces a Temporal Boots move goes (0 elsewhere).
+# Decoders indexed by action id (actions.py's pairs, tabled: tests/test_actions.py allows no range arithmetic).
+#: ``INSTANCE_OF_ACTIVATION[action]``: the instance an activation action names (-1: not an activation).
 INSTANCE_OF_ACTIVATION = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
 for _inst in A.ACTIVATABLE_INSTANCES:
     INSTANCE_OF_ACTIVATION[A.activate_action(_inst)] = _inst
-CHOOSE_IN_PLAY_ACTION = np.array([A.choose_in_play_action(i) for i in range(NUM_INSTANCES)], dtype=np.int64)
-INSTANCE_OF_IN_PLAY_CHOICE = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
-INSTANCE_OF_IN_PLAY_CHOICE[CHOOSE_IN_PLAY_ACTION] = np.arange(NUM_INSTANCES)
+#: ``SEASON_MOVE_OF_ACTION[action]``: the signed move of a Temporal Boots action (0: not a move).
 SEASON_MOVE_OF_ACTION = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
 for _move in A.SEASON_MOVES:
     SEASON_MOVE_OF_ACTION[A.move_season_action(_move)] = _move
+#: ``CHOOSE_IN_PLAY_ACTION[instance]`` and its inverse ``INSTANCE_OF_CHOICE[action]`` (-1: not such a choice).
+CHOOSE_IN_PLAY_ACTION = np.array([A.choose_in_play_action(i) for i in range(NUM_INSTANCES)], dtype=np.int64)
+INSTANCE_OF_CHOICE = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+for _inst in range(NUM_INSTANCES):
+    INSTANCE_OF_CHOICE[A.choose_in_play_action(_inst)] = _inst
 
 # ---------------------------------------------------------------------------- steps
 
