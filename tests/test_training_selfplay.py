@@ -97,6 +97,7 @@ def test_config_overrides_are_typed_and_bad_ones_named() -> None:
         ("players=5", "players: player counts must be 2, 3 or 4"),
         ("opponents=wizard", "opponents: fixed opponents are random, heuristic"),
         ("steps=0", "steps: must be at least 1"),
+        ("engine=gpu", "engine: must be one of kernels, reference; got 'gpu'"),
         ("noequals", "write FIELD=VALUE"),
     ]:
         with pytest.raises(ValueError, match=message):

@@ -13,7 +13,9 @@ from agents.network import NetworkConfig, PolicyValueNet
 from seasons_env import Game
 from seasons_env.encoding import action_mask, encode_observation
 from seasons_env.vector import VectorGame
+from training.config import make_config
 from training.data import final_margins
+from training.ppo import Trainer
 from training.selfplay import Deal, SelfPlayGames
 
 OPPONENTS = ("random", "heuristic", "snapshot:0")
@@ -175,3 +177,10 @@ def test_bad_deals_and_saved_states_are_named() -> None:
     state["deals"][1] = [3, 0, "random", 1]
     with pytest.raises(ValueError, match=r"saved slot 1: its game \(2 players, apprentice, over: False\) is not a"):
         SelfPlayGames(2, "apprentice", deal_of("random"), {}, 0).load_state_dict(state)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernels"])
+def test_the_trainer_plays_on_the_configured_engine(tmp_path, engine: str) -> None:
+    config = make_config("smoke", ["init=", f"engine={engine}", "envs=2"])
+    trainer = Trainer(tmp_path, config, log=lambda _: None)
+    assert trainer.vec.engine == engine and [b.engine for b in trainer.vec.batches.values()] == [engine]
