@@ -38,8 +38,9 @@ def load_other(path: Path):
     return module
 
 
-def run(module, engine: str | None, opponent: str, net, args) -> tuple[float, float]:
-    """(learner decisions/s, all decisions/s) over ``args.steps`` learner steps after the deal."""
+def run(module, engine: str | None, opponent: str, net, args) -> tuple[float, float, float]:
+    """(learner decisions/s, all decisions/s, learner decisions per CPU second of this process) over
+    ``args.steps`` learner steps after the deal. On a shared machine the CPU-time rate is the steadier one."""
     players = tuple(int(p) for p in args.players.split(","))
 
     def schedule(rng: np.random.Generator):
@@ -51,7 +52,7 @@ def run(module, engine: str | None, opponent: str, net, args) -> tuple[float, fl
     vec.start()
     learner = 0
     decisions = vec.decisions
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     for _ in range(args.steps):
         obs, mask = vec.observe()
         with torch.inference_mode():
@@ -61,8 +62,8 @@ def run(module, engine: str | None, opponent: str, net, args) -> tuple[float, fl
             actions = torch.distributions.Categorical(logits=logits).sample().numpy()
         learner += int(vec.active().sum())
         vec.step(actions)
-    seconds = time.perf_counter() - started
-    return learner / seconds, (vec.decisions - decisions) / seconds
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    return learner / seconds, (vec.decisions - decisions) / seconds, learner / cpu_seconds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.compare is not None:
         variants.insert(0, (f"{args.compare.name}", load_other(args.compare), None))
     for opponent in args.opponents.split(","):
-        results: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in variants}
+        results: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _, _ in variants}
         for round_ in range(args.rounds):
             for name, module, engine in variants if round_ % 2 == 0 else variants[::-1]:
                 results[name].append(run(module, engine, opponent, net, args))
@@ -92,8 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         for name, rows in results.items():
             learner = statistics.median(r[0] for r in rows)
             total = statistics.median(r[1] for r in rows)
+            cpu = statistics.median(r[2] for r in rows)
             spread = ", ".join(f"{r[0]:.0f}" for r in rows)
-            print(f"  {name:28s} {learner:8.0f} learner decisions/s ({spread}); {total:8.0f} decisions/s in all")
+            print(
+                f"  {name:22s} {learner:7.0f} learner decisions/s ({spread}); {total:7.0f} decisions/s in all; "
+                f"{cpu:7.0f} learner decisions per CPU second"
+            )
     return 0
 
 
