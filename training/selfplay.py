@@ -167,32 +167,36 @@ class SelfPlayGames:
         current = batch.current_player[rows]
         forced = masks.sum(axis=1) == 1  # applied without asking anyone, the learner's included
         learner = ~forced & (current == self.seats[rows])
-        pending[rows[learner]] = False
-        acting = ~learner
-        if not acting.any():
-            return
+        if learner.any():
+            pending[rows[learner]] = False
+            if learner.all():
+                return
+            acting = ~learner
+            rows, masks, current, forced = rows[acting], masks[acting], current[acting], forced[acting]
         choice = np.argmax(masks, axis=1)  # the forced moves' only action
-        kinds = np.where(forced | learner, _IDLE, self.kinds[rows])
-        chosen = kinds == _RANDOM
-        if chosen.any():
-            choice[chosen] = sample_legal(masks[chosen], self.rng)
-        for j in np.flatnonzero(kinds == _HEURISTIC).tolist():
-            slot, seat = int(rows[j]), int(current[j])
-            view = batch.determinized(slot, seat, self.rng)
-            choice[j] = self.heuristics[slot].act(view, seat, np.flatnonzero(masks[j]).tolist())
-        asked = np.flatnonzero(kinds == _SNAPSHOT)
-        if asked.size:
-            observations = batch.observations(out=self._buffers[players])  # each row: its current player's view
-            names = np.array([self.deals[slot].opponent for slot in rows[asked].tolist()])
-            for name in sorted(set(names.tolist())):
-                group = asked[names == name]
-                choice[group] = self._sample_snapshot(name, observations[rows[group]], masks[group])
+        if not forced.all():
+            kinds = self.kinds[rows]
+            kinds[forced] = _IDLE
+            chosen = kinds == _RANDOM
+            if chosen.any():
+                choice[chosen] = sample_legal(masks[chosen], self.rng)
+            for j in np.flatnonzero(kinds == _HEURISTIC).tolist():
+                slot, seat = int(rows[j]), int(current[j])
+                view = batch.determinized(slot, seat, self.rng)
+                choice[j] = self.heuristics[slot].act(view, seat, np.flatnonzero(masks[j]).tolist())
+            asked = np.flatnonzero(kinds == _SNAPSHOT)
+            if asked.size:  # a row of observations() is its current player's view: the snapshot's here
+                observations = batch.observations(out=self._buffers[players])
+                names = np.array([self.deals[slot].opponent for slot in rows[asked].tolist()])
+                for name in sorted(set(names.tolist())):
+                    group = asked[names == name]
+                    choice[group] = self._sample_snapshot(name, observations[rows[group]], masks[group])
         actions = np.zeros(self.size, dtype=np.int64)
         actions[rows] = choice
         where = np.zeros(self.size, dtype=bool)
-        where[rows[acting]] = True
+        where[rows] = True
         self._apply(batch, actions, where)
-        self.decisions += int(acting.sum())
+        self.decisions += len(rows)
 
     def _apply(self, batch: VectorGame, actions: np.ndarray, where: np.ndarray) -> None:
         info = batch.apply(actions, where=where)
