@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from agents.network import NetworkConfig, PolicyValueNet
-from seasons_env import Game
+from seasons_env import Game, IllegalActionError
 from seasons_env.encoding import action_mask, encode_observation
 from seasons_env.vector import VectorGame
 from training.config import make_config
@@ -177,6 +177,23 @@ def test_bad_deals_and_saved_states_are_named() -> None:
     state["deals"][1] = [3, 0, "random", 1]
     with pytest.raises(ValueError, match=r"saved slot 1: its game \(2 players, apprentice, over: False\) is not a"):
         SelfPlayGames(2, "apprentice", deal_of("random"), {}, 0).load_state_dict(state)
+
+
+def test_an_illegal_learner_action_changes_no_game() -> None:
+    """Checked in every batch before any game moves: slot 1's 3-player game has an illegal action, and slot 0's
+    2-player game (in the batch stepped first) does not move either."""
+    deals = iter([Deal(2, 0, "random", 1), Deal(3, 0, "random", 2)])
+    vec = SelfPlayGames(2, "apprentice", lambda rng: next(deals, None), {}, 0)
+    vec.start()
+    _, mask = vec.observe()
+    before, decisions = [vec.game(slot).to_dict() for slot in range(2)], vec.decisions
+    actions = np.array([np.flatnonzero(mask[0])[0], np.flatnonzero(~mask[1])[0]])
+    for bad in (actions, np.array([actions[0], -1])):
+        with pytest.raises(IllegalActionError, match=r"slot 1: the learner's action -?\d+ is not legal in game 1: "):
+            vec.step(bad)
+        assert [vec.game(slot).to_dict() for slot in range(2)] == before and vec.decisions == decisions
+    vec.step(np.array([np.flatnonzero(mask[0])[0], np.flatnonzero(mask[1])[0]]))
+    assert vec.decisions >= decisions + 2
 
 
 @pytest.mark.parametrize("engine", ["reference", "kernels"])

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.heuristic import HeuristicAgent
-from seasons_env import Game
+from seasons_env import Game, IllegalActionError
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine import check_choice
 from seasons_env.engine.actions import NUM_ACTIONS
@@ -138,6 +138,17 @@ class SelfPlayGames:
             )
         actions = actions.astype(np.int64, copy=False)
         active = self.slot_players > 0
+        for players, batch in sorted(self.batches.items()):  # all checked before any game moves
+            rows = np.flatnonzero(active & (self.slot_players == players))
+            chosen = actions[rows]
+            legal = (chosen >= 0) & (chosen < NUM_ACTIONS)
+            legal[legal] = batch.legal_mask_of(rows[legal])[np.flatnonzero(legal), chosen[legal]]
+            if not legal.all():
+                slot = int(rows[np.flatnonzero(~legal)[0]])
+                raise IllegalActionError(
+                    f"slot {slot}: the learner's action {int(actions[slot])} is not legal in "
+                    f"{batch.describe_decision(slot)}; no game was changed"
+                )
         for players, batch in sorted(self.batches.items()):
             where = active & (self.slot_players == players)
             if where.any():
