@@ -9,7 +9,9 @@ and says so in its commit; a speed-up must leave them alone.
   which gives each decision a fresh determinized view).
 * ``evaluations``: the exact ``repr`` of ``margins(game, seat)`` for every seat in positions of random games,
   so a floating-point change is caught even where it would not flip a decision.
-* ``selfplay``: heuristic seats answered inside ``training.selfplay.SelfPlayGames`` against a random learner.
+* ``selfplay``: heuristic seats answered inside ``training.selfplay.SelfPlayGames`` against a random learner
+  (re-recorded, the heuristic unchanged, when ``SelfPlayGames`` moved onto ``VectorGame`` batches: its games
+  draw their random numbers in another order).
 * ``split_plans``: library split plans for random hands (recorded with the code before it was optimised too).
 """
 
@@ -29,7 +31,7 @@ from seasons_env import LEVELS
 PINNED = {
     "games": "d8e64078f94a9b878531388949cfe36f799f58b4cee76cefa2b8f97c1779bf52",
     "evaluations": "16264cd28e811bd2decd7e22c4d62273aa56693beb0f83f88418e90d97d512ec",
-    "selfplay": "a43e5fe423b0628fa2e1164bc277d03efe5a803b3f2c779be3f415f02c17413b",
+    "selfplay": "a73961b40023f8621b76cf85d4e0131ca0f8524c4483f712b51a27ca3a81c196",
     "split_plans": "d055402921d94fd15c9a4e057525f4b7842e13bfb0ffd3837f5cbfaca43558c2",
 }
 
@@ -78,7 +80,7 @@ def selfplay_decisions() -> list:
         actions = [int(learner.choice(np.flatnonzero(row))) if row.any() else 0 for row in mask]
         for done in games.step(actions):
             trace.extend((done.players, done.seat, done.margin, done.score))
-    trace.extend(game.to_dict() for game in games.games)
+    trace.extend(games.game(slot).to_dict() for slot in range(games.size))
     trace.append(games.decisions)
     return trace
 

@@ -97,6 +97,7 @@ def test_config_overrides_are_typed_and_bad_ones_named() -> None:
         ("players=5", "players: player counts must be 2, 3 or 4"),
         ("opponents=wizard", "opponents: fixed opponents are random, heuristic"),
         ("steps=0", "steps: must be at least 1"),
+        ("engine=gpu", "engine: must be one of kernels, reference; got 'gpu'"),
         ("noequals", "write FIELD=VALUE"),
     ]:
         with pytest.raises(ValueError, match=message):
@@ -128,8 +129,8 @@ def test_selfplay_games_stop_only_at_learner_decisions_and_resume_exactly() -> N
     rng = np.random.default_rng(0)
     for step in range(150):
         _obs, mask = vec.observe()
-        for slot, game in enumerate(vec.games):
-            assert game.current_player == vec.deals[slot].seat and mask[slot].sum() >= 2
+        for slot in range(6):
+            assert vec.game(slot).current_player == vec.deals[slot].seat and mask[slot].sum() >= 2
         actions = [int(rng.choice(np.flatnonzero(m))) for m in mask]
         if step == 40:
             twin = SelfPlayGames(6, "apprentice", schedule, {"snapshot:0": net}, seed=99)
@@ -142,7 +143,7 @@ def test_selfplay_games_stop_only_at_learner_decisions_and_resume_exactly() -> N
             twin.step(twin_actions)
         elif step > 40:
             twin.step([int(twin_rng.choice(np.flatnonzero(m))) for m in twin.observe()[1]])
-            assert [g.to_dict() for g in twin.games] == [g.to_dict() for g in vec.games]
+            assert [twin.game(i).to_dict() for i in range(6)] == [vec.game(i).to_dict() for i in range(6)]
     assert finished and {r.opponent for r in finished} <= set(opponents)
     assert all(0 <= r.win <= 1 for r in finished)
 

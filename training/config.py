@@ -7,6 +7,7 @@ import typing
 from dataclasses import asdict, dataclass, fields, replace
 
 from seasons_env.engine import LEVELS
+from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 
 OPPONENT_NAMES = ("random", "heuristic")
 
@@ -18,6 +19,9 @@ class TrainConfig:
     # the games
     players: tuple[int, ...] = (2,)  # each new game draws one of these player counts
     level: str = "archmage"
+    # how the self-play games step (seasons_env.vector engines: "kernels" = compiled array kernels, "reference" =
+    # the reference engine per game); both play the same games, so a run can resume on the other
+    engine: str = DEFAULT_ENGINE
     # the learner: where it starts. "warm" = the whole recipe in the run folder (a heuristic data set, behaviour
     # cloning, one DAgger round: training/pipeline.py), "" = PPO from a random network, "learned" = the shipped
     # model, or a model/checkpoint file
@@ -68,6 +72,8 @@ class TrainConfig:
             raise ValueError(f"players: player counts must be 2, 3 or 4; got {self.players!r}")
         if self.level not in LEVELS:
             raise ValueError(f"level: must be one of {', '.join(LEVELS)}; got {self.level!r}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine: must be one of {', '.join(ENGINES)}; got {self.engine!r}")
         positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")
         positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads")
         positive += ("bc_games", "bc_epochs", "dagger_epochs", "workers")

@@ -45,6 +45,7 @@ from agents.network import (
     save_atomic_torch,
 )
 from seasons_env.files import replace_atomically, write_atomic
+from seasons_env.vector.backends import DEFAULT_ENGINE
 
 from .config import TrainConfig, config_json
 from .selfplay import HEURISTIC, RANDOM, SNAPSHOT, Deal, SelfPlayGames
@@ -141,7 +142,14 @@ class League:
 
 
 def evaluate(
-    net: PolicyValueNet, opponent: str, games: int, players: int, level: str, seed: int, slots: int = 32
+    net: PolicyValueNet,
+    opponent: str,
+    games: int,
+    players: int,
+    level: str,
+    seed: int,
+    slots: int = 32,
+    engine: str = DEFAULT_ENGINE,
 ) -> dict:
     """``games`` games of the greedy policy against ``opponent`` (random or heuristic) in every other seat, the
     learner's seat rotated over each deal; win rate (ties shared) with a Wilson 95% interval, mean scores."""
@@ -153,7 +161,7 @@ def evaluate(
             return None
         return Deal(players, k % players, opponent, seed * 1_000_003 + k // players)
 
-    vec = SelfPlayGames(min(slots, games), level, schedule, {}, seed)
+    vec = SelfPlayGames(min(slots, games), level, schedule, {}, seed, engine)
     results = vec.start()
     net.eval()
     while vec.active().any():
@@ -199,7 +207,7 @@ class Trainer:
         self.ppo_started_at = self.wall_seconds = float(wall_start)
         self._clock: tuple[float, float] | None = None
         self.history: list[dict] = []
-        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed)
+        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine)
         self.vec.start()
         torch.manual_seed(config.seed)
         self._stop = False
@@ -277,7 +285,7 @@ class Trainer:
         self.ppo_started_at = float(state.get("ppo_started_at", 0.0))
         self._clock = None
         self.history = list(state["history"])
-        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed)
+        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine)
         self.vec.load_state_dict(state["games"])
         torch.set_rng_state(state["torch_rng"])
         return self
@@ -454,7 +462,7 @@ class Trainer:
         row["steps_per_s"] = self.steps / max(self.seconds, 1e-9)  # learner decisions a second, learning included
         row["league"] = {name: round(self.league.win_rate(name), 4) for name in self.league.pool}
         for opponent in (RANDOM, HEURISTIC):
-            result = evaluate(self.net, opponent, c.eval_games, c.eval_players, c.level, c.seed + 7919)
+            result = evaluate(self.net, opponent, c.eval_games, c.eval_players, c.level, c.seed + 7919, engine=c.engine)
             row[opponent] = result
             writer.add_scalar(f"eval/win_rate_vs_{opponent}", result["win_rate"], self.steps)
             writer.add_scalar(f"eval/mean_score_vs_{opponent}", result["mean_score"], self.steps)

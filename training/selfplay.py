@@ -1,17 +1,25 @@
-"""Many games at once with one learning seat each: a vector environment with batched policy inference.
+"""Many games at once with one learning seat each, stepped as batches (``seasons_env.vector.VectorGame``).
 
 ``SelfPlayGames`` keeps ``size`` games running. In each the learner plays one seat; every other seat is played
 by one opponent of the league: ``"random"``, ``"heuristic"`` or a frozen snapshot of the learner's network
 (``"snapshot:K"``). ``observe()`` gives the learner's observation and action mask in every game (a batch,
 for one forward pass); ``step(actions)`` plays the learner's actions, then every opponent until each game
-is back at a learner decision: the snapshots' decisions are gathered across games and answered in one
-forward pass per snapshot (sampled from the masked policy), the random and heuristic seats are answered in
-place, and decisions with a single legal action are applied without asking anyone. A game that ends gives
-the learner its reward (``margin_target`` of its final margin) and is replaced by the next game of the
-schedule at once, so every slot is always at a learner decision (or idle when the schedule has ended).
+is back at a learner decision. A game that ends gives the learner its result (a ``Finished`` record: its final
+margin, score and win) and is replaced by the next game of the schedule at once, so every slot is always at a
+learner decision (or idle when the schedule has ended).
 
-``state_dict``/``load_state_dict`` capture everything (positions, seats, opponents, the generators, the
-heuristic agents' state), so a resumed run continues exactly.
+The games live in one ``VectorGame`` per player count dealt (created when the schedule first deals that count),
+slot ``i`` being row ``i`` of the batch of its game's player count. Between two learner decisions the games are
+played in rounds, each answering the pending decision of every waiting game and applying all the answers with
+one ``apply`` per batch: decisions with a single legal action are applied without asking anyone, the random
+seats' actions are drawn for all their games at once from the legal masks, each snapshot answers all its games
+with one forward pass on the batch's observation rows (sampled from the masked policy), and the heuristic seats
+play per game from a view determinized for their seat.
+
+``engine`` chooses how the batches step (``seasons_env.vector.ENGINES``: the reference engine or the compiled
+kernels); both give the same games. ``state_dict``/``load_state_dict`` capture everything (positions as
+``Game.to_dict()``, seats, opponents, the generator, the heuristic agents' state), so a resumed run continues
+exactly, on either engine.
 """
 
 from __future__ import annotations
@@ -22,15 +30,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.heuristic import HeuristicAgent
-from seasons_env import Game
-from seasons_env.encoding import OBSERVATION_SIZE, action_mask, encode_observation
+from seasons_env import Game, IllegalActionError
+from seasons_env.encoding import OBSERVATION_SIZE
+from seasons_env.engine import check_choice
 from seasons_env.engine.actions import NUM_ACTIONS
+from seasons_env.vector import VectorGame
+from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
+from seasons_env.vector.policies import sample_legal
 
 from .data import final_margins
 
 RANDOM = "random"
 HEURISTIC = "heuristic"
 SNAPSHOT = "snapshot:"
+
+# what plays a slot's other seats, as a code per slot
+_IDLE, _RANDOM, _HEURISTIC, _SNAPSHOT = -1, 0, 1, 2
 
 
 @dataclass
@@ -66,128 +81,157 @@ class SelfPlayGames:
         schedule: Callable[[np.random.Generator], Deal | None],
         snapshots: dict[str, Callable],
         seed: int,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
+        check_choice("engine", engine, ENGINES)
         self.size = size
         self.level = level
         self.schedule = schedule
         self.snapshots = snapshots  # name -> network (logits, value) = net(obs batch)
+        self.engine = engine
         self.rng = np.random.default_rng(seed)
-        self.games: list[Game | None] = [None] * size
+        self.batches: dict[int, VectorGame] = {}  # player count -> its games, slot i in row i
         self.deals: list[Deal | None] = [None] * size
         self.heuristics: list[HeuristicAgent | None] = [None] * size
+        self.slot_players = np.zeros(size, dtype=np.int64)  # 0: idle
+        self.seats = np.zeros(size, dtype=np.int64)
+        self.kinds = np.full(size, _IDLE, dtype=np.int8)
         self.obs = np.zeros((size, OBSERVATION_SIZE), dtype=np.float32)
         self.mask = np.zeros((size, NUM_ACTIONS), dtype=bool)
         self.decisions = 0  # every decision applied in every game, forced ones included
+        self._buffers: dict[int, np.ndarray] = {}  # player count -> [size, OBSERVATION_SIZE] observations
+        self._ended: dict[int, tuple[list[int], list[int]]] = {}  # slot -> final scores, winning seats
 
     # ------------------------------------------------------------------ the games
 
     def start(self) -> list[Finished]:
         """Deal a game into every slot and play each to the learner's first decision."""
-        for slot in range(self.size):
-            self._deal(slot)
-        return self._advance(list(range(self.size)))
+        self._deal(list(range(self.size)))
+        return self._play(self.slot_players > 0)
 
     def active(self) -> np.ndarray:
-        return np.array([g is not None for g in self.games], dtype=bool)
+        return self.slot_players > 0
 
-    def _deal(self, slot: int) -> None:
-        deal = self.schedule(self.rng)
-        self.deals[slot] = deal
-        if deal is None:
-            self.games[slot] = None
-            self.heuristics[slot] = None
-            return
-        self.games[slot] = Game.new(deal.players, self.level, seed=deal.seed)
-        heuristic = None
-        if deal.opponent == HEURISTIC:
-            heuristic = HeuristicAgent(int(self.rng.integers(2**63 - 1)))
-        self.heuristics[slot] = heuristic
+    def game(self, slot: int) -> Game | None:
+        """A copy of the game in ``slot`` (``None`` if idle)."""
+        players = int(self.slot_players[slot])
+        return None if players == 0 else self.batches[players].game(slot)
 
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """The learner's observation and mask in every slot (idle slots: zeros)."""
-        for slot, game in enumerate(self.games):
-            if game is None:
-                self.obs[slot] = 0.0
-                self.mask[slot] = False
-            else:
-                seat = self.deals[slot].seat
-                encode_observation(game, seat, self.obs[slot])
-                self.mask[slot] = action_mask(game, seat).astype(bool)
+        self.obs[:] = 0.0
+        self.mask[:] = False
+        for players, batch in sorted(self.batches.items()):
+            rows = np.flatnonzero(self.slot_players == players)
+            if rows.size:  # every game waits on its learner: each row is the learner's view
+                self.obs[rows] = batch.observations(out=self._buffers[players])[rows]
+                self.mask[rows] = batch.legal_mask_of(rows)
         return self.obs, self.mask
 
-    def step(self, actions: Sequence[int]) -> list[Finished]:
+    def step(self, actions: Sequence[int] | np.ndarray) -> list[Finished]:
         """Play the learner's action in every active slot, then on to its next decision (in a new game if needed)."""
-        slots = []
-        for slot, game in enumerate(self.games):
-            if game is not None:
-                game.apply(int(actions[slot]))
-                self.decisions += 1
-                slots.append(slot)
-        return self._advance(slots)
+        actions = np.asarray(actions)
+        if actions.shape != (self.size,) or actions.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be {self.size} integer action ids, one per slot; got dtype {actions.dtype} "
+                f"shape {actions.shape}"
+            )
+        actions = actions.astype(np.int64, copy=False)
+        active = self.slot_players > 0
+        for players, batch in sorted(self.batches.items()):  # all checked before any game moves
+            rows = np.flatnonzero(active & (self.slot_players == players))
+            chosen = actions[rows]
+            legal = (chosen >= 0) & (chosen < NUM_ACTIONS)
+            legal[legal] = batch.legal_mask_of(rows[legal])[np.flatnonzero(legal), chosen[legal]]
+            if not legal.all():
+                slot = int(rows[np.flatnonzero(~legal)[0]])
+                raise IllegalActionError(
+                    f"slot {slot}: the learner's action {int(actions[slot])} is not legal in "
+                    f"{batch.describe_decision(slot)}; no game was changed"
+                )
+        for players, batch in sorted(self.batches.items()):
+            where = active & (self.slot_players == players)
+            if where.any():
+                self._apply(batch, actions, where)
+        self.decisions += int(active.sum())
+        return self._play(active)
 
-    def _advance(self, slots: list[int]) -> list[Finished]:
+    def _play(self, pending: np.ndarray) -> list[Finished]:
+        """Play the games of the ``pending`` slots on, round by round, until each waits on its learner or is idle."""
         finished: list[Finished] = []
-        pending = list(slots)
-        while pending:
-            waiting: dict[str, list[int]] = {}
-            for slot in pending:
-                name = self._play_until_asked(slot, finished)
-                if name is not None:
-                    waiting.setdefault(name, []).append(slot)
-            for name, group in waiting.items():
-                self._answer(name, group)
-            pending = [slot for names in waiting.values() for slot in names]
-        return finished
-
-    def _play_until_asked(self, slot: int, finished: list[Finished]) -> str | None:
-        """Play the slot's game on until the learner decides (``None``) or a snapshot must (its name)."""
-        rng = self.rng
         while True:
-            game, deal = self.games[slot], self.deals[slot]
-            if game is None:
-                return None
-            if game.is_over:
-                finished.append(self._result(slot))
-                self._deal(slot)
-                continue
-            legal = game.legal_action_list()
-            player = game.current_player
-            if len(legal) == 1:
-                game.apply(legal[0])
-            elif player == deal.seat:
-                return None
-            elif deal.opponent == RANDOM:
-                game.apply(legal[int(rng.integers(len(legal)))])
-            elif deal.opponent == HEURISTIC:
-                game.apply(int(self.heuristics[slot].act(game.determinize(player, rng), player, list(legal))))
-            else:
-                return deal.opponent
-            self.decisions += 1
+            if self._ended:
+                slots = sorted(self._ended)
+                finished += [self._result(slot, *self._ended.pop(slot)) for slot in slots]
+                self._deal(slots)
+                pending[slots] = self.slot_players[slots] > 0
+            if not pending.any():
+                return finished
+            for players, batch in sorted(self.batches.items()):
+                rows = np.flatnonzero(pending & (self.slot_players == players))
+                if rows.size:
+                    self._round(players, batch, rows, pending)
 
-    def _answer(self, name: str, slots: list[int]) -> None:
-        """One forward pass of snapshot ``name`` for its decision in each of ``slots``; sampled actions applied."""
+    def _round(self, players: int, batch: VectorGame, rows: np.ndarray, pending: np.ndarray) -> None:
+        """Answer the pending decision in each game of ``rows`` that does not wait on its learner; one ``apply``."""
+        masks = batch.legal_mask_of(rows)
+        current = batch.current_player[rows]
+        forced = masks.sum(axis=1) == 1  # applied without asking anyone, the learner's included
+        learner = ~forced & (current == self.seats[rows])
+        if learner.any():
+            pending[rows[learner]] = False
+            if learner.all():
+                return
+            acting = ~learner
+            rows, masks, current, forced = rows[acting], masks[acting], current[acting], forced[acting]
+        choice = np.argmax(masks, axis=1)  # the forced moves' only action
+        if not forced.all():
+            kinds = self.kinds[rows]
+            kinds[forced] = _IDLE
+            chosen = kinds == _RANDOM
+            if chosen.any():
+                choice[chosen] = sample_legal(masks[chosen], self.rng)
+            for j in np.flatnonzero(kinds == _HEURISTIC).tolist():
+                slot, seat = int(rows[j]), int(current[j])
+                view = batch.determinized(slot, seat, self.rng)
+                choice[j] = self.heuristics[slot].act(view, seat, np.flatnonzero(masks[j]).tolist())
+            asked = np.flatnonzero(kinds == _SNAPSHOT)
+            if asked.size:  # a row of observations() is its current player's view: the snapshot's here
+                observations = batch.observations(out=self._buffers[players])
+                names = np.array([self.deals[slot].opponent for slot in rows[asked].tolist()])
+                for name in sorted(set(names.tolist())):
+                    group = asked[names == name]
+                    choice[group] = self._sample_snapshot(name, observations[rows[group]], masks[group])
+        actions = np.zeros(self.size, dtype=np.int64)
+        actions[rows] = choice
+        where = np.zeros(self.size, dtype=bool)
+        where[rows] = True
+        self._apply(batch, actions, where)
+        self.decisions += len(rows)
+
+    def _apply(self, batch: VectorGame, actions: np.ndarray, where: np.ndarray) -> None:
+        info = batch.apply(actions, where=where)
+        for slot in np.flatnonzero(info.finished).tolist():
+            self._ended[slot] = (info.final_scores[slot].tolist(), np.flatnonzero(info.winners[slot]).tolist())
+
+    def _sample_snapshot(self, name: str, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One forward pass of snapshot ``name``; an action per row sampled from its masked policy."""
         import torch
 
         from agents.network import masked_logits
 
-        obs = np.zeros((len(slots), OBSERVATION_SIZE), dtype=np.float32)
-        mask = np.zeros((len(slots), NUM_ACTIONS), dtype=bool)
-        for k, slot in enumerate(slots):
-            game = self.games[slot]
-            encode_observation(game, game.current_player, obs[k])
-            mask[k] = action_mask(game, game.current_player).astype(bool)
         with torch.inference_mode():
-            logits, _ = self.snapshots[name](torch.from_numpy(obs))
-            probabilities = torch.softmax(masked_logits(logits, torch.from_numpy(mask)), dim=1).double().numpy()
-        for k, slot in enumerate(slots):
-            p = probabilities[k] / probabilities[k].sum()
-            self.games[slot].apply(int(self.rng.choice(NUM_ACTIONS, p=p)))
-            self.decisions += 1
+            logits, _ = self.snapshots[name](torch.from_numpy(observations))
+            probabilities = torch.softmax(masked_logits(logits, torch.from_numpy(masks)), dim=1).double().numpy()
+        # inverse CDF: the first action whose cumulative probability passes u * total, u in [0, 1); an illegal
+        # action has probability exactly 0 (its logit is -1e9), so it never is the one that passes
+        cumulative = np.cumsum(probabilities, axis=1)
+        total = cumulative[:, -1]
+        threshold = np.minimum(self.rng.random(len(masks)) * total, np.nextafter(total, 0.0))
+        return np.argmax(cumulative > threshold[:, None], axis=1)
 
-    def _result(self, slot: int) -> Finished:
-        game, deal = self.games[slot], self.deals[slot]
-        scores = [int(s) for s in game.scores()]
-        winners = game.winners()
+    def _result(self, slot: int, scores: list[int], winners: list[int]) -> Finished:
+        deal = self.deals[slot]
         return Finished(
             slot=slot,
             players=deal.players,
@@ -197,6 +241,57 @@ class SelfPlayGames:
             score=scores[deal.seat],
             win=1.0 / len(winners) if deal.seat in winners else 0.0,
         )
+
+    # ------------------------------------------------------------------ dealing
+
+    def _deal(self, slots: list[int]) -> None:
+        """The schedule's next game in each of ``slots``, in order (idle once it has no more)."""
+        new: dict[int, tuple[list[int], list[Game]]] = {}
+        for slot in slots:
+            deal = self.schedule(self.rng)
+            self._seat(slot, deal)
+            if deal is None:
+                self.heuristics[slot] = None
+                continue
+            game = Game.new(deal.players, self.level, seed=deal.seed)
+            heuristic = None
+            if deal.opponent == HEURISTIC:
+                heuristic = HeuristicAgent(int(self.rng.integers(2**63 - 1)))
+            self.heuristics[slot] = heuristic
+            rows, games = new.setdefault(deal.players, ([], []))
+            rows.append(slot)
+            games.append(game)
+        for players, (rows, games) in sorted(new.items()):
+            self._put(players, rows, games)
+
+    def _seat(self, slot: int, deal: Deal | None) -> None:
+        """Record ``deal`` as the slot's game: checked, as it comes from a schedule or a saved state."""
+        self.deals[slot] = deal
+        if deal is None:
+            self.slot_players[slot], self.kinds[slot] = 0, _IDLE
+            return
+        if deal.players not in (2, 3, 4):
+            raise ValueError(f"deal for slot {slot}: players must be 2, 3 or 4; got {deal.players!r}")
+        if not 0 <= deal.seat < deal.players:
+            raise ValueError(f"deal for slot {slot}: seat must be 0..{deal.players - 1}; got {deal.seat!r}")
+        if deal.opponent == RANDOM:
+            kind = _RANDOM
+        elif deal.opponent == HEURISTIC:
+            kind = _HEURISTIC
+        elif deal.opponent.startswith(SNAPSHOT) and deal.opponent in self.snapshots:
+            kind = _SNAPSHOT
+        else:
+            known = ", ".join([RANDOM, HEURISTIC, *sorted(self.snapshots)])
+            raise ValueError(f"deal for slot {slot}: opponent must be one of {known}; got {deal.opponent!r}")
+        self.slot_players[slot], self.seats[slot], self.kinds[slot] = deal.players, deal.seat, kind
+
+    def _put(self, players: int, rows: list[int], games: list[Game]) -> None:
+        batch = self.batches.get(players)
+        if batch is None:  # the first game of this player count: a batch of its copies, rows then replaced
+            batch = VectorGame.from_games([games[0]] * self.size, autoreset=False, engine=self.engine)
+            self.batches[players] = batch
+            self._buffers[players] = np.zeros((self.size, OBSERVATION_SIZE), dtype=np.float32)
+        batch.put(rows, games)
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -214,20 +309,40 @@ class SelfPlayGames:
                         "plan": None if plan is None else [plan[0], list(plan[1]), list(plan[2])],
                     }
                 )
+        games = [self.game(slot) for slot in range(self.size)]
         return {
             "rng": self.rng.bit_generator.state,
-            "games": [None if g is None else g.to_dict() for g in self.games],
+            "games": [None if g is None else g.to_dict() for g in games],
             "deals": [None if d is None else [d.players, d.seat, d.opponent, d.seed] for d in self.deals],
             "heuristics": heuristics,
             "decisions": self.decisions,
         }
 
     def load_state_dict(self, state: dict) -> None:
-        if len(state["games"]) != self.size:
-            raise ValueError(f"the saved games are {len(state['games'])}; this run has {self.size} slots")
+        """Continue from ``state_dict()``'s values (the format of earlier versions too: the same fields)."""
+        saved_games, saved_deals = state["games"], state["deals"]
+        if len(saved_games) != self.size or len(saved_deals) != self.size or len(state["heuristics"]) != self.size:
+            raise ValueError(f"the saved games are {len(saved_games)}; this run has {self.size} slots")
         self.rng.bit_generator.state = state["rng"]
-        self.games = [None if g is None else Game.from_dict(g) for g in state["games"]]
-        self.deals = [None if d is None else Deal(*d) for d in state["deals"]]
+        new: dict[int, tuple[list[int], list[Game]]] = {}
+        for slot, (saved, deal) in enumerate(zip(saved_games, saved_deals, strict=True)):
+            deal = None if deal is None else Deal(*deal)
+            if (saved is None) != (deal is None):
+                raise ValueError(f"saved slot {slot}: a game needs its deal and a deal its game")
+            self._seat(slot, deal)
+            if deal is None:
+                continue
+            game = Game.from_dict(saved)
+            if game.num_players != deal.players or game.level != self.level or game.is_over:
+                raise ValueError(
+                    f"saved slot {slot}: its game ({game.num_players} players, {game.level}, over: {game.is_over}) "
+                    f"is not a running {deal.players}-player {self.level} game"
+                )
+            rows, games = new.setdefault(deal.players, ([], []))
+            rows.append(slot)
+            games.append(game)
+        for players, (rows, games) in sorted(new.items()):
+            self._put(players, rows, games)
         self.heuristics = []
         for saved in state["heuristics"]:
             if saved is None:
@@ -238,4 +353,8 @@ class SelfPlayGames:
             plan = saved["plan"]
             agent._plan = None if plan is None else (plan[0], tuple(plan[1]), tuple(plan[2]))
             self.heuristics.append(agent)
+        for slot in np.flatnonzero(self.kinds == _HEURISTIC).tolist():
+            if self.heuristics[slot] is None:
+                raise ValueError(f"saved slot {slot}: its opponent is the heuristic, but no heuristic agent was saved")
         self.decisions = int(state["decisions"])
+        self._ended = {}
