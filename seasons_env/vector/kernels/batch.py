@@ -8,7 +8,7 @@ what the reference engine would reach. ``reference_steps`` counts those rows by 
 
 from __future__ import annotations
 
-from collections import Counter, namedtuple
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,17 +17,10 @@ from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.machine import Game, IllegalActionError
 
-from ..arrays import FIELD_NAMES, ArrayState, pack, pack_into, unpack
+from ..arrays import ArrayState, pack, pack_into, unpack
 from . import machine
 from .state_ops import scores_rows
-
-#: The array state's fields as one tuple, the form the kernels take (numba compiles a named tuple of arrays).
-KernelArrays = namedtuple("KernelArrays", FIELD_NAMES)
-
-
-def kernel_arrays(state: ArrayState) -> KernelArrays:
-    """The fields of ``state`` (the same arrays, not copies) as the kernels' tuple."""
-    return KernelArrays(*(getattr(state, name) for name in FIELD_NAMES))
+from .structs import kernel_arrays
 
 
 class RulesBatch:

@@ -1,0 +1,28 @@
+"""The array state's fields as one numba StructRef: passing it to a kernel costs one reference count, not one per
+array (a named tuple of 40 arrays costs 40 atomic increments and decrements at every call that numba cannot
+prune)."""
+
+from __future__ import annotations
+
+from numba.core import types
+from numba.experimental import structref
+
+from ..arrays import FIELD_NAMES, ArrayState
+
+
+@structref.register
+class KernelArraysType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class KernelArrays(structref.StructRefProxy):
+    pass
+
+
+structref.define_proxy(KernelArrays, KernelArraysType, list(FIELD_NAMES))
+
+
+def kernel_arrays(state: ArrayState) -> KernelArrays:
+    """The fields of ``state`` (the same arrays, not copies) as the kernels' struct."""
+    return KernelArrays(*(getattr(state, name) for name in FIELD_NAMES))
