@@ -4,6 +4,7 @@ prune)."""
 
 from __future__ import annotations
 
+import numba
 from numba.core import types
 from numba.experimental import structref
 
@@ -21,6 +22,17 @@ class KernelArrays(structref.StructRefProxy):
 
 
 structref.define_proxy(KernelArrays, KernelArraysType, list(FIELD_NAMES))
+
+
+def _field_property(name: str) -> property:
+    """Python access to one field (``arrays.reserve``): the same array the kernels write."""
+    namespace: dict = {}
+    exec(f"def read(self):\n    return self.{name}\n", namespace)  # a getter per fixed field name of LAYOUT
+    return property(numba.njit(namespace["read"]))
+
+
+for _name in FIELD_NAMES:
+    setattr(KernelArrays, _name, _field_property(_name))
 
 
 def kernel_arrays(state: ArrayState) -> KernelArrays:
