@@ -16,11 +16,10 @@ import numpy as np
 
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
-from seasons_env.engine.data import DICE_PER_SEASON, LIBRARY_SET_SIZE, MAX_BONUSES, Card
+from seasons_env.engine.data import DICE_PER_SEASON, LIBRARY_SET_SIZE, MAX_BONUSES
 from seasons_env.engine.flow import MALICE_INSTANCES, ROUND_EFFECT_ORDER
 
 from . import hooks, kernel
-from .payment_kernels import begin_summon_from_hand
 from .state_ops import (
     add_gauge,
     add_tokens,
@@ -32,43 +31,36 @@ from .state_ops import (
     hand_add,
     hand_remove,
     hand_size,
-    has_room,
-    instance_in_play,
-    leech_toll,
     move_marker,
     num_players,
     push,
     push_row,
-    reserve_total,
     score,
     season,
-    spend_token,
-    thieving_fairies,
-    transmute_bonus,
 )
 from .tables import (
     ACTIVATE_ACTION,
-    AMULET_OF_WATER_INSTANCES,
+    CARD_OF_CHOICE,
     CARD_OF_INSTANCE,
-    COSTS,
+    CHOOSE_CARD_ACTION,
     DIE_CRYSTALS,
     DIE_DRAW,
     DIE_ENERGY,
     DIE_GAUGE,
+    DIE_OF_ACTION,
     DIE_PIPS,
     DIE_TRANSMUTE,
     FACES_PER_DIE,
-    GAUGE_MAX,
     INSTANCE_OF_ACTIVATION,
     NO_VALUE,
     NUM_CARDS,
     NUM_YEARS,
     STEP_WIDTH,
-    STORED_ROW,
-    TRANSMUTE_RATES,
+    TAKE_DIE_ACTION,
     column,
     width,
 )
+from .turn_kernels import activate, resolve_turn, turn_hangs_on_hand, turn_options
 
 DRAFT_PICK = steps.kind("draft_pick")
 DRAFT_PASS = steps.kind("draft_pass")
@@ -88,8 +80,6 @@ SEASON_CHANGE = steps.kind("season_change")
 JOIN_LIBRARY = steps.kind("join_library")
 NEXT_ROUND = steps.kind("next_round")
 GAME_END = steps.kind("game_end")
-GAIN_ENERGY = steps.kind("gain_energy")
-EXCHANGE_DISCARD = steps.kind("exchange_discard")
 
 _YEAR_COLUMN = 2  # library_split's and join_library's ``year`` (checked below against tables.column)
 _CARD_COLUMN = 2  # keep_or_discard's ``card``
@@ -110,31 +100,7 @@ if (
 
 _MALICE0, _MALICE1 = MALICE_INSTANCES
 _ROUND_EFFECT_CARDS = np.array([int(c) for c in ROUND_EFFECT_ORDER], dtype=np.int64)
-_ELEMENTAL_AMULET = int(Card.ELEMENTAL_AMULET)
-_HAND_OF_FORTUNE = int(Card.HAND_OF_FORTUNE)
 _TRANSMUTE_ABILITY = 1
-_TRANSMUTE_BONUS_USED = 2
-
-# Action ids as lookup tables built by actions.py's encode/decode pairs (kernels cannot call them): encoders by
-# parameter, decoders by action id (-1, or 0 for a card, where the action is of another range).
-_CHOOSE_CARD_ACTION = np.array([0, *(A.choose_card_action(c) for c in range(1, NUM_CARDS + 1))], dtype=np.int64)
-_SUMMON_ACTION = np.array([0, *(A.summon_action(c) for c in range(1, NUM_CARDS + 1))], dtype=np.int64)
-_TAKE_DIE_ACTION = np.array([A.take_die_action(d) for d in range(DICE_PER_SEASON)], dtype=np.int64)
-_TRANSMUTE_ACTION = np.array(A.TRANSMUTE_ACTIONS, dtype=np.int64)  # [source, energy]
-_CARD_OF_CHOICE = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
-_CARD_OF_SUMMON = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
-for _c in range(1, NUM_CARDS + 1):
-    _CARD_OF_CHOICE[A.choose_card_action(_c)] = _c
-    _CARD_OF_SUMMON[A.summon_action(_c)] = _c
-_DIE_OF_ACTION = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
-for _d in range(DICE_PER_SEASON):
-    _DIE_OF_ACTION[A.take_die_action(_d)] = _d
-_TRANSMUTE_SOURCE = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
-_TRANSMUTE_ENERGY = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
-for _source in range(A.NUM_SOURCES):
-    for _t in range(4):
-        _TRANSMUTE_SOURCE[A.transmute_action(_source, _t)] = _source
-        _TRANSMUTE_ENERGY[A.transmute_action(_source, _t)] = _t
 
 #: Step kinds (names from ``steps.KINDS``) whose rules this module implements.
 KINDS_HANDLED: tuple[str, ...] = (
@@ -185,7 +151,7 @@ def _cards_of_counts(counts, out):
     count = 0
     for c in range(1, NUM_CARDS + 1):
         if counts[c]:
-            out[count] = _CHOOSE_CARD_ACTION[c]
+            out[count] = CHOOSE_CARD_ACTION[c]
             count += 1
     return count
 
@@ -248,7 +214,7 @@ def _choose_die_options(s, i, player, out):
     count = 0
     for k in range(taken):
         if s.rolled[i, k, 2] < 0:
-            action = _TAKE_DIE_ACTION[s.rolled[i, k, 0]]
+            action = TAKE_DIE_ACTION[s.rolled[i, k, 0]]
             at = count  # insertion sort: the rolled dice may come in any order
             while at > 0 and out[at - 1] > action:
                 out[at] = out[at - 1]
@@ -344,7 +310,7 @@ def _keep_one_options(task, out):
     size = _keep_one_size(task)
     count = 0
     for k in range(size):
-        action = _CHOOSE_CARD_ACTION[task[_CARDS_COLUMN + k]]
+        action = CHOOSE_CARD_ACTION[task[_CARDS_COLUMN + k]]
         at = count
         duplicate = False
         for m in range(count):
@@ -362,7 +328,7 @@ def _keep_one_options(task, out):
 
 @kernel
 def _resolve_keep_one(s, i, player, task, action):
-    keep = _CARD_OF_CHOICE[action]
+    keep = CARD_OF_CHOICE[action]
     size = _keep_one_size(task)
     hand_add(s, i, player, from_limbo(s, i, keep))
     kept = False
@@ -372,189 +338,6 @@ def _resolve_keep_one(s, i, player, task, action):
             kept = True  # the first copy is the one kept
             continue
         discard(s, i, from_limbo(s, i, card))
-
-
-# ---------------------------------------------------------------------------- the turn menu
-
-
-@kernel
-def summonable_from_hand(s, i, player, out, count):
-    """``State.summonable_from_hand`` for the whole hand: append a SUMMON action (ascending) to ``out`` from
-    index ``count`` for each card of the hand the player can summon now; returns the new count."""
-    if not has_room(s, i, player):
-        return count
-    budget = np.int64(s.crystals[i, player]) - leech_toll(s, i, player)
-    have0 = np.int64(s.reserve[i, player, 0])
-    have1 = np.int64(s.reserve[i, player, 1])
-    have2 = np.int64(s.reserve[i, player, 2])
-    have3 = np.int64(s.reserve[i, player, 3])
-    for k in range(2):
-        inst = AMULET_OF_WATER_INSTANCES[k]
-        row = STORED_ROW[inst]
-        if s.stored_present[i, row] and instance_in_play(s, i, player, inst):
-            have0 += s.stored[i, row, 0]
-            have1 += s.stored[i, row, 1]
-            have2 += s.stored[i, row, 2]
-            have3 += s.stored[i, row, 3]
-    held_types = (have0 > 0) + (have1 > 0) + (have2 > 0) + (have3 > 0)
-    hands = count_in_play(s, i, player, _HAND_OF_FORTUNE)
-    n = num_players(s)
-    for card in range(1, NUM_CARDS + 1):
-        if not s.hand[i, player, card]:
-            continue
-        if budget < COSTS[n, card, 4]:
-            continue
-        if card == _ELEMENTAL_AMULET:
-            if held_types:
-                out[count] = _SUMMON_ACTION[card]
-                count += 1
-            continue
-        need0, need1, need2, need3 = COSTS[n, card, 0], COSTS[n, card, 1], COSTS[n, card, 2], COSTS[n, card, 3]
-        total = need0 + need1 + need2 + need3
-        deficit = max(need0 - have0, 0) + max(need1 - have1, 0) + max(need2 - have2, 0) + max(need3 - have3, 0)
-        if deficit == 0 or deficit <= (min(hands, total - 1) if total > 1 else 0):
-            out[count] = _SUMMON_ACTION[card]
-            count += 1
-    return count
-
-
-@kernel
-def _same_tokens(s, i, a, b):
-    """Do instances ``a`` and ``b`` hold the same stored tokens (``stored.get``: none, or the same four counts)?"""
-    row_a, row_b = STORED_ROW[a], STORED_ROW[b]
-    present_a = row_a >= 0 and s.stored_present[i, row_a]
-    present_b = row_b >= 0 and s.stored_present[i, row_b]
-    if present_a != present_b:
-        return False
-    if not present_a:
-        return True
-    for t in range(4):
-        if s.stored[i, row_a, t] != s.stored[i, row_b, t]:
-            return False
-    return True
-
-
-@kernel
-def _turn_options(s, i, player, out):
-    out[0] = A.END_TURN
-    count = 1
-    if s.bonuses_used[i, player] < MAX_BONUSES:
-        if reserve_total(s, i, player) >= 2:
-            out[count] = A.BONUS_EXCHANGE
-            count += 1
-        if not s.turn_flags[i] & _TRANSMUTE_BONUS_USED:
-            out[count] = A.BONUS_TRANSMUTE
-            count += 1
-        if s.gauge[i, player] < GAUGE_MAX:
-            out[count] = A.BONUS_GAUGE
-            count += 1
-    count = summonable_from_hand(s, i, player, out, count)
-    # Activations by instance, ascending (the activation ids ascend with the instances); copies in the same
-    # state (untapped, same stored tokens) are one option (docs/rulings.md D2).
-    held = s.in_play_count[i, player]
-    first = count
-    last = -1
-    for _ in range(held):
-        inst = 1 << 30  # the smallest instance above the last one visited
-        for k in range(held):
-            other = np.int64(s.in_play[i, player, k])
-            if last < other < inst:
-                inst = other
-        last = inst
-        action = ACTIVATE_ACTION[inst]
-        if action < 0 or s.tapped[i, inst]:
-            continue
-        card = CARD_OF_INSTANCE[inst]
-        offered = False
-        for k in range(first, count):
-            other = INSTANCE_OF_ACTIVATION[out[k]]
-            if CARD_OF_INSTANCE[other] == card and _same_tokens(s, i, other, inst):
-                offered = True
-                break
-        if not offered and hooks.can_activate(s, i, player, inst):
-            out[count] = action
-            count += 1
-    if s.turn_flags[i] & _TRANSMUTE_ABILITY:
-        for t in range(4):
-            if s.reserve[i, player, t]:
-                out[count] = _TRANSMUTE_ACTION[0, t]
-                count += 1
-        for k in range(2):
-            inst = AMULET_OF_WATER_INSTANCES[k]
-            if instance_in_play(s, i, player, inst):
-                row = STORED_ROW[inst]
-                if s.stored_present[i, row]:
-                    for t in range(4):
-                        if s.stored[i, row, t]:
-                            out[count] = _TRANSMUTE_ACTION[k + 1, t]
-                            count += 1
-    return count
-
-
-@kernel
-def _turn_hangs_on_hand(s, i, player):
-    if hand_size(s, i, player) == 0:
-        return False
-    if has_room(s, i, player):
-        return True
-    for k in range(s.in_play_count[i, player]):
-        inst = s.in_play[i, player, k]
-        if hooks.ACTIVATION_READS_HAND[CARD_OF_INSTANCE[inst]] and not s.tapped[i, inst]:
-            return True
-    return False
-
-
-@kernel
-def activate(s, i, player, instance):
-    """Activate a card (``flow.activate``): it taps, the opponents' Thieving Fairies take their due unless its
-    cost may be crystals (the card pays them itself), then its effect resolves."""
-    s.tapped[i, instance] = True
-    if not hooks.CRYSTAL_COST[CARD_OF_INSTANCE[instance]]:
-        thieving_fairies(s, i, player)
-    hooks.activate(s, i, player, instance)
-
-
-@kernel
-def end_turn(s, i, player):
-    """``flow._end_turn``: the turn's flags clear, and the Hourglass tokens deferred to now are gained."""
-    s.turn_flags[i] = 0
-    s.turn_player[i] = -1
-    deferred = np.int64(s.deferred_count[i])
-    for k in range(deferred - 1, -1, -1):
-        push(s, i, GAIN_ENERGY, s.deferred_tokens[i, k, 0], s.deferred_tokens[i, k, 1], -1, 0)
-    for k in range(deferred):
-        s.deferred_tokens[i, k, 0] = NO_VALUE
-        s.deferred_tokens[i, k, 1] = NO_VALUE
-    s.deferred_count[i] = 0
-
-
-@kernel
-def _resolve_turn(s, i, player, task, action):
-    if action == A.END_TURN:
-        end_turn(s, i, player)
-        return
-    push_row(s, i, task)  # the turn goes on after this action
-    if _TRANSMUTE_SOURCE[action] >= 0:
-        source = _TRANSMUTE_SOURCE[action]
-        energy = _TRANSMUTE_ENERGY[action]
-        spend_token(s, i, player, source, energy)
-        s.crystals[i, player] += TRANSMUTE_RATES[season(s, i), energy] + transmute_bonus(s, i, player)
-    elif _CARD_OF_SUMMON[action]:
-        begin_summon_from_hand(s, i, player, _CARD_OF_SUMMON[action])
-    elif INSTANCE_OF_ACTIVATION[action] >= 0:
-        activate(s, i, player, INSTANCE_OF_ACTIVATION[action])
-    elif action == A.BONUS_EXCHANGE:
-        s.bonuses_used[i, player] += 1
-        push(s, i, GAIN_ENERGY, player, 2, -1, 0)
-        push(s, i, EXCHANGE_DISCARD, player, 2, 0)
-    elif action == A.BONUS_TRANSMUTE:
-        s.bonuses_used[i, player] += 1
-        s.turn_flags[i] |= _TRANSMUTE_ABILITY | _TRANSMUTE_BONUS_USED
-    elif action == A.BONUS_GAUGE:
-        s.bonuses_used[i, player] += 1
-        add_gauge(s, i, player, 1)
-    else:
-        raise ValueError("turn: an action without a resolution")
 
 
 # ---------------------------------------------------------------------------- end of round, seasons, years, end
@@ -679,7 +462,7 @@ def options(s, i, kind, task, out):
     """Write the decision's legal action ids into ``out``, sorted and distinct; return how many."""
     player = task[1]
     if kind == TURN:
-        return _turn_options(s, i, player, out)
+        return turn_options(s, i, player, out)
     if kind == CHOOSE_DIE:
         return _choose_die_options(s, i, player, out)
     if kind == MALICE_WINDOW:
@@ -713,7 +496,7 @@ def private(s, i, kind, task):
     """``StepKind.private``: whether the decision's options may hang on cards only its player sees."""
     player = task[1]
     if kind == TURN:
-        return _turn_hangs_on_hand(s, i, player)
+        return turn_hangs_on_hand(s, i, player)
     if kind == KEEP_ONE:
         return _keep_one_size(task) > 1
     if kind == DRAFT_PICK:
@@ -731,9 +514,9 @@ def resolve(s, i, kind, task, action):
     """Resolve the decision ``task`` (popped) with the legal ``action``."""
     player = task[1]
     if kind == TURN:
-        _resolve_turn(s, i, player, task, action)
+        resolve_turn(s, i, player, task, action)
     elif kind == CHOOSE_DIE:
-        die = _DIE_OF_ACTION[action]
+        die = DIE_OF_ACTION[action]
         for k in range(s.rolled_count[i]):
             if s.rolled[i, k, 0] == die:
                 s.rolled[i, k, 2] = player
@@ -752,12 +535,12 @@ def resolve(s, i, kind, task, action):
     elif kind == KEEP_ONE:
         _resolve_keep_one(s, i, player, task, action)
     elif kind == DRAFT_PICK:
-        card = _CARD_OF_CHOICE[action]
+        card = CARD_OF_CHOICE[action]
         if s.draft_pack[i, player, card] == 0:
             raise ValueError("draft_pick: the card is not in the pack held")
         s.draft_pack[i, player, card] -= 1
         hand_add(s, i, player, card)
     elif kind == LIBRARY_SPLIT:
-        _library_split(s, i, player, task[_YEAR_COLUMN], _CARD_OF_CHOICE[action])
+        _library_split(s, i, player, task[_YEAR_COLUMN], CARD_OF_CHOICE[action])
     else:
         raise ValueError("resolve: a step kind this module does not handle")

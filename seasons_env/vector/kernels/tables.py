@@ -81,6 +81,27 @@ INSTANCE_OF_CHOICE = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
 for _inst in range(NUM_INSTANCES):
     INSTANCE_OF_CHOICE[A.choose_in_play_action(_inst)] = _inst
 
+# Action ids as lookup tables built by actions.py's encode/decode pairs (kernels cannot call them): encoders by
+# parameter, decoders by action id (-1, or 0 for a card, where the action is of another range).
+CHOOSE_CARD_ACTION = np.array([0, *(A.choose_card_action(c) for c in range(1, NUM_CARDS + 1))], dtype=np.int64)
+SUMMON_ACTION = np.array([0, *(A.summon_action(c) for c in range(1, NUM_CARDS + 1))], dtype=np.int64)
+TAKE_DIE_ACTION = np.array([A.take_die_action(d) for d in range(DICE_PER_SEASON)], dtype=np.int64)
+TRANSMUTE_ACTION = np.array(A.TRANSMUTE_ACTIONS, dtype=np.int64)  # [source, energy]
+CARD_OF_CHOICE = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
+CARD_OF_SUMMON = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
+for _c in range(1, NUM_CARDS + 1):
+    CARD_OF_CHOICE[A.choose_card_action(_c)] = _c
+    CARD_OF_SUMMON[A.summon_action(_c)] = _c
+DIE_OF_ACTION = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+for _d in range(DICE_PER_SEASON):
+    DIE_OF_ACTION[A.take_die_action(_d)] = _d
+TRANSMUTE_SOURCE = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+TRANSMUTE_ENERGY = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+for _source in range(A.NUM_SOURCES):
+    for _t in range(4):
+        TRANSMUTE_SOURCE[A.transmute_action(_source, _t)] = _source
+        TRANSMUTE_ENERGY[A.transmute_action(_source, _t)] = _t
+
 # ---------------------------------------------------------------------------- steps
 
 #: ``IS_DECISION[kind]``: the kind waits for a player's choice (else it runs by itself).
