@@ -12,7 +12,7 @@ import numpy as np
 
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
-from seasons_env.engine.data import AIR, EARTH, FIRE, NUM_INSTANCES, WATER, Card
+from seasons_env.engine.data import AIR, EARTH, FIRE, NUM_CARDS, NUM_INSTANCES, WATER, Card
 
 from . import kernel
 from .state_ops import (
@@ -107,12 +107,27 @@ ORB_LEAVE = A.ORB_LEAVE
 ORB_PLAY = A.ORB_PLAY
 CROWN_DRAW = A.CROWN_DRAW
 CROWN_DISCARD = A.CROWN_DISCARD
-CHOOSE_ENERGY0 = A.CHOOSE_ENERGY0
-CHOOSE_CARD0 = A.CHOOSE_CARD0
-CHOOSE_IN_PLAY0 = A.CHOOSE_IN_PLAY0
-CHOOSE_OPPONENT0 = A.CHOOSE_OPPONENT0
-CHOOSE_NUMBER0 = A.CHOOSE_NUMBER0
-PAY0 = A.PAY0
+
+# Action ids, built and read through ``actions.py``'s pairs, as tables the kernels index.
+ENERGY_ACTION = np.array(A.CHOOSE_ENERGY_ACTIONS, dtype=np.int64)  # by energy type
+CARD_ACTION = np.array([-1, *(A.choose_card_action(c) for c in range(1, NUM_CARDS + 1))], dtype=np.int64)
+NUMBER_ACTION = np.array([-1, *(A.choose_number_action(x) for x in range(1, A.MAX_NUMBER + 1))], dtype=np.int64)
+PAY_WATER_ACTION = np.array([A.pay_action(source, WATER) for source in range(A.NUM_SOURCES)], dtype=np.int64)
+
+
+def _inverse(action_of_value: dict[int, int]) -> np.ndarray:
+    """``[action]``: the value an action names (-1 for actions of other groups)."""
+    table = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+    for value, action in action_of_value.items():
+        table[action] = value
+    return table
+
+
+ENERGY_OF_CHOICE = _inverse({t: A.choose_energy_action(t) for t in range(4)})
+CARD_OF_CHOICE = _inverse({c: A.choose_card_action(c) for c in range(1, NUM_CARDS + 1)})
+INSTANCE_OF_CHOICE = _inverse({inst: A.choose_in_play_action(inst) for inst in range(NUM_INSTANCES)})
+NUMBER_OF_CHOICE = _inverse({x: A.choose_number_action(x) for x in range(1, A.MAX_NUMBER + 1)})
+SOURCE_OF_WATER_PAYMENT = _inverse({source: A.pay_action(source, WATER) for source in range(A.NUM_SOURCES)})
 MAX_NUMBER = A.MAX_NUMBER
 ALL_ENERGY = 0b1111
 
@@ -152,7 +167,7 @@ def _energy_options(s, i, player, out):
     count = 0
     for t in range(4):
         if s.reserve[i, player, t] > 0:
-            out[count] = CHOOSE_ENERGY0 + t
+            out[count] = ENERGY_ACTION[t]
             count += 1
     return count
 
@@ -163,7 +178,7 @@ def _hand_options(s, i, player, familiars_only, out, count):
     ``out`` from index ``count``; returns the new count."""
     for c in range(1, s.hand.shape[2]):
         if s.hand[i, player, c] > 0 and not (familiars_only and IS_ITEM_CARD[c]):
-            out[count] = CHOOSE_CARD0 + c - 1
+            out[count] = CARD_ACTION[c]
             count += 1
     return count
 
@@ -249,7 +264,7 @@ def _opt_mirror_count(s, i, p, t, out):
     most = min(np.int64(s.reserve[i, p, t]), np.int64(s.crystals[i, p]), MAX_NUMBER)
     count = 0
     for x in range(1, most + 1):
-        out[count] = CHOOSE_NUMBER0 + x - 1
+        out[count] = NUMBER_ACTION[x]
         count += 1
     return count
 
@@ -261,7 +276,7 @@ def _opt_mirror_to(s, i, p, source, number, out):
     count = 0
     for t in range(4):
         if t != source:
-            out[count] = CHOOSE_ENERGY0 + t
+            out[count] = ENERGY_ACTION[t]
             count += 1
     return count
 
@@ -272,11 +287,11 @@ def _opt_soul_water(s, i, p, instance, out):
         return 0
     count = 0
     if tokens_at(s, i, p, 0, WATER) > 0:
-        out[count] = PAY0 + WATER
+        out[count] = PAY_WATER_ACTION[0]
         count += 1
     for k in range(2):
         if instance_in_play(s, i, p, AMULET_OF_WATER_INSTANCES[k]) and tokens_at(s, i, p, k + 1, WATER) > 0:
-            out[count] = PAY0 + 4 * (k + 1) + WATER
+            out[count] = PAY_WATER_ACTION[k + 1]
             count += 1
     return count
 
@@ -367,7 +382,7 @@ def _res_orb_decide(s, i, p, action):
 
 @kernel
 def _res_cauldron(s, i, p, instance, action):
-    t = action - CHOOSE_ENERGY0
+    t = ENERGY_OF_CHOICE[action]
     remove_token(s, i, p, t, 1)
     store_token(s, i, instance, t)
     row = STORED_ROW[instance]
@@ -390,7 +405,7 @@ def _res_crown(s, i, p, action):
 
 @kernel
 def _res_crown_discard(s, i, p, action):
-    chosen = action - CHOOSE_CARD0 + 1
+    chosen = CARD_OF_CHOICE[action]
     hand_remove(s, i, p, chosen)
     discard(s, i, chosen)
     _crown_gain(s, i, p, chosen)
@@ -398,7 +413,7 @@ def _res_crown_discard(s, i, p, action):
 
 @kernel
 def _res_skull(s, i, p, remaining, action):
-    instance = action - CHOOSE_IN_PLAY0
+    instance = INSTANCE_OF_CHOICE[action]
     sacrifice(s, i, p, instance)
     if remaining > 1:
         push(s, i, SKULL_SACRIFICE, p, remaining - 1, instance)
@@ -408,10 +423,10 @@ def _res_skull(s, i, p, remaining, action):
 
 @kernel
 def _res_kriss(s, i, p, action):
-    if CHOOSE_IN_PLAY0 <= action < CHOOSE_OPPONENT0:
-        sacrifice(s, i, p, action - CHOOSE_IN_PLAY0)
+    if INSTANCE_OF_CHOICE[action] >= 0:
+        sacrifice(s, i, p, INSTANCE_OF_CHOICE[action])
     else:
-        chosen = action - CHOOSE_CARD0 + 1
+        chosen = CARD_OF_CHOICE[action]
         hand_remove(s, i, p, chosen)
         discard(s, i, chosen)
     gain_tokens_of_choice(s, i, p, 4, NO_VALUE)
@@ -419,7 +434,7 @@ def _res_kriss(s, i, p, action):
 
 @kernel
 def _res_mirror_to(s, i, p, source, number, action):
-    target = action - CHOOSE_ENERGY0
+    target = ENERGY_OF_CHOICE[action]
     s.crystals[i, p] -= number
     thieving_fairies(s, i, p)  # after the cost (RULES.md 8.41)
     remove_token(s, i, p, source, number)
@@ -428,7 +443,7 @@ def _res_mirror_to(s, i, p, source, number, action):
 
 @kernel
 def _res_soul_water(s, i, p, instance, action):
-    spend_token(s, i, p, (action - PAY0) // 4, WATER)
+    spend_token(s, i, p, SOURCE_OF_WATER_PAYMENT[action], WATER)
     left = (p + 1) % num_players(s)
     count = s.in_play_count[i, p]
     at = 0
@@ -465,9 +480,9 @@ def resolve(s, i, kind, task, action):
     elif kind == KRISS_TARGET:
         _res_kriss(s, i, p, action)
     elif kind == MIRROR_FROM:
-        push(s, i, MIRROR_COUNT, p, action - CHOOSE_ENERGY0)
+        push(s, i, MIRROR_COUNT, p, ENERGY_OF_CHOICE[action])
     elif kind == MIRROR_COUNT:
-        push(s, i, MIRROR_TO, p, task[_MIRROR_COUNT_ENERGY], action - CHOOSE_NUMBER0 + 1)
+        push(s, i, MIRROR_TO, p, task[_MIRROR_COUNT_ENERGY], NUMBER_OF_CHOICE[action])
     elif kind == MIRROR_TO:
         _res_mirror_to(s, i, p, task[_MIRROR_TO_ENERGY], task[_MIRROR_TO_COUNT], action)
     elif kind == SOUL_PASS:
