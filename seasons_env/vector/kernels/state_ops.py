@@ -27,6 +27,7 @@ from .tables import (
     GAUGE_MAX,
     HAND_PENALTY,
     NO_VALUE,
+    NUM_INSTANCES,
     NUM_YEARS,
     PRESTIGE_OF,
     RESERVE_LIMIT,
@@ -59,6 +60,10 @@ _CURSED_TREATISE = int(Card.CURSED_TREATISE_OF_ARUS)
 _BESPELLED_GRIMOIRE = int(Card.BESPELLED_GRIMOIRE)
 _THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
 CHOOSE_IN_PLAY0 = A.CHOOSE_IN_PLAY0
+#: CHOOSE_IN_PLAY action ids by instance, and the instance of each action id (-1: not such an action).
+IN_PLAY_ACTION = np.array([A.choose_in_play_action(k) for k in range(NUM_INSTANCES)], dtype=np.int64)
+INSTANCE_OF_IN_PLAY_ACTION = np.full(A.NUM_ACTIONS, -1, dtype=np.int64)
+INSTANCE_OF_IN_PLAY_ACTION[IN_PLAY_ACTION] = np.arange(NUM_INSTANCES)
 
 
 # ---------------------------------------------------------------------------- chance (engine/chance.py)
@@ -531,7 +536,7 @@ def in_play_options(s, i, player, accept, out, count):
             continue
         seen = False
         for k in range(first, count):
-            other = out[k] - CHOOSE_IN_PLAY0
+            other = INSTANCE_OF_IN_PLAY_ACTION[out[k]]
             if (
                 CARD_OF_INSTANCE[other] == CARD_OF_INSTANCE[inst]
                 and s.tapped[i, other] == s.tapped[i, inst]
@@ -540,7 +545,7 @@ def in_play_options(s, i, player, accept, out, count):
                 seen = True
                 break
         if not seen:
-            out[count] = CHOOSE_IN_PLAY0 + inst
+            out[count] = IN_PLAY_ACTION[inst]
             count += 1
     return count
 

@@ -66,9 +66,9 @@ ACTIVATE_ACTION = np.full(NUM_INSTANCES, -1, dtype=np.int64)
 for _inst in range(NUM_INSTANCES):
     if A.has_activate_action(_inst):
         ACTIVATE_ACTION[_inst] = A.activate_action(_inst)
-#: ``ACTIVATED_INSTANCE[action - ACTIVATE0]``: the instance an activation action names.
+#: ``ACTIVATED_INSTANCE[k]``: the instance the k-th activation action names (``A.ACTIVATABLE_INSTANCES``).
 ACTIVATED_INSTANCE = np.array(A.ACTIVATABLE_INSTANCES, dtype=np.int64)
-SEASON_MOVE_OF = np.array(A.SEASON_MOVES, dtype=np.int64)  # by action - MOVE_SEASON0
+SEASON_MOVE_OF = np.array(A.SEASON_MOVES, dtype=np.int64)  # by the rank of the Temporal Boots move action
 
 # ---------------------------------------------------------------------------- steps
 
