@@ -15,43 +15,8 @@ from seasons_env.engine import steps
 from seasons_env.engine.data import AIR, EARTH, FIRE, NUM_CARDS, NUM_INSTANCES, WATER, Card
 
 from . import kernel
-from .state_ops import (
-    TRANSMUTE_ABILITY,
-    add_gauge,
-    add_token,
-    add_tokens,
-    discard,
-    draw,
-    gain_crystals,
-    gain_tokens_of_choice,
-    hand_add,
-    hand_remove,
-    hand_size,
-    has_room,
-    in_play_options,
-    instance_in_play,
-    lose_crystals,
-    num_players,
-    push,
-    remove_token,
-    reserve_total,
-    sacrifice,
-    spend_token,
-    spendable,
-    store_token,
-    thieving_fairies,
-    tokens_at,
-    transfer_crystals,
-)
-from .tables import (
-    AMULET_OF_WATER_INSTANCES,
-    CARD_OF_INSTANCE,
-    IS_ITEM_CARD,
-    NO_VALUE,
-    PRESTIGE_OF,
-    STORED_ROW,
-    column,
-)
+from . import state_ops as ops
+from .tables import AMULET_OF_WATER_INSTANCES, CARD_OF_INSTANCE, IS_ITEM_CARD, NO_VALUE, PRESTIGE_OF, STORED_ROW, column
 
 TREE_CHOICE = steps.kind("tree_of_light")
 ORB_CHOICE = steps.kind("crystal_orb")
@@ -69,7 +34,6 @@ DISCARD_TOKENS = steps.kind("discard_tokens")
 ENTER_PLAY = steps.kind("enter_play")
 
 # Argument columns of the step rows this module reads.
-_ORB_CARD = column("crystal_orb_seen", "card")
 _CAULDRON_INSTANCE = column("glutton_cauldron", "instance")
 _SKULL_REMAINING = column("dragon_skull", "remaining")
 _SKULL_AFTER = column("dragon_skull", "after")
@@ -77,36 +41,6 @@ _MIRROR_COUNT_ENERGY = column("mirror_count", "energy")
 _MIRROR_TO_ENERGY = column("mirror_to", "energy")
 _MIRROR_TO_COUNT = column("mirror_to", "count")
 _SOUL_INSTANCE = column("damned_soul_water", "instance")
-
-ELEMENTAL_AMULET = int(Card.ELEMENTAL_AMULET)
-TREE_OF_LIGHT = int(Card.TREE_OF_LIGHT)
-ARCANO_LEECH = int(Card.ARCANO_LEECH)
-CRYSTAL_ORB = int(Card.CRYSTAL_ORB)
-GLUTTON_CAULDRON = int(Card.GLUTTON_CAULDRON)
-VAMPIRIC_CROWN = int(Card.VAMPIRIC_CROWN)
-DRAGON_SKULL = int(Card.DRAGON_SKULL)
-DEMON_OF_ARGOS = int(Card.DEMON_OF_ARGOS)
-TITUS_DEEPGAZE = int(Card.TITUS_DEEPGAZE)
-AIR_ELEMENTAL = int(Card.AIR_ELEMENTAL)
-THIEVING_FAIRIES = int(Card.THIEVING_FAIRIES)
-CURSED_TREATISE = int(Card.CURSED_TREATISE_OF_ARUS)
-IDOL_OF_THE_FAMILIAR = int(Card.IDOL_OF_THE_FAMILIAR)
-NECROTIC_KRISS = int(Card.NECROTIC_KRISS)
-LANTERN_OF_XIDIT = int(Card.LANTERN_OF_XIDIT)
-SEALED_CHEST = int(Card.SEALED_CHEST_OF_URM)
-MIRROR_OF_THE_SEASONS = int(Card.MIRROR_OF_THE_SEASONS)
-PENDANT_OF_RAGNOR = int(Card.PENDANT_OF_RAGNOR)
-SID_NIGHTSHADE = int(Card.SID_NIGHTSHADE)
-DAMNED_SOUL = int(Card.DAMNED_SOUL_OF_ONYS)
-
-TREE_BUY_ENERGY = A.TREE_BUY_ENERGY
-TREE_TRANSMUTE = A.TREE_TRANSMUTE
-ORB_LOOK = A.ORB_LOOK
-ORB_MILL = A.ORB_MILL
-ORB_LEAVE = A.ORB_LEAVE
-ORB_PLAY = A.ORB_PLAY
-CROWN_DRAW = A.CROWN_DRAW
-CROWN_DISCARD = A.CROWN_DISCARD
 
 # Action ids, built and read through ``actions.py``'s pairs, as tables the kernels index.
 ENERGY_ACTION = np.array(A.CHOOSE_ENERGY_ACTIONS, dtype=np.int64)  # by energy type
@@ -128,7 +62,6 @@ CARD_OF_CHOICE = _inverse({c: A.choose_card_action(c) for c in range(1, NUM_CARD
 INSTANCE_OF_CHOICE = _inverse({inst: A.choose_in_play_action(inst) for inst in range(NUM_INSTANCES)})
 NUMBER_OF_CHOICE = _inverse({x: A.choose_number_action(x) for x in range(1, A.MAX_NUMBER + 1)})
 SOURCE_OF_WATER_PAYMENT = _inverse({source: A.pay_action(source, WATER) for source in range(A.NUM_SOURCES)})
-MAX_NUMBER = A.MAX_NUMBER
 ALL_ENERGY = 0b1111
 
 #: Step kinds (names from ``steps.KINDS``) whose rules this module implements.
@@ -147,7 +80,7 @@ KINDS_HANDLED: tuple[str, ...] = (
     "damned_soul_water",
 )
 #: Card ids whose every hook below is implemented (the others' rows run on the reference engine).
-CARDS_HANDLED: tuple[int, ...] = tuple(range(ELEMENTAL_AMULET, DAMNED_SOUL + 1))
+CARDS_HANDLED: tuple[int, ...] = tuple(range(Card.ELEMENTAL_AMULET, Card.DAMNED_SOUL_OF_ONYS + 1))
 
 #: ``NOT_ITEM_INSTANCE[instance]``: the instance is a familiar (Necrotic Kriss's targets, Idol of the Familiar).
 NOT_ITEM_INSTANCE = np.array([not IS_ITEM_CARD[CARD_OF_INSTANCE[k]] for k in range(NUM_INSTANCES)], dtype=np.bool_)
@@ -183,11 +116,6 @@ def _hand_options(s, i, player, familiars_only, out, count):
     return count
 
 
-@kernel
-def _crown_gain(s, i, player, card):
-    gain_tokens_of_choice(s, i, player, max(0, PRESTIGE_OF[card]), NO_VALUE)
-
-
 # ---------------------------------------------------------------------------- decisions: options
 
 
@@ -195,10 +123,10 @@ def _crown_gain(s, i, player, card):
 def _opt_tree(s, i, p, out):
     count = 0
     if s.crystals[i, p] >= 3:
-        out[count] = TREE_BUY_ENERGY
+        out[count] = A.TREE_BUY_ENERGY
         count += 1
-    if spendable(s, i, p).sum() > 0:
-        out[count] = TREE_TRANSMUTE
+    if ops.spendable(s, i, p).sum() > 0:
+        out[count] = A.TREE_TRANSMUTE
         count += 1
     return count
 
@@ -207,19 +135,19 @@ def _opt_tree(s, i, p, out):
 def _opt_orb(s, i, p, out):
     count = 0
     if _top_card_available(s, i):
-        out[count] = ORB_LOOK
+        out[count] = A.ORB_LOOK
         count += 1
         if s.crystals[i, p] >= 3:
-            out[count] = ORB_MILL
+            out[count] = A.ORB_MILL
             count += 1
     return count
 
 
 @kernel
 def _opt_orb_decide(s, i, p, out):
-    out[0] = ORB_LEAVE
-    if has_room(s, i, p) and spendable(s, i, p).sum() >= 4:
-        out[1] = ORB_PLAY
+    out[0] = A.ORB_LEAVE
+    if ops.has_room(s, i, p) and ops.spendable(s, i, p).sum() >= 4:
+        out[1] = A.ORB_PLAY
         return 2
     return 1
 
@@ -228,10 +156,10 @@ def _opt_orb_decide(s, i, p, out):
 def _opt_crown(s, i, p, out):
     count = 0
     if _top_card_available(s, i):
-        out[count] = CROWN_DRAW
+        out[count] = A.CROWN_DRAW
         count += 1
-    if hand_size(s, i, p) > 0:
-        out[count] = CROWN_DISCARD
+    if ops.hand_size(s, i, p) > 0:
+        out[count] = A.CROWN_DISCARD
         count += 1
     return count
 
@@ -250,18 +178,18 @@ def _opt_skull(s, i, p, remaining, after, out):
     accept = np.zeros(NUM_INSTANCES, dtype=np.bool_)
     for k in range(stop):
         accept[later[k]] = True
-    return in_play_options(s, i, p, accept, out, 0)
+    return ops.in_play_options(s, i, p, accept, out, 0)
 
 
 @kernel
 def _opt_kriss(s, i, p, out):
     count = _hand_options(s, i, p, True, out, 0)
-    return in_play_options(s, i, p, NOT_ITEM_INSTANCE, out, count)
+    return ops.in_play_options(s, i, p, NOT_ITEM_INSTANCE, out, count)
 
 
 @kernel
 def _opt_mirror_count(s, i, p, t, out):
-    most = min(np.int64(s.reserve[i, p, t]), np.int64(s.crystals[i, p]), MAX_NUMBER)
+    most = min(np.int64(s.reserve[i, p, t]), np.int64(s.crystals[i, p]), A.MAX_NUMBER)
     count = 0
     for x in range(1, most + 1):
         out[count] = NUMBER_ACTION[x]
@@ -283,14 +211,14 @@ def _opt_mirror_to(s, i, p, source, number, out):
 
 @kernel
 def _opt_soul_water(s, i, p, instance, out):
-    if not instance_in_play(s, i, p, instance):  # never so in play; a position from a file may say otherwise
+    if not ops.instance_in_play(s, i, p, instance):  # never so in play; a position from a file may say otherwise
         return 0
     count = 0
-    if tokens_at(s, i, p, 0, WATER) > 0:
+    if ops.tokens_at(s, i, p, 0, WATER) > 0:
         out[count] = PAY_WATER_ACTION[0]
         count += 1
     for k in range(2):
-        if instance_in_play(s, i, p, AMULET_OF_WATER_INSTANCES[k]) and tokens_at(s, i, p, k + 1, WATER) > 0:
+        if ops.instance_in_play(s, i, p, AMULET_OF_WATER_INSTANCES[k]) and ops.tokens_at(s, i, p, k + 1, WATER) > 0:
             out[count] = PAY_WATER_ACTION[k + 1]
             count += 1
     return count
@@ -307,7 +235,7 @@ def options(s, i, kind, task, out):
     if kind == ORB_DECIDE:
         return _opt_orb_decide(s, i, p, out)
     if kind == CAULDRON_FEED:
-        if not instance_in_play(s, i, p, task[_CAULDRON_INSTANCE]):  # never so in play (a file may say otherwise)
+        if not ops.instance_in_play(s, i, p, task[_CAULDRON_INSTANCE]):  # never so in play (a file may say otherwise)
             return 0
         return _energy_options(s, i, p, out)
     if kind == CROWN_CHOICE:
@@ -333,9 +261,9 @@ def options(s, i, kind, task, out):
 def private(s, i, kind, task):
     """``StepKind.private``: whether the decision's options may hang on cards only its player sees."""
     if kind == CROWN_DISCARD_PICK:
-        return hand_size(s, i, task[1]) > 1  # several_cards_in_hand
+        return ops.hand_size(s, i, task[1]) > 1  # several_cards_in_hand
     if kind == KRISS_TARGET:
-        return hand_size(s, i, task[1]) > 0  # cards_in_hand
+        return ops.hand_size(s, i, task[1]) > 0  # cards_in_hand
     return False
 
 
@@ -344,107 +272,107 @@ def private(s, i, kind, task):
 
 @kernel
 def _res_tree(s, i, p, action):
-    if action == TREE_BUY_ENERGY:
+    if action == A.TREE_BUY_ENERGY:
         s.crystals[i, p] -= 3
-        thieving_fairies(s, i, p)  # after the cost (RULES.md 8.41)
-        gain_tokens_of_choice(s, i, p, 1, NO_VALUE)
+        ops.thieving_fairies(s, i, p)  # after the cost (RULES.md 8.41)
+        ops.gain_tokens_of_choice(s, i, p, 1, NO_VALUE)
     else:
-        thieving_fairies(s, i, p)  # the token discarded moves no crystal
-        s.turn_flags[i] |= TRANSMUTE_ABILITY
-        push(s, i, DISCARD_TOKENS, p, 1, 0)
+        ops.thieving_fairies(s, i, p)  # the token discarded moves no crystal
+        s.turn_flags[i] |= ops.TRANSMUTE_ABILITY
+        ops.push(s, i, DISCARD_TOKENS, p, 1, 0)
 
 
 @kernel
 def _res_orb(s, i, p, action):
-    if action == ORB_MILL:
+    if action == A.ORB_MILL:
         s.crystals[i, p] -= 3
-        thieving_fairies(s, i, p)  # after the cost (RULES.md 8.41)
-        discard(s, i, draw(s, i))
+        ops.thieving_fairies(s, i, p)  # after the cost (RULES.md 8.41)
+        ops.discard(s, i, ops.draw(s, i))
         return
-    thieving_fairies(s, i, p)  # looking costs nothing
-    top = draw(s, i)  # the top card, the discard pile reshuffled first if the draw pile is empty; it goes back
+    ops.thieving_fairies(s, i, p)  # looking costs nothing
+    top = ops.draw(s, i)  # the top card, the discard pile reshuffled first if the draw pile is empty; it goes back
     s.draw_pile[i, s.draw_count[i]] = top
     s.draw_count[i] += 1
     s.orb_seen[i, 0] = p
     s.orb_seen[i, 1] = top
-    push(s, i, ORB_DECIDE, p, top)
+    ops.push(s, i, ORB_DECIDE, p, top)
 
 
 @kernel
 def _res_orb_decide(s, i, p, action):
-    if action == ORB_PLAY:
-        card = draw(s, i)
+    if action == A.ORB_PLAY:
+        card = ops.draw(s, i)
         s.limbo[i, s.limbo_count[i]] = card
         s.limbo_count[i] += 1
-        push(s, i, ENTER_PLAY, p, card, 0, ALL_ENERGY)
-        push(s, i, DISCARD_TOKENS, p, 4, 0)
+        ops.push(s, i, ENTER_PLAY, p, card, 0, ALL_ENERGY)
+        ops.push(s, i, DISCARD_TOKENS, p, 4, 0)
 
 
 @kernel
 def _res_cauldron(s, i, p, instance, action):
     t = ENERGY_OF_CHOICE[action]
-    remove_token(s, i, p, t, 1)
-    store_token(s, i, instance, t)
+    ops.remove_token(s, i, p, t, 1)
+    ops.store_token(s, i, instance, t)
     row = STORED_ROW[instance]
     stored = s.stored[i, row].astype(np.int64)
     if stored.sum() >= 7:
-        sacrifice(s, i, p, instance)
-        add_tokens(s, i, p, stored[0], stored[1], stored[2], stored[3])
-        gain_crystals(s, i, p, 15)
+        ops.sacrifice(s, i, p, instance)
+        ops.add_tokens(s, i, p, stored[0], stored[1], stored[2], stored[3])
+        ops.gain_crystals(s, i, p, 15)
 
 
 @kernel
 def _res_crown(s, i, p, action):
-    if action == CROWN_DRAW:
-        drawn = draw(s, i)
-        hand_add(s, i, p, drawn)
-        _crown_gain(s, i, p, drawn)
+    if action == A.CROWN_DRAW:
+        drawn = ops.draw(s, i)
+        ops.hand_add(s, i, p, drawn)
+        ops.gain_tokens_of_choice(s, i, p, max(0, PRESTIGE_OF[drawn]), NO_VALUE)
     else:
-        push(s, i, CROWN_DISCARD_PICK, p)
+        ops.push(s, i, CROWN_DISCARD_PICK, p)
 
 
 @kernel
 def _res_crown_discard(s, i, p, action):
     chosen = CARD_OF_CHOICE[action]
-    hand_remove(s, i, p, chosen)
-    discard(s, i, chosen)
-    _crown_gain(s, i, p, chosen)
+    ops.hand_remove(s, i, p, chosen)
+    ops.discard(s, i, chosen)
+    ops.gain_tokens_of_choice(s, i, p, max(0, PRESTIGE_OF[chosen]), NO_VALUE)
 
 
 @kernel
 def _res_skull(s, i, p, remaining, action):
     instance = INSTANCE_OF_CHOICE[action]
-    sacrifice(s, i, p, instance)
+    ops.sacrifice(s, i, p, instance)
     if remaining > 1:
-        push(s, i, SKULL_SACRIFICE, p, remaining - 1, instance)
+        ops.push(s, i, SKULL_SACRIFICE, p, remaining - 1, instance)
     else:
-        gain_crystals(s, i, p, 15)
+        ops.gain_crystals(s, i, p, 15)
 
 
 @kernel
 def _res_kriss(s, i, p, action):
     if INSTANCE_OF_CHOICE[action] >= 0:
-        sacrifice(s, i, p, INSTANCE_OF_CHOICE[action])
+        ops.sacrifice(s, i, p, INSTANCE_OF_CHOICE[action])
     else:
         chosen = CARD_OF_CHOICE[action]
-        hand_remove(s, i, p, chosen)
-        discard(s, i, chosen)
-    gain_tokens_of_choice(s, i, p, 4, NO_VALUE)
+        ops.hand_remove(s, i, p, chosen)
+        ops.discard(s, i, chosen)
+    ops.gain_tokens_of_choice(s, i, p, 4, NO_VALUE)
 
 
 @kernel
 def _res_mirror_to(s, i, p, source, number, action):
     target = ENERGY_OF_CHOICE[action]
     s.crystals[i, p] -= number
-    thieving_fairies(s, i, p)  # after the cost (RULES.md 8.41)
-    remove_token(s, i, p, source, number)
-    add_token(s, i, p, target, number)
+    ops.thieving_fairies(s, i, p)  # after the cost (RULES.md 8.41)
+    ops.remove_token(s, i, p, source, number)
+    ops.add_token(s, i, p, target, number)
 
 
 @kernel
 def _res_soul_water(s, i, p, instance, action):
-    spend_token(s, i, p, SOURCE_OF_WATER_PAYMENT[action], WATER)
-    left = (p + 1) % num_players(s)
+    ops.spend_token(s, i, p, SOURCE_OF_WATER_PAYMENT[action], WATER)
+    left = (p + 1) % ops.num_players(s)
     count = s.in_play_count[i, p]
     at = 0
     for k in range(count):
@@ -480,9 +408,9 @@ def resolve(s, i, kind, task, action):
     elif kind == KRISS_TARGET:
         _res_kriss(s, i, p, action)
     elif kind == MIRROR_FROM:
-        push(s, i, MIRROR_COUNT, p, ENERGY_OF_CHOICE[action])
+        ops.push(s, i, MIRROR_COUNT, p, ENERGY_OF_CHOICE[action])
     elif kind == MIRROR_COUNT:
-        push(s, i, MIRROR_TO, p, task[_MIRROR_COUNT_ENERGY], NUMBER_OF_CHOICE[action])
+        ops.push(s, i, MIRROR_TO, p, task[_MIRROR_COUNT_ENERGY], NUMBER_OF_CHOICE[action])
     elif kind == MIRROR_TO:
         _res_mirror_to(s, i, p, task[_MIRROR_TO_ENERGY], task[_MIRROR_TO_COUNT], action)
     elif kind == SOUL_PASS:
@@ -501,21 +429,12 @@ def run_step(s, i, kind, task):
 
 
 @kernel
-def _other_items(s, i, player, instance):
-    """``behaviour.other_items``: items the player has in play besides ``instance``."""
+def _count_in_play(s, i, player, familiars, besides):
+    """The player's familiars (or items) in play, ``besides`` left out (``behaviour.other_items``: -1 for none)."""
     found = 0
     for k in range(s.in_play_count[i, player]):
         inst = s.in_play[i, player, k]
-        if inst != instance and IS_ITEM_CARD[CARD_OF_INSTANCE[inst]]:
-            found += 1
-    return found
-
-
-@kernel
-def _familiars_in_play(s, i, player):
-    found = 0
-    for k in range(s.in_play_count[i, player]):
-        if NOT_ITEM_INSTANCE[s.in_play[i, player, k]]:
+        if inst != besides and NOT_ITEM_INSTANCE[inst] == familiars:
             found += 1
     return found
 
@@ -523,64 +442,64 @@ def _familiars_in_play(s, i, player):
 @kernel
 def _elemental_amulet(s, i, player, effects):
     if (effects >> EARTH) & 1:
-        gain_crystals(s, i, player, 5)
+        ops.gain_crystals(s, i, player, 5)
     if (effects >> FIRE) & 1:
-        drawn = draw(s, i)
+        drawn = ops.draw(s, i)
         if drawn != 0:
-            hand_add(s, i, player, drawn)
+            ops.hand_add(s, i, player, drawn)
     if (effects >> AIR) & 1:
-        add_gauge(s, i, player, 1)
+        ops.add_gauge(s, i, player, 1)
     if (effects >> WATER) & 1:
-        gain_tokens_of_choice(s, i, player, 2, NO_VALUE)
+        ops.gain_tokens_of_choice(s, i, player, 2, NO_VALUE)
 
 
 @kernel
 def _sid_nightshade(s, i, player):
-    n = num_players(s)
+    n = ops.num_players(s)
     mine = s.crystals[i, player]
     for k in range(1, n):
         if not mine > s.crystals[i, (player + k) % n]:
             return
     for k in range(1, n):
-        transfer_crystals(s, i, (player + k) % n, player, 5)
+        ops.transfer_crystals(s, i, (player + k) % n, player, 5)
 
 
 @kernel
 def on_summon(s, i, player, instance, effects):
     """``Behaviour.on_summon`` of the card of ``instance``; ``effects``: Elemental Amulet's paid types (bits)."""
     card = CARD_OF_INSTANCE[instance]
-    n = num_players(s)
-    if card == ELEMENTAL_AMULET:
+    n = ops.num_players(s)
+    if card == Card.ELEMENTAL_AMULET:
         _elemental_amulet(s, i, player, effects)
-    elif card == VAMPIRIC_CROWN:
-        push(s, i, CROWN_CHOICE, player)
-    elif card == DEMON_OF_ARGOS:
+    elif card == Card.VAMPIRIC_CROWN:
+        ops.push(s, i, CROWN_CHOICE, player)
+    elif card == Card.DEMON_OF_ARGOS:
         for k in range(1, n):
             q = (player + k) % n
-            add_gauge(s, i, q, -1)
-            drawn = draw(s, i)
+            ops.add_gauge(s, i, q, -1)
+            drawn = ops.draw(s, i)
             if drawn != 0:
-                hand_add(s, i, q, drawn)
-    elif card == AIR_ELEMENTAL:
+                ops.hand_add(s, i, q, drawn)
+    elif card == Card.AIR_ELEMENTAL:
         for k in range(1, n):
             q = (player + k) % n
-            total = reserve_total(s, i, q)
+            total = ops.reserve_total(s, i, q)
             for t in range(3):
                 s.reserve[i, q, t] = 0
             s.reserve[i, q, 3] = total
-    elif card == CURSED_TREATISE:
-        add_gauge(s, i, player, 1)
-        gain_crystals(s, i, player, 10)
-        gain_tokens_of_choice(s, i, player, 2, NO_VALUE)
-    elif card == IDOL_OF_THE_FAMILIAR:
-        gain_crystals(s, i, player, 10)
-    elif card == PENDANT_OF_RAGNOR:
-        gain_tokens_of_choice(s, i, player, _other_items(s, i, player, instance), NO_VALUE)
-    elif card == SID_NIGHTSHADE:
+    elif card == Card.CURSED_TREATISE_OF_ARUS:
+        ops.add_gauge(s, i, player, 1)
+        ops.gain_crystals(s, i, player, 10)
+        ops.gain_tokens_of_choice(s, i, player, 2, NO_VALUE)
+    elif card == Card.IDOL_OF_THE_FAMILIAR:
+        ops.gain_crystals(s, i, player, 10)
+    elif card == Card.PENDANT_OF_RAGNOR:
+        ops.gain_tokens_of_choice(s, i, player, _count_in_play(s, i, player, False, instance), NO_VALUE)
+    elif card == Card.SID_NIGHTSHADE:
         _sid_nightshade(s, i, player)
-    elif card == DAMNED_SOUL:
-        gain_crystals(s, i, player, 10)
-        add_token(s, i, player, WATER, 1)
+    elif card == Card.DAMNED_SOUL_OF_ONYS:
+        ops.gain_crystals(s, i, player, 10)
+        ops.add_token(s, i, player, WATER, 1)
 
 
 @kernel
@@ -588,50 +507,50 @@ def _kriss_has_target(s, i, player):
     for c in range(1, s.hand.shape[2]):
         if s.hand[i, player, c] > 0 and not IS_ITEM_CARD[c]:
             return True
-    return _familiars_in_play(s, i, player) > 0
+    return _count_in_play(s, i, player, True, -1) > 0
 
 
 @kernel
 def can_activate(s, i, player, instance):
     card = CARD_OF_INSTANCE[instance]
-    if card == TREE_OF_LIGHT:
-        return s.crystals[i, player] >= 3 or spendable(s, i, player).sum() > 0
-    if card == CRYSTAL_ORB:
+    if card == Card.TREE_OF_LIGHT:
+        return s.crystals[i, player] >= 3 or ops.spendable(s, i, player).sum() > 0
+    if card == Card.CRYSTAL_ORB:
         return _top_card_available(s, i)
-    if card == GLUTTON_CAULDRON:
-        return reserve_total(s, i, player) > 0
-    if card == DRAGON_SKULL:
+    if card == Card.GLUTTON_CAULDRON:
+        return ops.reserve_total(s, i, player) > 0
+    if card == Card.DRAGON_SKULL:
         return s.in_play_count[i, player] >= 3
-    if card == IDOL_OF_THE_FAMILIAR:
+    if card == Card.IDOL_OF_THE_FAMILIAR:
         return True
-    if card == NECROTIC_KRISS:
+    if card == Card.NECROTIC_KRISS:
         return _kriss_has_target(s, i, player)
-    if card == MIRROR_OF_THE_SEASONS:
-        return s.crystals[i, player] >= 1 and reserve_total(s, i, player) > 0
-    if card == DAMNED_SOUL:
-        return spendable(s, i, player)[WATER] > 0
+    if card == Card.MIRROR_OF_THE_SEASONS:
+        return s.crystals[i, player] >= 1 and ops.reserve_total(s, i, player) > 0
+    if card == Card.DAMNED_SOUL_OF_ONYS:
+        return ops.spendable(s, i, player)[WATER] > 0
     return False
 
 
 @kernel
 def activate(s, i, player, instance):
     card = CARD_OF_INSTANCE[instance]
-    if card == TREE_OF_LIGHT:
-        push(s, i, TREE_CHOICE, player)
-    elif card == CRYSTAL_ORB:
-        push(s, i, ORB_CHOICE, player)
-    elif card == GLUTTON_CAULDRON:
-        push(s, i, CAULDRON_FEED, player, instance)
-    elif card == DRAGON_SKULL:
-        push(s, i, SKULL_SACRIFICE, player, 3, NO_VALUE)
-    elif card == IDOL_OF_THE_FAMILIAR:
-        gain_crystals(s, i, player, _familiars_in_play(s, i, player))
-    elif card == NECROTIC_KRISS:
-        push(s, i, KRISS_TARGET, player)
-    elif card == MIRROR_OF_THE_SEASONS:
-        push(s, i, MIRROR_FROM, player)
-    elif card == DAMNED_SOUL:
-        push(s, i, SOUL_PASS, player, instance)
+    if card == Card.TREE_OF_LIGHT:
+        ops.push(s, i, TREE_CHOICE, player)
+    elif card == Card.CRYSTAL_ORB:
+        ops.push(s, i, ORB_CHOICE, player)
+    elif card == Card.GLUTTON_CAULDRON:
+        ops.push(s, i, CAULDRON_FEED, player, instance)
+    elif card == Card.DRAGON_SKULL:
+        ops.push(s, i, SKULL_SACRIFICE, player, 3, NO_VALUE)
+    elif card == Card.IDOL_OF_THE_FAMILIAR:
+        ops.gain_crystals(s, i, player, _count_in_play(s, i, player, True, -1))
+    elif card == Card.NECROTIC_KRISS:
+        ops.push(s, i, KRISS_TARGET, player)
+    elif card == Card.MIRROR_OF_THE_SEASONS:
+        ops.push(s, i, MIRROR_FROM, player)
+    elif card == Card.DAMNED_SOUL_OF_ONYS:
+        ops.push(s, i, SOUL_PASS, player, instance)
     else:
         raise ValueError("activate: the card has no activation")
 
@@ -644,26 +563,26 @@ def _titus_deepgaze(s, i, player):
     held = 0
     for k in range(s.in_play_count[i, player]):
         inst = s.in_play[i, player, k]
-        if CARD_OF_INSTANCE[inst] == TITUS_DEEPGAZE:
+        if CARD_OF_INSTANCE[inst] == Card.TITUS_DEEPGAZE:
             titus[held] = inst
             held += 1
-    n = num_players(s)
+    n = ops.num_players(s)
     for m in range(held):
         unpaid = False
         for k in range(1, n):
-            if transfer_crystals(s, i, (player + k) % n, player, 1) == 0:
+            if ops.transfer_crystals(s, i, (player + k) % n, player, 1) == 0:
                 unpaid = True
         if unpaid:
-            sacrifice(s, i, player, titus[m])
+            ops.sacrifice(s, i, player, titus[m])
 
 
 @kernel
 def end_of_round(s, i, player, card, copies, reserve):
     """``Behaviour.end_of_round``; ``reserve``: the player's reserve as the round ended (int64 ``[4]``)."""
-    if card == TITUS_DEEPGAZE:
+    if card == Card.TITUS_DEEPGAZE:
         _titus_deepgaze(s, i, player)
-    elif card == DAMNED_SOUL:
-        lose_crystals(s, i, player, 3 * copies)
+    elif card == Card.DAMNED_SOUL_OF_ONYS:
+        ops.lose_crystals(s, i, player, 3 * copies)
 
 
 @kernel
@@ -674,11 +593,8 @@ def season_change(s, i, player, card, copies, by_boots):
 @kernel
 def end_of_game(s, i, player, card, copies):
     """Crystals the card gives at the end of the game."""
-    if card == LANTERN_OF_XIDIT:
-        return 3 * reserve_total(s, i, player) * copies
-    if card == SEALED_CHEST:
-        for k in range(s.in_play_count[i, player]):
-            if NOT_ITEM_INSTANCE[s.in_play[i, player, k]]:
-                return np.int64(0)
-        return np.int64(20 * copies)
+    if card == Card.LANTERN_OF_XIDIT:
+        return 3 * ops.reserve_total(s, i, player) * copies
+    if card == Card.SEALED_CHEST_OF_URM:
+        return np.int64(20 * copies if _count_in_play(s, i, player, True, -1) == 0 else 0)
     return np.int64(0)
