@@ -1,7 +1,7 @@
 """What holds and steps the games of a ``VectorGame``: the reference engine, or the rules kernels over arrays.
 
-``VectorGame(engine=...)`` chooses one; both give the same games, decisions and arrays (``tests/test_vector.py``
-runs the differential checks on each). ``"reference"`` keeps one ``Game`` per slot and steps it in Python
+``VectorGame(engine=...)`` chooses one (``"kernels"`` by default); both give the same games, decisions and arrays
+(``tests/test_vector.py`` runs the differential checks on each). ``"reference"`` keeps one ``Game`` per slot and steps it in Python
 (stage 1); ``"kernels"`` keeps the batch as an ``ArrayState`` stepped by the compiled rules kernels
 (``kernels/``), with the observation and the legal mask written by array kernels.
 """
@@ -16,7 +16,7 @@ from ..encoding import encode_observation
 from ..engine import Game
 
 ENGINES: tuple[str, ...] = ("kernels", "reference")
-DEFAULT_ENGINE = "reference"
+DEFAULT_ENGINE = "kernels"
 
 
 class ReferenceBackend:
