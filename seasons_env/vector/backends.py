@@ -1,8 +1,8 @@
 """What holds and steps the games of a ``VectorGame``: the reference engine, or the rules kernels over arrays.
 
 ``VectorGame(engine=...)`` chooses one (``"kernels"`` by default); both give the same games, decisions and arrays
-(``tests/test_vector.py`` runs the differential checks on each). ``"reference"`` keeps one ``Game`` per slot and steps it in Python
-(stage 1); ``"kernels"`` keeps the batch as an ``ArrayState`` stepped by the compiled rules kernels
+(``tests/test_vector.py`` runs the differential checks on each). ``"reference"`` keeps one ``Game`` per slot and
+steps it in Python (stage 1); ``"kernels"`` keeps the batch as an ``ArrayState`` stepped by the compiled rules kernels
 (``kernels/``), with the observation and the legal mask written by array kernels.
 """
 

@@ -31,6 +31,7 @@ from .state_ops import (
     hand_add,
     hand_remove,
     hand_size,
+    insert_sorted,
     move_marker,
     num_players,
     push,
@@ -214,13 +215,8 @@ def _choose_die_options(s, i, player, out):
     count = 0
     for k in range(taken):
         if s.rolled[i, k, 2] < 0:
-            action = TAKE_DIE_ACTION[s.rolled[i, k, 0]]
-            at = count  # insertion sort: the rolled dice may come in any order
-            while at > 0 and out[at - 1] > action:
-                out[at] = out[at - 1]
-                at -= 1
-            out[at] = action
-            count += 1
+            # the rolled dice may come in any order
+            count = insert_sorted(out, count, TAKE_DIE_ACTION[s.rolled[i, k, 0]])
     return count
 
 
@@ -311,18 +307,12 @@ def _keep_one_options(task, out):
     count = 0
     for k in range(size):
         action = CHOOSE_CARD_ACTION[task[_CARDS_COLUMN + k]]
-        at = count
         duplicate = False
         for m in range(count):
             if out[m] == action:
                 duplicate = True
-        if duplicate:
-            continue
-        while at > 0 and out[at - 1] > action:
-            out[at] = out[at - 1]
-            at -= 1
-        out[at] = action
-        count += 1
+        if not duplicate:
+            count = insert_sorted(out, count, action)
     return count
 
 

@@ -507,7 +507,8 @@ def push_overflows(s, i):
 
 
 @kernel
-def _same_stored(s, i, a, b):
+def same_stored(s, i, a, b):
+    """Do instances ``a`` and ``b`` hold the same stored tokens (``stored.get``: none, or the same four counts)?"""
     row_a, row_b = STORED_ROW[a], STORED_ROW[b]
     present_a = row_a >= 0 and s.stored_present[i, row_a]
     present_b = row_b >= 0 and s.stored_present[i, row_b]
@@ -537,7 +538,7 @@ def in_play_options(s, i, player, accept, out, count):
             if (
                 CARD_OF_INSTANCE[other] == CARD_OF_INSTANCE[inst]
                 and s.tapped[i, other] == s.tapped[i, inst]
-                and _same_stored(s, i, other, inst)
+                and same_stored(s, i, other, inst)
             ):
                 seen = True
                 break
@@ -565,3 +566,14 @@ def scores_rows(s, rows, out):
     for k in range(rows.shape[0]):
         for p in range(num_players(s)):
             out[k, p] = score(s, rows[k], p)
+
+
+@kernel
+def insert_sorted(out, count, action):
+    """Insert ``action`` into the sorted ``out[:count]`` (options are returned sorted); returns the new count."""
+    at = count
+    while at > 0 and out[at - 1] > action:
+        out[at] = out[at - 1]
+        at -= 1
+    out[at] = action
+    return count + 1

@@ -23,6 +23,7 @@ from .state_ops import (
     push,
     push_row,
     reserve_total,
+    same_stored,
     season,
     spend_token,
     thieving_fairies,
@@ -100,22 +101,6 @@ def summonable_from_hand(s, i, player, out, count):
 
 
 @kernel
-def _same_tokens(s, i, a, b):
-    """Do instances ``a`` and ``b`` hold the same stored tokens (``stored.get``: none, or the same four counts)?"""
-    row_a, row_b = STORED_ROW[a], STORED_ROW[b]
-    present_a = row_a >= 0 and s.stored_present[i, row_a]
-    present_b = row_b >= 0 and s.stored_present[i, row_b]
-    if present_a != present_b:
-        return False
-    if not present_a:
-        return True
-    for t in range(4):
-        if s.stored[i, row_a, t] != s.stored[i, row_b, t]:
-            return False
-    return True
-
-
-@kernel
 def turn_options(s, i, player, out):
     out[0] = A.END_TURN
     count = 1
@@ -149,7 +134,7 @@ def turn_options(s, i, player, out):
         offered = False
         for k in range(first, count):
             other = INSTANCE_OF_ACTIVATION[out[k]]
-            if CARD_OF_INSTANCE[other] == card and _same_tokens(s, i, other, inst):
+            if CARD_OF_INSTANCE[other] == card and same_stored(s, i, other, inst):
                 offered = True
                 break
         if not offered and hooks.can_activate(s, i, player, inst):
