@@ -28,6 +28,33 @@ def test_random_games_match_the_reference_at_every_step(num_players: int, level:
     assert not result.reference_steps, result.reference_steps
 
 
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("level", LEVELS)
+def test_new_games_dealt_by_the_kernels_equal_game_new(num_players: int, level: str) -> None:
+    # Rows first hold finished games of another level: every field of a new game must be rewritten.
+    old = Game.new(num_players, "archmage", seed=5)
+    old.final_scores = [1] * num_players
+    old.stack = []
+    batch = RulesBatch.from_games([old] * 8)
+    seeds = [0, 1, 2, 3, 2**40, 2**63 - 1, 2**64 + 3, 99]
+    batch.new_games(np.arange(8), level, seeds)
+    assert not batch.reference_steps
+    for i, seed in enumerate(seeds):
+        game = Game.new(num_players, level, seed=seed)
+        assert batch.game(i).to_dict() == game.to_dict(), (i, seed)
+        assert np.flatnonzero(batch.legal[i]).tolist() == game.legal_action_list()
+
+
+def test_new_games_refuses_a_bad_seed_before_changing_a_row() -> None:
+    batch = RulesBatch.from_games([Game.new(2, "magician", seed=s) for s in range(2)])
+    before = [batch.game(i).to_dict() for i in range(2)]
+    with pytest.raises(ValueError, match=r"seeds\[1\] must be a non-negative int; got -4"):
+        batch.new_games(np.arange(2), "magician", [3, -4])
+    with pytest.raises(ValueError, match="level must be one of"):
+        batch.new_games(np.arange(2), "wizard", [3, 4])
+    assert [batch.game(i).to_dict() for i in range(2)] == before
+
+
 def test_chance_draws_match_the_reference_stream() -> None:
     game = Game.new(2, "archmage", seed=7)
     arrays = kernel_arrays(pack([game]))

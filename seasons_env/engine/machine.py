@@ -66,32 +66,41 @@ class Game(State):
         check_choice("level", level, LEVELS)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
             raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
-        game = cls.blank(num_players, level, Chance.from_seed(seed))
+        game, pile = cls.opening(num_players, level, Chance.from_seed(seed))
         chance = game.chance
         game.game_dice = tuple(tuple(chance.sample(DICE_PER_SEASON, num_players + 1)) for _ in SEASONS)
-        card_ids = LEVEL_CARDS[level]
+        pile = [pile[i] for i in chance.permutation(len(pile))]
+        dealt = 0 if level == "apprentice" else HAND_SIZE
+        if dealt:
+            for p in range(num_players):
+                game.draft_pack[p] = tuple(sorted(pile[dealt * p : dealt * (p + 1)]))
+        game.draw_pile = pile[dealt * num_players :]
+        game._run()
+        return game
+
+    @classmethod
+    def opening(cls, num_players: int, level: str, chance: Chance) -> tuple[Game, list[int]]:
+        """A new game before any draw, and the cards to shuffle, in their order before the shuffle.
+
+        Everything here is the same in every game of a player count and level: the pending steps (the draft, the
+        library split, the first round), the Apprentice level's fixed hands. ``new`` then draws the season dice,
+        shuffles the cards and deals them (``HAND_SIZE`` to each draft pack, except at the Apprentice level; the
+        rest is the draw pile); the batched kernels (``vector/kernels/new_game.py``) make the same draws."""
+        game = cls.blank(num_players, level, chance)
+        pile = [c for c in LEVEL_CARDS[level] for _ in range(2)]
+        draft: list[tuple] = []
         if level == "apprentice":
-            pile = [c for c in card_ids for _ in range(2)]
             for p in range(num_players):
                 deck = APPRENTICE_DECKS[p]
                 for c in deck:
                     pile.remove(c)
                 game.hand[p] = tuple(sorted(deck))
-            game.draw_pile = [pile[i] for i in chance.permutation(len(pile))]
-            game.stack = [(START_ROUND, 0), *flow.library_steps(game)[::-1]]
         else:
-            deck = [c for c in card_ids for _ in range(2)]
-            deck = [deck[i] for i in chance.permutation(len(deck))]
-            for p in range(num_players):
-                game.draft_pack[p] = tuple(sorted(deck[HAND_SIZE * p : HAND_SIZE * (p + 1)]))
-            game.draw_pile = deck[HAND_SIZE * num_players :]
-            draft: list[tuple] = []
             for _ in range(HAND_SIZE):
                 draft.extend((DRAFT_PICK, p) for p in range(num_players))
                 draft.append((DRAFT_PASS, 0))
-            game.stack = [(START_ROUND, 0), *flow.library_steps(game)[::-1], *draft[::-1]]
-        game._run()
-        return game
+        game.stack = [(START_ROUND, 0), *flow.library_steps(game)[::-1], *draft[::-1]]
+        return game, pile
 
     def __getstate__(self) -> dict:
         return self.to_dict()

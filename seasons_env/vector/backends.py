@@ -14,6 +14,7 @@ import numpy as np
 
 from ..encoding import encode_observation
 from ..engine import Game
+from ..engine.actions import NUM_ACTIONS
 
 ENGINES: tuple[str, ...] = ("kernels", "reference")
 DEFAULT_ENGINE = "kernels"
@@ -24,6 +25,16 @@ class ReferenceBackend:
 
     def __init__(self, games: Sequence[Game]) -> None:
         self.games = list(games)
+
+    @classmethod
+    def started(cls, num_players: int, level: str, seeds: Sequence[int]) -> ReferenceBackend:
+        """``Game.new(num_players, level, seed)`` for each seed."""
+        return cls([Game.new(num_players, level, seed=seed) for seed in seeds])
+
+    def new_games(self, idx: np.ndarray, level: str, seeds: Sequence[int]) -> None:
+        """Start ``Game.new(num_players, level, seeds[j])`` in slot ``idx[j]``."""
+        n = self.games[0].num_players
+        self.restart(idx, [Game.new(n, level, seed=seed) for seed in seeds])
 
     def step(self, idx: np.ndarray, actions: np.ndarray) -> None:
         games = self.games
@@ -76,6 +87,23 @@ class KernelBackend:
 
         self.rules = RulesBatch.from_games(games)
         self.state = self.rules.state
+
+    @classmethod
+    def started(cls, num_players: int, level: str, seeds: Sequence[int]) -> KernelBackend:
+        """``Game.new(num_players, level, seed)`` for each seed, dealt and run by the kernels."""
+        from .arrays import ArrayState
+        from .kernels.batch import RulesBatch
+
+        backend = cls.__new__(cls)
+        state = ArrayState.empty(len(seeds), num_players)
+        backend.rules = RulesBatch(state, np.zeros((len(seeds), NUM_ACTIONS), dtype=np.bool_))
+        backend.state = state
+        backend.rules.new_games(np.arange(len(seeds)), level, seeds)
+        return backend
+
+    def new_games(self, idx: np.ndarray, level: str, seeds: Sequence[int]) -> None:
+        """Start ``Game.new(num_players, level, seeds[j])`` in row ``idx[j]``, in the kernels."""
+        self.rules.new_games(idx, level, seeds)
 
     def step(self, idx: np.ndarray, actions: np.ndarray) -> None:
         self.rules.apply(actions, idx)

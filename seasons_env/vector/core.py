@@ -97,8 +97,8 @@ class VectorGame:
         check_choice("level", level, LEVELS)
         seed = check_seed(seed)
         self._setup(int(batch_size), num_players, level, seed, autoreset, engine)
-        games = [Game.new(num_players, level, seed=game_seed(seed, i, 0)) for i in range(self.batch_size)]
-        self._backend = BACKENDS[engine](games)
+        seeds = [game_seed(seed, i, 0) for i in range(self.batch_size)]
+        self._backend = BACKENDS[engine].started(num_players, level, seeds)
         self._refresh(np.arange(self.batch_size))
 
     @classmethod
@@ -315,11 +315,8 @@ class VectorGame:
 
     def _restart(self, idx: np.ndarray) -> None:
         self._episode[idx] += 1
-        games = [
-            Game.new(self.num_players, self.level, seed=game_seed(self.seed, i, int(self._episode[i])))
-            for i in idx.tolist()
-        ]
-        self._backend.restart(idx, games)
+        seeds = [game_seed(self.seed, i, episode) for i, episode in zip(idx.tolist(), self._episode[idx].tolist())]
+        self._backend.new_games(idx, self.level, seeds)
         self._refresh(idx)
 
     def _refresh(self, idx: np.ndarray) -> None:

@@ -15,10 +15,13 @@ import numpy as np
 
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
+from seasons_env.engine.chance import Chance, key_of_seed
+from seasons_env.engine.data import HAND_SIZE, LEVELS
 from seasons_env.engine.machine import Game, IllegalActionError
 
-from ..arrays import ArrayState, pack, pack_into, unpack
+from ..arrays import FIELD_NAMES, ArrayState, pack, pack_into, unpack
 from . import machine
+from .new_game import deal_rows
 from .state_ops import scores_rows
 from .structs import kernel_arrays
 
@@ -33,6 +36,7 @@ class RulesBatch:
         self.status = np.zeros(state.batch_size, dtype=np.int64)
         #: Rows run on the reference engine, by the kind of the step that had no kernel.
         self.reference_steps: Counter[str] = Counter()
+        self._openings: dict[str, tuple[ArrayState, np.ndarray]] = {}
 
     @classmethod
     def from_games(cls, games: Sequence[Game]) -> RulesBatch:
@@ -67,6 +71,36 @@ class RulesBatch:
         for i, game in zip(rows.tolist(), games, strict=True):
             self.legal[i, game.legal_action_list()] = True
         self.status[rows] = machine.STOPPED
+
+    def new_games(self, rows: np.ndarray, level: str, seeds: Sequence[int]) -> None:
+        """Start ``Game.new(num_players, level, seed=seeds[k])`` in row ``rows[k]``, in the kernels: the rows end
+        equal to those games."""
+        rows = np.asarray(rows, dtype=np.int64)
+        seeds = list(seeds)
+        if rows.ndim != 1 or len(seeds) != rows.size:
+            raise ValueError(f"new_games needs one seed per row; got {len(seeds)} seeds for rows of shape {rows.shape}")
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+        for k, seed in enumerate(seeds):
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seeds[{k}] must be a non-negative int; got {seed!r}")
+        if rows.size == 0:
+            return
+        keys = np.array([key_of_seed(int(seed)) for seed in seeds], dtype=np.uint64)
+        opening, pile = self._opening(level)
+        for name in FIELD_NAMES:
+            getattr(self.state, name)[rows] = getattr(opening, name)[0]
+        self.state.chance_key[rows] = keys
+        dealt = 0 if level == "apprentice" else HAND_SIZE
+        deal_rows(self.arrays, rows, pile, dealt, self.legal, self.status)
+        self._settle(rows)
+
+    def _opening(self, level: str) -> tuple[ArrayState, np.ndarray]:
+        """``Game.opening`` of this batch's player count at ``level``, packed, and its cards to shuffle."""
+        if level not in self._openings:
+            game, pile = Game.opening(self.state.num_players, level, Chance(0))
+            self._openings[level] = (pack([game]), np.array(pile, dtype=np.int64))
+        return self._openings[level]
 
     def scores(self, rows: np.ndarray) -> np.ndarray:
         """int64 ``[k, P]``: the scores of rows ``rows`` if their games ended now."""
