@@ -315,7 +315,8 @@ class VectorGame:
 
     def _restart(self, idx: np.ndarray) -> None:
         self._episode[idx] += 1
-        seeds = [game_seed(self.seed, i, episode) for i, episode in zip(idx.tolist(), self._episode[idx].tolist())]
+        episodes = self._episode[idx].tolist()
+        seeds = [game_seed(self.seed, i, episode) for i, episode in zip(idx.tolist(), episodes, strict=True)]
         self._backend.new_games(idx, self.level, seeds)
         self._refresh(idx)
 
