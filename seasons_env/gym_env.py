@@ -44,9 +44,10 @@ from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS, describe_action
 from .env_inputs import action_id, position_from_options
-from .pettingzoo_env import ILLEGAL, REWARDS, final_rewards
+from .pettingzoo_env import ILLEGAL
 from .picture import BoardRenderer
 from .registry import make_agent
+from .rewards import REWARDS, final_rewards
 
 
 class AgentLike(Protocol):

@@ -48,8 +48,8 @@ from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_pl
 from .engine.actions import NUM_ACTIONS
 from .env_inputs import action_id, position_from_options
 from .picture import BoardRenderer
+from .rewards import REWARDS, final_rewards
 
-REWARDS = ("win", "score", "rank")
 ILLEGAL = ("raise", "penalize")
 
 
@@ -73,32 +73,6 @@ class SeasonsOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
-
-
-def final_rewards(game: Game, reward: str) -> list[float]:
-    """End-of-game reward of every seat under a reward scheme."""
-    scores = game.scores()
-    n = game.num_players
-    if reward == "win":
-        winners = set(game.winners())
-        return [1.0 if p in winners else -1.0 for p in range(n)]
-    if reward == "score":
-        return [(scores[p] - max(scores[q] for q in range(n) if q != p)) / 100.0 for p in range(n)]
-    # rank: +1 for first, -1 for last, linear between; tied seats share the mean of their places
-    order = sorted(range(n), key=lambda p: (-scores[p], -len(game.in_play[p])))
-    values = [1.0 - 2.0 * k / (n - 1) for k in range(n)]
-    out = [0.0] * n
-    k = 0
-    while k < n:
-        j = k
-        key = (scores[order[k]], len(game.in_play[order[k]]))
-        while j + 1 < n and (scores[order[j + 1]], len(game.in_play[order[j + 1]])) == key:
-            j += 1
-        mean = sum(values[k : j + 1]) / (j + 1 - k)
-        for i in range(k, j + 1):
-            out[order[i]] = mean
-        k = j + 1
-    return out
 
 
 class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention

@@ -55,7 +55,8 @@ from .engine import LEVELS, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS
 from .gym_env import SeasonsGymEnv
 from .masked_mlp import MaskedActorCritic, export_network, greedy_action
-from .pettingzoo_env import ILLEGAL, REWARDS, raw_env
+from .pettingzoo_env import ILLEGAL, raw_env
+from .rewards import REWARDS
 
 MULTI_AGENT_ENV = "seasons_multi_agent"
 SINGLE_AGENT_ENV = "seasons_single_agent"

@@ -13,7 +13,7 @@ from scenario import rest_of_round
 import seasons_env
 from seasons_env import Game, IllegalActionError
 from seasons_env.engine import actions as A
-from seasons_env.pettingzoo_env import final_rewards
+from seasons_env.rewards import final_rewards
 
 # api_test resets with options={"options": 1}: the environment warns that the key is unknown, then goes on
 IGNORE_API_TEST_OPTION = "ignore:options. unknown key.s. 'options'"

@@ -15,6 +15,7 @@ import numpy as np
 from ..encoding import encode_observation
 from ..engine import Game
 from ..engine.actions import NUM_ACTIONS
+from ..rewards import final_rewards_of
 
 ENGINES: tuple[str, ...] = ("kernels", "reference")
 DEFAULT_ENGINE = "kernels"
@@ -62,13 +63,16 @@ class ReferenceBackend:
     def current_players(self, idx: np.ndarray) -> np.ndarray:
         return np.array([self.games[i].current_player for i in idx.tolist()], dtype=np.int64)
 
-    def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The final scores, winners and cards in play (``[k, P]`` each) of the finished games ``finished``."""
         n = self.games[0].num_players
         scores = np.array([self.games[i].final_scores for i in finished.tolist()], dtype=np.int64).reshape(-1, n)
         winners = np.zeros(scores.shape, dtype=np.bool_)
+        cards = np.zeros(scores.shape, dtype=np.int64)
         for row, i in enumerate(finished.tolist()):
             winners[row, self.games[i].winners()] = True
-        return scores, winners
+            cards[row] = [len(in_play) for in_play in self.games[i].in_play]
+        return scores, winners, cards
 
     def scores(self, running: np.ndarray) -> np.ndarray:
         n = self.games[0].num_players
@@ -120,12 +124,11 @@ class KernelBackend:
     def current_players(self, idx: np.ndarray) -> np.ndarray:
         return self.rules.current_player[idx]
 
-    def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         scores = self.state.final_scores[finished].astype(np.int64)
-        # The engine's tie-break: among the best scores, the most cards in play win (``Game.winners``).
-        tied = scores == scores.max(axis=1, keepdims=True)
-        cards = np.where(tied, self.state.in_play_count[finished].astype(np.int64), -1)
-        return scores, tied & (cards == cards.max(axis=1, keepdims=True))
+        cards = self.state.in_play_count[finished].astype(np.int64)
+        # The engine's tie-break (``Game.winners``) is the "win" reward's +1.
+        return scores, final_rewards_of(scores, cards, "win") > 0, cards
 
     def scores(self, running: np.ndarray) -> np.ndarray:
         return self.rules.scores(running)

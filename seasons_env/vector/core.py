@@ -1,11 +1,11 @@
 """``VectorGame``: B games of Seasons stepped together, read and written as arrays with a leading batch axis.
 
-Stage 1: reference-backed; array kernels replace ``_step`` group by group. Each slot holds a reference
-``Game`` and ``_step`` advances the selected slots one by one with the reference engine, but everything a caller
-sees is batch-shaped: the legal masks live in one preallocated ``[B, NUM_ACTIONS]`` buffer, the observations in
-one ``[B, OBSERVATION_SIZE]`` buffer (re-encoded only for the games that moved), the current players, the
-finished flags and the final scores in ``[B]`` / ``[B, P]`` arrays, and all inputs are checked as arrays before
-any game changes. Later stages keep this API and replace the stepping, so no caller changes.
+Everything a caller sees is batch-shaped: the legal masks live in one preallocated ``[B, NUM_ACTIONS]`` buffer, the
+observations in one ``[B, OBSERVATION_SIZE]`` buffer (re-encoded only for the games that moved), the current
+players, the finished flags and the final scores in ``[B]`` / ``[B, P]`` arrays, and all inputs are checked as
+arrays before any game changes. The stepping is the backend's (``backends.py``): the compiled rules kernels over an
+array state (``engine="kernels"``, the default) or one reference ``Game`` per slot (``engine="reference"``); both
+give the same games.
 
 Seeds: episode ``e`` of game ``i`` is ``Game.new(num_players, level, seed=game_seed(seed, i, e))``, so a game's
 course depends on (seed, its index, its episode count) and the actions it is given, never on the batch size.
@@ -22,6 +22,7 @@ import numpy as np
 from ..encoding import OBSERVATION_SIZE, encode_observation
 from ..engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from ..engine.actions import NUM_ACTIONS, describe_action
+from ..rewards import final_rewards_of
 from .backends import BACKENDS, DEFAULT_ENGINE, ENGINES
 
 
@@ -63,9 +64,7 @@ class StepInfo:
 
 
 class VectorGame:
-    """``batch_size`` games of ``num_players`` at ``level``, stepped together.
-
-    Stage 1: reference-backed; array kernels replace ``_step`` group by group (see the module docstring).
+    """``batch_size`` games of ``num_players`` at ``level``, stepped together (see the module docstring).
 
     - ``legal_mask()`` → bool ``[B, NUM_ACTIONS]`` (all False for a finished game);
     - ``current_player`` → int ``[B]`` (-1 for a finished game);
@@ -144,6 +143,7 @@ class VectorGame:
         self._over = np.zeros(b, dtype=np.bool_)
         self._final_scores = np.zeros((b, p), dtype=np.int64)
         self._winners = np.zeros((b, p), dtype=np.bool_)
+        self._final_cards = np.zeros((b, p), dtype=np.int64)  # cards in play at the end: the tie-break
 
     # ------------------------------------------------------------------ reads
 
@@ -220,6 +220,15 @@ class VectorGame:
     def legal_mask_of(self, games: np.ndarray) -> np.ndarray:
         """bool ``[k, NUM_ACTIONS]``: the rows of ``legal_mask()`` for the games ``games``."""
         return self._mask[self._check_indices(games, "games")]
+
+    def final_rewards(self, games: np.ndarray, reward: str) -> np.ndarray:
+        """float64 ``[k, P]``: every seat's end-of-game reward (``seasons_env.rewards``) in the finished games
+        ``games``."""
+        games = self._check_indices(games, "games")
+        if not self._over[games].all():
+            running = games[~self._over[games]]
+            raise ValueError(f"final_rewards needs finished games; game {int(running[0])} is still running")
+        return final_rewards_of(self._final_scores[games], self._final_cards[games], reward)
 
     def scores(self) -> np.ndarray:
         """int64 ``[B, P]``: final scores of finished games; for the others the score if the game ended now."""
@@ -331,11 +340,13 @@ class VectorGame:
         self._last_player[idx[~over]] = current[~over]
         self._final_scores[idx] = 0
         self._winners[idx] = False
+        self._final_cards[idx] = 0
         finished = idx[over]
         if finished.size:
-            scores, winners = self._backend.results(finished)
+            scores, winners, cards = self._backend.results(finished)
             self._final_scores[finished] = scores
             self._winners[finished] = winners
+            self._final_cards[finished] = cards
 
     def _encode(self, idx: np.ndarray, seats: np.ndarray) -> None:
         """Write the observation of ``seats[j]`` in game ``idx[j]`` into row ``idx[j]`` of the buffer."""

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..engine import IllegalActionError, check_choice
 from ..engine.actions import NUM_ACTIONS
-from ..pettingzoo_env import ILLEGAL, REWARDS, final_rewards
+from ..pettingzoo_env import ILLEGAL
+from ..rewards import REWARDS
 from .backends import DEFAULT_ENGINE
 from .core import VectorGame, check_seed
 from .policies import choose_actions, make_policy
@@ -170,10 +171,8 @@ class LearnerBatch:
         scores = np.zeros((n, self.num_players), dtype=np.int64)
         over_idx = np.flatnonzero(over)
         if over_idx.size:
-            all_scores = batch.scores()
-            for i in over_idx.tolist():
-                final[i] = final_rewards(batch.game(i), self.reward)
-            scores[over_idx] = all_scores[over_idx]
+            final[over_idx] = batch.final_rewards(over_idx, self.reward)
+            scores[over_idx] = batch.scores()[over_idx]
         reward_seat = acting if self.self_play else self.seat
         rewards = np.zeros(n, dtype=np.float32)
         rewards[over_idx] = final[over_idx, reward_seat[over_idx]]

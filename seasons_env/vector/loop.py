@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine import check_choice
-from ..pettingzoo_env import REWARDS, final_rewards
+from ..rewards import REWARDS
 from .backends import DEFAULT_ENGINE
 from .core import VectorGame
 
@@ -73,8 +73,8 @@ class BatchedSeasons:
         previous step (they restart). An illegal action raises ``IllegalActionError`` and changes nothing."""
         info = self.batch.apply(actions)
         rewards = np.zeros((self.batch_size, self.num_players), dtype=np.float32)
-        for i in np.flatnonzero(info.finished).tolist():
-            rewards[i] = final_rewards(self.batch.game(i), self.reward)
+        finished = np.flatnonzero(info.finished)
+        rewards[finished] = self.batch.final_rewards(finished, self.reward)
         return self._state(rewards, info.finished, info.final_scores, info.restarted)
 
     def _state(
