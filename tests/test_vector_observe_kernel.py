@@ -1,7 +1,8 @@
-"""seasons_env.vector.observe_kernel: the batched observation writer against ``encode_observation``.
+"""The batched observation writers against ``encode_observation``: the numpy one (``vector/observe_kernel.py``) and
+the compiled one (``vector/kernels/observe_rows.py``, what ``VectorGame`` uses on the kernels).
 
 Positions of seeded random games (every level, 2/3/4 players, every few decisions and at the end) are packed
-into an array state; the kernel writes every row's observation for every seat at once, and each row must equal
+into an array state; each writer writes every row's observation for every seat, and each row must equal
 ``encode_observation`` on the original ``Game`` value for value (float32, bit for bit). A failure names the
 first slice of ``LAYOUT`` that differs.
 """
@@ -21,6 +22,8 @@ from seasons_env.encoding import DECISION_KINDS, LAYOUT, OBSERVATION_SIZE, encod
 from seasons_env.engine import steps
 from seasons_env.engine.data import LEVELS, NUM_CARDS
 from seasons_env.vector.arrays import ArrayState, pack
+from seasons_env.vector.kernels.observe_rows import observe_rows, observe_rows_in_place
+from seasons_env.vector.kernels.structs import kernel_arrays
 from seasons_env.vector.observe_kernel import write_observations
 from seasons_env.vector.step_codes import ARG_COLUMNS
 
@@ -51,15 +54,26 @@ def _assert_rows_match(out: np.ndarray, games: list[Game], seats: np.ndarray, ro
             pytest.fail(f"{what}row {i} seen by seat {seats[i]}: {_first_difference(expected, out[i])}")
 
 
+def _compiled(state: ArrayState, seats: np.ndarray, out: np.ndarray) -> np.ndarray:
+    observe_rows_in_place(kernel_arrays(state), np.arange(state.batch_size), seats.astype(np.int64), out)
+    return out
+
+
+WRITERS = {"numpy": write_observations, "compiled": _compiled}
+
+
+@pytest.mark.parametrize("writer", WRITERS)
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_every_row_and_every_seat_matches_encode_observation(positions: dict[int, list[Game]], n: int) -> None:
+def test_every_row_and_every_seat_matches_encode_observation(
+    positions: dict[int, list[Game]], n: int, writer: str
+) -> None:
     games = positions[n]
     state = pack(games)
     out = np.full((len(games), OBSERVATION_SIZE), 9.0, dtype=np.float32)  # stale values must all be cleared
     for shift in range(n):
         seats = (np.arange(len(games)) + shift) % n  # every row is seen by every seat, the decider among them
-        assert write_observations(state, seats, out) is out
-        _assert_rows_match(out, games, seats, what=f"{n} players, shift {shift}: ")
+        assert WRITERS[writer](state, seats, out) is out
+        _assert_rows_match(out, games, seats, what=f"{writer}, {n} players, shift {shift}: ")
     assert games[-1].is_over and sum(g.is_over for g in games) == len(LEVELS) * SEEDS_PER_CASE
 
 
@@ -98,17 +112,18 @@ def _synthetic(games: list[Game], n: int) -> list[Game]:
     return made
 
 
+@pytest.mark.parametrize("writer", WRITERS)
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_every_decision_kind_context_and_deferred_tokens(positions: dict[int, list[Game]], n: int) -> None:
+def test_every_decision_kind_context_and_deferred_tokens(positions: dict[int, list[Game]], n: int, writer: str) -> None:
     games = _synthetic(positions[n], n)
     state = pack(games)
     out = np.full((len(games), OBSERVATION_SIZE), -3.0, dtype=np.float32)
     for shift in range(n):
         seats = (np.arange(len(games)) + shift) % n
-        write_observations(state, seats, out)
-        _assert_rows_match(out, games, seats, what=f"synthetic, {n} players, shift {shift}: ")
+        WRITERS[writer](state, seats, out)
+        _assert_rows_match(out, games, seats, what=f"{writer}, synthetic, {n} players, shift {shift}: ")
     deciders = np.array([g.current_player for g in games])
-    write_observations(state, deciders, out)
+    WRITERS[writer](state, deciders, out)
     context = LAYOUT["context_cards"].start, LAYOUT["context_seat"].stop
     shown = {steps.KINDS[g.pending_task()[0]] for g, o in zip(games, out, strict=True) if o[slice(*context)].any()}
     assert {"keep_one", "naria_give", "gain_energy", "pay_source", "mirror_to", "glutton_cauldron"} <= shown
@@ -129,6 +144,16 @@ def test_rows_write_only_the_rows_selected(positions: dict[int, list[Game]]) -> 
     assert (out[untouched] == 5.0).all()
     write_observations(state, seats, out, rows=untouched)
     _assert_rows_match(out, games, seats, what="rows= then the rest: ")
+
+
+def test_the_compiled_writer_packs_the_rows_asked(positions: dict[int, list[Game]]) -> None:
+    games = positions[4][::3]
+    arrays = kernel_arrays(pack(games))
+    rows = np.array([5, 0, 5, 2], dtype=np.int64)  # any order, repeats allowed
+    seats = np.array([1, 3, 2, 0], dtype=np.int64)
+    out = np.full((4, OBSERVATION_SIZE), 7.0, dtype=np.float32)
+    observe_rows(arrays, rows, seats, out)
+    _assert_rows_match(out, [games[i] for i in rows], seats, what="observe_rows: ")
 
 
 def test_bad_arguments_are_refused_by_name(positions: dict[int, list[Game]]) -> None:

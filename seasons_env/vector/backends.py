@@ -3,7 +3,7 @@
 ``VectorGame(engine=...)`` chooses one (``"kernels"`` by default); both give the same games, decisions and arrays
 (``tests/test_vector.py`` runs the differential checks on each). ``"reference"`` keeps one ``Game`` per slot and
 steps it in Python (stage 1); ``"kernels"`` keeps the batch as an ``ArrayState`` stepped by the compiled rules kernels
-(``kernels/``), with the observation and the legal mask written by array kernels.
+(``kernels/``), the observations written by a kernel over the same arrays (``kernels/observe_rows.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..encoding import encode_observation
+from ..encoding import OBSERVATION_SIZE, encode_observation
 from ..engine import Game
 from ..engine.actions import NUM_ACTIONS
 from ..rewards import final_rewards_of
@@ -79,8 +79,16 @@ class ReferenceBackend:
         return np.array([self.games[i].scores() for i in running.tolist()], dtype=np.int64).reshape(-1, n)
 
     def encode(self, idx: np.ndarray, seats: np.ndarray, obs: np.ndarray) -> None:
+        """Write the observation of ``seats[j]`` in game ``idx[j]`` into ``obs[idx[j]]``."""
         for i, seat in zip(idx.tolist(), seats.tolist(), strict=True):
             encode_observation(self.games[i], seat, obs[i])
+
+    def observe(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """float32 ``[k, OBSERVATION_SIZE]``: the observation of ``seats[j]`` in game ``idx[j]``."""
+        out = np.zeros((idx.size, OBSERVATION_SIZE), dtype=np.float32)
+        for row, (i, seat) in enumerate(zip(idx.tolist(), seats.tolist(), strict=True)):
+            encode_observation(self.games[i], seat, out[row])
+        return out
 
 
 class KernelBackend:
@@ -134,11 +142,16 @@ class KernelBackend:
         return self.rules.scores(running)
 
     def encode(self, idx: np.ndarray, seats: np.ndarray, obs: np.ndarray) -> None:
-        from .observe_kernel import write_observations
+        from .kernels.observe_rows import observe_rows_in_place
 
-        all_seats = np.zeros(self.state.batch_size, dtype=np.int64)
-        all_seats[idx] = seats
-        write_observations(self.state, all_seats, obs, rows=idx)
+        observe_rows_in_place(self.rules.arrays, idx.astype(np.int64), seats.astype(np.int64), obs)
+
+    def observe(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        from .kernels.observe_rows import observe_rows
+
+        out = np.zeros((idx.size, OBSERVATION_SIZE), dtype=np.float32)
+        observe_rows(self.rules.arrays, idx.astype(np.int64), seats.astype(np.int64), out)
+        return out
 
 
 BACKENDS = {"kernels": KernelBackend, "reference": ReferenceBackend}

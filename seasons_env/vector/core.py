@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encoding import OBSERVATION_SIZE, encode_observation
+from ..encoding import OBSERVATION_SIZE
 from ..engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from ..engine.actions import NUM_ACTIONS, describe_action
 from ..rewards import final_rewards_of
@@ -212,10 +212,7 @@ class VectorGame:
             raise ValueError(
                 f"seats must be {games.shape[0]} integer seats 0..{self.num_players - 1}, one per game; got {seats!r}"
             )
-        out = np.zeros((games.size, OBSERVATION_SIZE), dtype=np.float32)
-        for row, (i, seat) in enumerate(zip(games.tolist(), seats.tolist(), strict=True)):
-            encode_observation(self._backend.game(i), seat, out[row])
-        return out
+        return self._backend.observe(games, seats.astype(np.int64))
 
     def legal_mask_of(self, games: np.ndarray) -> np.ndarray:
         """bool ``[k, NUM_ACTIONS]``: the rows of ``legal_mask()`` for the games ``games``."""
