@@ -4,12 +4,13 @@
     python benchmarks/vector_kernels.py --quick      # batch 1, 64, 1,024; shorter budgets, fewer source games
     python benchmarks/vector_kernels.py --kinds      # also: which decisions random play asks, what their options cost
 
-The observation kernel: observations per second of ``write_observations`` over an array state against the
+The observation kernels: observations per second of the numpy ``write_observations`` and of the compiled
+``kernels.observe_rows`` (what ``VectorGame`` uses on the kernels) over an array state against the
 reference ``encode_observation`` looping over the same positions' ``Game`` objects, each writing the observation
 of the seat that decides (seat 0 in a finished game) into a preallocated ``[B, OBSERVATION_SIZE]`` buffer. The
 positions are drawn without replacement from every position of seeded random games played to the end, so they
 spread over whole games (draft, every year, ends). Before timing, every kernel row is checked equal to the
-reference's. Each cell's budget is split into rounds alternating between the two sides, so a drift of the
+reference's. Each cell's budget is split into rounds alternating between the sides, so a drift of the
 shared machine's speed hits both alike; compare the ratios, not the absolute figures, between machines.
 
 The mask kernel: masks per second of ``write_legal_masks`` over the same kind of positions against two
@@ -36,6 +37,8 @@ from vector_speed import batch_sizes  # benchmarks/ is the script's folder
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 from seasons_env.engine import Game, steps
 from seasons_env.vector.arrays import pack
+from seasons_env.vector.kernels.observe_rows import observe_rows
+from seasons_env.vector.kernels.structs import kernel_arrays
 from seasons_env.vector.mask_kernel import KERNEL_KINDS, NUM_ACTIONS, kernel_rows, write_legal_masks
 from seasons_env.vector.observe_kernel import write_observations
 
@@ -71,16 +74,24 @@ def observer_of(game: Game) -> int:
     return game.current_player if not game.is_over else 0
 
 
-def measure_observations(games: list[Game], seconds: float) -> tuple[float, float]:
-    """(kernel, reference) observations per second over ``games``, after checking both write the same values."""
+def measure_observations(games: list[Game], seconds: float) -> tuple[float, float, float]:
+    """(numpy kernel, compiled kernel, reference) observations per second over ``games``, after checking that all
+    three write the same values."""
     batch_size = len(games)
     state = pack(games)
+    arrays = kernel_arrays(state)
+    rows = np.arange(batch_size, dtype=np.int64)
     seats = np.array([observer_of(g) for g in games], dtype=np.int64)
     kernel_out = np.empty((batch_size, OBSERVATION_SIZE), dtype=np.float32)
+    compiled_out = np.empty((batch_size, OBSERVATION_SIZE), dtype=np.float32)
     reference_out = np.empty((batch_size, OBSERVATION_SIZE), dtype=np.float32)
 
     def kernel() -> int:
         write_observations(state, seats, kernel_out)
+        return batch_size
+
+    def compiled() -> int:
+        observe_rows(arrays, rows, seats, compiled_out)
         return batch_size
 
     def reference() -> int:
@@ -88,32 +99,41 @@ def measure_observations(games: list[Game], seconds: float) -> tuple[float, floa
             encode_observation(game, int(seats[i]), reference_out[i])
         return batch_size
 
-    kernel()
-    reference()
-    if not np.array_equal(kernel_out, reference_out):
-        row = int(np.flatnonzero((kernel_out != reference_out).any(axis=1))[0])
-        raise SystemExit(f"the kernel's observation of row {row} differs from encode_observation's")
-    totals = [[0, 0.0], [0, 0.0]]
+    sides = (kernel, compiled, reference)
+    for side in sides:
+        side()
+    for name, out in (("numpy kernel", kernel_out), ("compiled kernel", compiled_out)):
+        if not np.array_equal(out, reference_out):
+            row = int(np.flatnonzero((out != reference_out).any(axis=1))[0])
+            raise SystemExit(f"the {name}'s observation of row {row} differs from encode_observation's")
+    totals = [[0, 0.0] for _ in sides]
     for _ in range(ROUNDS):
-        for k, side in enumerate((kernel, reference)):
+        for k, side in enumerate(sides):
             start = time.perf_counter()
-            while (elapsed := time.perf_counter() - start) < seconds / (2 * ROUNDS):
+            while (elapsed := time.perf_counter() - start) < seconds / (len(sides) * ROUNDS):
                 totals[k][0] += side()
             totals[k][1] += elapsed
-    return totals[0][0] / totals[0][1], totals[1][0] / totals[1][1]
+    return tuple(count / elapsed for count, elapsed in totals)
 
 
 def observation_table(batches: list[int], seconds: float, level: str, source_games: int) -> None:
-    print(f"observations/s: write_observations (kernel) vs encode_observation per Game (reference), {level}")
-    print(f"{'players':>7} {'batch':>6} {'kernel':>11} {'reference':>10} {'ratio':>6}")
+    print(
+        "observations/s: write_observations (numpy kernel), observe_rows (compiled) vs encode_observation per Game "
+        f"(reference), {level}"
+    )
+    print(f"{'players':>7} {'batch':>6} {'kernel':>11} {'compiled':>11} {'reference':>10} {'ratio':>6} {'ratio':>6}")
     for players in (2, 4):
         pool = game_positions(players, level, source_games, seed=players)
         for batch_size in batches:
             games = sample_positions(pool, batch_size, seed=players)
-            kernel, reference = measure_observations(games, seconds)
-            print(f"{players:>7} {batch_size:>6} {kernel:>11,.0f} {reference:>10,.0f} {kernel / reference:>6.2f}")
+            kernel, compiled, reference = measure_observations(games, seconds)
+            print(
+                f"{players:>7} {batch_size:>6} {kernel:>11,.0f} {compiled:>11,.0f} {reference:>10,.0f} "
+                f"{kernel / reference:>6.2f} {compiled / reference:>6.2f}"
+            )
     print(
-        f"every kernel row checked equal to encode_observation; goal at batch 1024: >= {GOAL_RATIO:.0f}x per decision"
+        "ratios: numpy kernel / reference, compiled / reference; every kernel row checked equal to "
+        f"encode_observation; goal at batch 1024: >= {GOAL_RATIO:.0f}x per decision"
     )
 
 
