@@ -64,8 +64,8 @@ if DICE_PER_SEASON > 7:  # the game dice are read as a uint8 bit mask whose bit 
 
 # The token stores the observation shows, in its order, as rows of the array state's ``stored``.
 _SHOWN_STORES = AMULET_INSTANCES + E.CAULDRON_INSTANCES
-_STORED_ROW = np.array([STORING_INSTANCES.index(inst) for inst in _SHOWN_STORES], dtype=np.intp)
-_SHOWN_STORE_INSTANCES = np.array(_SHOWN_STORES, dtype=np.intp)
+SHOWN_STORED_ROW = np.array([STORING_INSTANCES.index(inst) for inst in _SHOWN_STORES], dtype=np.intp)
+SHOWN_STORE_INSTANCES = np.array(_SHOWN_STORES, dtype=np.intp)
 #: Where the stored tokens of relative seat k start in the observation.
 _STORED_AT = np.array(
     [E.SELF_STORED, *(E.OPPONENTS + k * E.OPP_FEATURES + E.OPP_STORED for k in range(E.MAX_SEATS - 1))], dtype=np.intp
@@ -108,9 +108,9 @@ def _context_columns() -> dict[str, np.ndarray]:
     return table
 
 
-_CONTEXT = _context_columns()
-_CONTEXT_COUNT_ONE = np.zeros(_NUM_KINDS, dtype=np.bool_)
-_CONTEXT_COUNT_ONE[steps.kind("keep_or_discard")] = True
+CONTEXT_COLUMNS = _context_columns()
+CONTEXT_COUNT_ONE = np.zeros(_NUM_KINDS, dtype=np.bool_)
+CONTEXT_COUNT_ONE[steps.kind("keep_or_discard")] = True
 
 
 def write_observations(
@@ -239,11 +239,11 @@ def _write(state: ArrayState, sel: slice | np.ndarray, observer: np.ndarray, obs
     opponents[:, :, E.OPP_RESERVE : E.OPP_RESERVE + 4] = reserves[:, 1:]
     opponents[:, :, E.OPP_PRESENT] = 1.0
     # tokens on Amulets of Water and Glutton Cauldrons, in the slot of the seat holding each in play
-    store_owner = np.where(state.stored_present[sel][:, _STORED_ROW], owner[:, _SHOWN_STORE_INSTANCES], _NONE)
+    store_owner = np.where(state.stored_present[sel][:, SHOWN_STORED_ROW], owner[:, SHOWN_STORE_INSTANCES], _NONE)
     g, store = np.nonzero(store_owner >= 0)
     if g.size:
         at = _STORED_AT[store_owner[g, store]] + 4 * store
-        obs[g[:, None], at[:, None] + np.arange(4)] = state.stored[sel][g, _STORED_ROW[store]]
+        obs[g[:, None], at[:, None] + np.arange(4)] = state.stored[sel][g, SHOWN_STORED_ROW[store]]
     # the observer's private facts: hand, library sets, draft pack, cards seen in the draft, the Orb's look
     obs[:, E.SELF_HAND : E.SELF_HAND + NUM_CARDS] = state.hand[sel][r, observer, 1:]
     library = state.library[sel][r, observer]  # [m, 2 sets, 3 slots]
@@ -314,37 +314,37 @@ def _write_context(
     obs: np.ndarray, g: np.ndarray, top: np.ndarray, kind: np.ndarray, observer: np.ndarray, n: int
 ) -> None:
     """The context slices for rows ``g`` of ``obs`` whose observer decides: ``top`` is each one's step row."""
-    col = _CONTEXT["cards"][kind]
+    col = CONTEXT_COLUMNS["cards"][kind]
     has = np.flatnonzero(col >= 0)
     if has.size:
-        width = _CONTEXT["cards_width"][kind[has]]
+        width = CONTEXT_COLUMNS["cards_width"][kind[has]]
         for j in range(int(width.max())):
             card = np.where(j < width, top[has, np.minimum(col[has] + j, STEP_WIDTH - 1)], NO_VALUE)
             listed = card != NO_VALUE  # one column at a time: a list may name a card twice
             obs[g[has[listed]], E.CTX_CARDS + card[listed] - 1] += 1.0
     for role in ("card", "instance"):
-        col = _CONTEXT[role][kind]
+        col = CONTEXT_COLUMNS[role][kind]
         has = np.flatnonzero(col >= 0)
         if has.size:
             value = top[has, col[has]]
             card = value if role == "card" else CARD_OF_INSTANCE[value]
             obs[g[has], E.CTX_CARD + card - 1] = 1.0
-    col = _CONTEXT["need"][kind]
+    col = CONTEXT_COLUMNS["need"][kind]
     has = np.flatnonzero(col >= 0)
     if has.size:
         energies = np.arange(4)
         obs[g[has, None], E.CTX_ENERGY + energies] = top[has[:, None], col[has, None] + energies]
-    col = _CONTEXT["energy"][kind]
+    col = CONTEXT_COLUMNS["energy"][kind]
     has = np.flatnonzero(col >= 0)
     if has.size:
         obs[g[has], E.CTX_ENERGY + top[has, col[has]]] = 1.0
-    col = _CONTEXT["count"][kind]
+    col = CONTEXT_COLUMNS["count"][kind]
     has = np.flatnonzero(col >= 0)
     if has.size:
         obs[g[has], E.CTX_COUNT] = top[has, col[has]]
-    one = np.flatnonzero(_CONTEXT_COUNT_ONE[kind])
+    one = np.flatnonzero(CONTEXT_COUNT_ONE[kind])
     obs[g[one], E.CTX_COUNT] = 1.0
-    col = _CONTEXT["recipients"][kind]
+    col = CONTEXT_COLUMNS["recipients"][kind]
     has = np.flatnonzero(col >= 0)
     if has.size:
         seat = top[has, col[has]]

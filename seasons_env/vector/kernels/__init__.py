@@ -8,35 +8,43 @@ step, by ``tests/test_vector_rules_kernels.py``. ``machine.py`` is the run loop 
 ``batch.py`` drives it from Python. A step kind the kernels do not handle (``SUPPORTED`` in ``machine.py``) is
 run by the reference engine on that row (unpack, run to the next decision, pack), so a batch is always exact.
 
-Compiled code is cached on disk (numba's ``cache=True``) in a folder named by a hash of every kernel source file
-and the card data (``CACHE_DIR``): numba itself only notices a change in the file of the function it compiles, not
-in the functions it calls from other files, so the folder changes whenever any of them does.
+Compiled code is cached on disk (numba's ``cache=True``) in a folder named by a hash of every source file the kernels
+are built from and the card data (``CACHE_DIR``): the kernel modules, and the engine, encoder and array modules whose
+constants and tables they freeze at compile time. numba itself only notices a change in the file of the function it
+compiles, not in the functions it calls from other files nor in the values of the globals it froze, so the folder
+changes whenever any of those files does.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from importlib import resources
 from pathlib import Path
 
 import numba
 
+#: The sources the compiled kernels depend on, relative to the package: every module of these folders, and files.
+_SOURCE_FOLDERS = ("engine", "vector")
+_SOURCE_FILES = ("encoding.py",)
 
-def _source_digest() -> str:
+
+def source_digest(package: Path = Path(__file__).parents[2]) -> str:
+    """A hash of the sources and card data under ``package`` (the ``seasons_env`` folder) that the kernels compile
+    from, and of numba's version."""
+    paths = [path for folder in _SOURCE_FOLDERS for path in (package / folder).rglob("*.py")]
+    paths += [package / name for name in _SOURCE_FILES]
     digest = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in sorted(paths):
+        digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
-    data = resources.files("seasons_env").joinpath("data").joinpath("seasons_data.json")
-    digest.update(data.read_bytes())
+    digest.update((package / "data" / "seasons_data.json").read_bytes())
     return digest.hexdigest()[:16]
 
 
 def _cache_dir() -> Path:
     base = os.environ.get("SEASONS_KERNEL_CACHE") or os.environ.get("NUMBA_CACHE_DIR")
     root = Path(base) if base else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "seasons_env"
-    return root / f"kernels-{_source_digest()}"
+    return root / f"kernels-{source_digest()}"
 
 
 #: Where compiled kernels are cached (``SEASONS_KERNEL_CACHE`` or ``NUMBA_CACHE_DIR`` chooses the parent folder).

@@ -16,13 +16,13 @@ from seasons_env.engine.data import DICE_PER_SEASON, NUM_CARDS
 from seasons_env.engine.state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
 
 from ..observe_kernel import (
-    _CONTEXT,
-    _CONTEXT_COUNT_ONE,
-    _SHOWN_STORE_INSTANCES,
-    _STORED_ROW,
     CARD_OF_INSTANCE,
+    CONTEXT_COLUMNS,
+    CONTEXT_COUNT_ONE,
     DECISION_COLUMN,
     DIE_TABLE,
+    SHOWN_STORE_INSTANCES,
+    SHOWN_STORED_ROW,
 )
 from ..step_codes import NO_VALUE
 from . import kernel
@@ -64,11 +64,11 @@ _CRYSTAL_SCALE, _GAUGE_SCALE, _LIMIT_SCALE, _PILE_SCALE = (
     E.PILE_SCALE,
 )
 _TRANSMUTE_ABILITY, _TRANSMUTE_BONUS_USED = int(TRANSMUTE_ABILITY), int(TRANSMUTE_BONUS_USED)
-_CTX_CARDS_COLUMN, _CTX_CARDS_WIDTH = _CONTEXT["cards"], _CONTEXT["cards_width"]
-_CTX_CARD_COLUMN, _CTX_INSTANCE_COLUMN = _CONTEXT["card"], _CONTEXT["instance"]
-_CTX_NEED_COLUMN, _CTX_ENERGY_COLUMN = _CONTEXT["need"], _CONTEXT["energy"]
-_CTX_COUNT_COLUMN, _CTX_RECIPIENTS_COLUMN = _CONTEXT["count"], _CONTEXT["recipients"]
-_NUM_SHOWN_STORES = len(_SHOWN_STORE_INSTANCES)
+_CTX_CARDS_COLUMN, _CTX_CARDS_WIDTH = CONTEXT_COLUMNS["cards"], CONTEXT_COLUMNS["cards_width"]
+_CTX_CARD_COLUMN, _CTX_INSTANCE_COLUMN = CONTEXT_COLUMNS["card"], CONTEXT_COLUMNS["instance"]
+_CTX_NEED_COLUMN, _CTX_ENERGY_COLUMN = CONTEXT_COLUMNS["need"], CONTEXT_COLUMNS["energy"]
+_CTX_COUNT_COLUMN, _CTX_RECIPIENTS_COLUMN = CONTEXT_COLUMNS["count"], CONTEXT_COLUMNS["recipients"]
+_NUM_SHOWN_STORES = len(SHOWN_STORE_INSTANCES)
 
 
 @kernel
@@ -94,12 +94,12 @@ def _public_scalars(s, i, p, out, at):
 def _player_stored(s, i, p, out, at):
     """Tokens on the seat's Amulets of Water and Glutton Cauldrons in play, each store's four from ``at + 4k``."""
     for k in range(_NUM_SHOWN_STORES):
-        inst = _SHOWN_STORE_INSTANCES[k]
+        inst = SHOWN_STORE_INSTANCES[k]
         held = False
         for j in range(s.in_play_count[i, p]):
             if s.in_play[i, p, j] == inst:
                 held = True
-        row = _STORED_ROW[k]
+        row = SHOWN_STORED_ROW[k]
         if held and s.stored_present[i, row]:
             for t in range(4):
                 out[at + 4 * k + t] = s.stored[i, row, t]
@@ -142,7 +142,7 @@ def _context(s, i, top, observer, n, out):
     col = _CTX_COUNT_COLUMN[kind]
     if col >= 0:
         out[_CTX_COUNT] = s.stack[i, top, col]
-    if _CONTEXT_COUNT_ONE[kind]:
+    if CONTEXT_COUNT_ONE[kind]:
         out[_CTX_COUNT] = 1.0
     col = _CTX_RECIPIENTS_COLUMN[kind]
     if col >= 0:
