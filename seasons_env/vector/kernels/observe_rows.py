@@ -28,41 +28,6 @@ from ..step_codes import NO_VALUE
 from . import kernel
 from .state_ops import reserve_limit
 
-# Slice offsets as plain ints (numba freezes module-level ints into the compiled code).
-_DECISION, _DECIDER, _YEAR, _POSITION, _SEASON = E.DECISION, E.DECIDER, E.YEAR, E.POSITION, E.SEASON
-_DICE_SEASON, _FIRST, _TURN, _DICE, _DIE_FEATURES = E.DICE_SEASON, E.FIRST, E.TURN, E.DICE_SLICE, E.DIE_FEATURES
-_DIE_UNTAKEN, _DIE_TAKEN_BY = E.DIE_UNTAKEN, E.DIE_TAKEN_BY
-_SELF_SCALARS, _SELF_BONUSES, _SELF_RESERVE, _SELF_STORED = (
-    E.SELF_SCALARS,
-    E.SELF_BONUSES,
-    E.SELF_RESERVE,
-    E.SELF_STORED,
-)
-_SELF_HAND, _SELF_LIBRARY2, _SELF_LIBRARY3 = E.SELF_HAND, E.SELF_LIBRARY2, E.SELF_LIBRARY3
-_SELF_IN_PLAY, _SELF_TAPPED, _SELF_PACK, _SELF_SEEN, _SELF_ORB = (
-    E.SELF_IN_PLAY,
-    E.SELF_TAPPED,
-    E.SELF_PACK,
-    E.SELF_SEEN,
-    E.SELF_ORB,
-)
-_OPPONENTS, _OPP_FEATURES, _OPP_PRESENT, _OPP_SCALARS = E.OPPONENTS, E.OPP_FEATURES, E.OPP_PRESENT, E.OPP_SCALARS
-_OPP_BONUSES, _OPP_RESERVE, _OPP_STORED = E.OPP_BONUSES, E.OPP_RESERVE, E.OPP_STORED
-_OPP_IN_PLAY, _OPP_TAPPED, _OPPONENTS_TURN = E.OPP_IN_PLAY, E.OPP_TAPPED, E.OPPONENTS_TURN
-_PILES, _GAME_DICE, _DEFERRED = E.PILES, E.GAME_DICE, E.DEFERRED
-_CTX_CARDS, _CTX_CARD, _CTX_ENERGY, _CTX_COUNT, _CTX_SEAT = (
-    E.CTX_CARDS,
-    E.CTX_CARD,
-    E.CTX_ENERGY,
-    E.CTX_COUNT,
-    E.CTX_SEAT,
-)
-_CRYSTAL_SCALE, _GAUGE_SCALE, _LIMIT_SCALE, _PILE_SCALE = (
-    E.CRYSTAL_SCALE,
-    E.GAUGE_SCALE,
-    E._RESERVE_LIMIT_SCALE,
-    E.PILE_SCALE,
-)
 _TRANSMUTE_ABILITY, _TRANSMUTE_BONUS_USED = int(TRANSMUTE_ABILITY), int(TRANSMUTE_BONUS_USED)
 _CTX_CARDS_COLUMN, _CTX_CARDS_WIDTH = CONTEXT_COLUMNS["cards"], CONTEXT_COLUMNS["cards_width"]
 _CTX_CARD_COLUMN, _CTX_INSTANCE_COLUMN = CONTEXT_COLUMNS["card"], CONTEXT_COLUMNS["instance"]
@@ -74,10 +39,10 @@ _NUM_SHOWN_STORES = len(SHOWN_STORE_INSTANCES)
 @kernel
 def _public_scalars(s, i, p, out, at):
     """Crystals/100, gauge/15, cards in play, reserve limit/10, hand size, library set sizes, from ``out[at]``."""
-    out[at] = s.crystals[i, p] / _CRYSTAL_SCALE
-    out[at + 1] = s.gauge[i, p] / _GAUGE_SCALE
+    out[at] = s.crystals[i, p] / E.CRYSTAL_SCALE
+    out[at + 1] = s.gauge[i, p] / E.GAUGE_SCALE
     out[at + 2] = s.in_play_count[i, p]
-    out[at + 3] = reserve_limit(s, i, p) / _LIMIT_SCALE
+    out[at + 3] = reserve_limit(s, i, p) / E._RESERVE_LIMIT_SCALE
     hand = 0
     for c in range(1, NUM_CARDS + 1):
         hand += s.hand[i, p, c]
@@ -125,28 +90,28 @@ def _context(s, i, top, observer, n, out):
         for j in range(_CTX_CARDS_WIDTH[kind]):
             card = np.int64(s.stack[i, top, col + j])
             if card != NO_VALUE:
-                out[_CTX_CARDS + card - 1] += 1.0
+                out[E.CTX_CARDS + card - 1] += 1.0
     col = _CTX_CARD_COLUMN[kind]
     if col >= 0:
-        out[_CTX_CARD + np.int64(s.stack[i, top, col]) - 1] = 1.0
+        out[E.CTX_CARD + np.int64(s.stack[i, top, col]) - 1] = 1.0
     col = _CTX_INSTANCE_COLUMN[kind]
     if col >= 0:
-        out[_CTX_CARD + CARD_OF_INSTANCE[np.int64(s.stack[i, top, col])] - 1] = 1.0
+        out[E.CTX_CARD + CARD_OF_INSTANCE[np.int64(s.stack[i, top, col])] - 1] = 1.0
     col = _CTX_NEED_COLUMN[kind]
     if col >= 0:
         for t in range(4):
-            out[_CTX_ENERGY + t] = s.stack[i, top, col + t]
+            out[E.CTX_ENERGY + t] = s.stack[i, top, col + t]
     col = _CTX_ENERGY_COLUMN[kind]
     if col >= 0:
-        out[_CTX_ENERGY + np.int64(s.stack[i, top, col])] = 1.0
+        out[E.CTX_ENERGY + np.int64(s.stack[i, top, col])] = 1.0
     col = _CTX_COUNT_COLUMN[kind]
     if col >= 0:
-        out[_CTX_COUNT] = s.stack[i, top, col]
+        out[E.CTX_COUNT] = s.stack[i, top, col]
     if CONTEXT_COUNT_ONE[kind]:
-        out[_CTX_COUNT] = 1.0
+        out[E.CTX_COUNT] = 1.0
     col = _CTX_RECIPIENTS_COLUMN[kind]
     if col >= 0:
-        out[_CTX_SEAT + (np.int64(s.stack[i, top, col]) - observer) % n] = 1.0
+        out[E.CTX_SEAT + (np.int64(s.stack[i, top, col]) - observer) % n] = 1.0
 
 
 @kernel
@@ -157,13 +122,13 @@ def _dice(s, i, observer, n, out):
         die = np.int64(s.rolled[i, j, 0])
         face = np.int64(s.rolled[i, j, 1])
         owner = np.int64(s.rolled[i, j, 2])
-        at = _DICE + die * _DIE_FEATURES
-        for f in range(_DIE_FEATURES):
+        at = E.DICE_SLICE + die * E.DIE_FEATURES
+        for f in range(E.DIE_FEATURES):
             out[at + f] = DIE_TABLE[season, die, face, f]
         if owner < 0:
-            out[at + _DIE_UNTAKEN] = 1.0
+            out[at + E.DIE_UNTAKEN] = 1.0
         else:
-            out[at + _DIE_TAKEN_BY + (owner - observer) % n] = 1.0
+            out[at + E.DIE_TAKEN_BY + (owner - observer) % n] = 1.0
 
 
 @kernel
@@ -176,72 +141,72 @@ def observe_row(s, i, observer, out):
         top = depth - 1
         kind = np.int64(s.stack[i, top, 0])
         decider = np.int64(s.stack[i, top, 1])
-        out[_DECISION + DECISION_COLUMN[kind]] = 1.0
-        out[_DECIDER + (decider - observer) % n] = 1.0
+        out[E.DECISION + DECISION_COLUMN[kind]] = 1.0
+        out[E.DECIDER + (decider - observer) % n] = 1.0
         if decider == observer:
             _context(s, i, top, observer, n, out)
-    out[_YEAR + min(np.int64(s.year[i]), 4) - 1] = 1.0
+    out[E.YEAR + min(np.int64(s.year[i]), 4) - 1] = 1.0
     position = np.int64(s.position[i])
-    out[_POSITION + position - 1] = 1.0
-    out[_SEASON + (position - 1) // 3] = 1.0
-    out[_DICE_SEASON + s.dice_season[i]] = 1.0
-    out[_FIRST + (np.int64(s.first_player[i]) - observer) % n] = 1.0
+    out[E.POSITION + position - 1] = 1.0
+    out[E.SEASON + (position - 1) // 3] = 1.0
+    out[E.DICE_SEASON + s.dice_season[i]] = 1.0
+    out[E.FIRST + (np.int64(s.first_player[i]) - observer) % n] = 1.0
     turn_player = np.int64(s.turn_player[i])
     if turn_player >= 0:
-        out[_TURN + (turn_player - observer) % n] = 1.0
+        out[E.TURN + (turn_player - observer) % n] = 1.0
     _dice(s, i, observer, n, out)
     can_transmute = (s.turn_flags[i] & _TRANSMUTE_ABILITY) != 0
     used_bonus = (s.turn_flags[i] & _TRANSMUTE_BONUS_USED) != 0
     # the observer's own facts
     p = observer
-    _public_scalars(s, i, p, out, _SELF_SCALARS)
-    out[_SELF_SCALARS + 7] = 1.0 if turn_player == p and can_transmute else 0.0
-    out[_SELF_SCALARS + 8] = 1.0 if turn_player == p and used_bonus else 0.0
-    out[_SELF_BONUSES + s.bonuses_used[i, p]] = 1.0
+    _public_scalars(s, i, p, out, E.SELF_SCALARS)
+    out[E.SELF_SCALARS + 7] = 1.0 if turn_player == p and can_transmute else 0.0
+    out[E.SELF_SCALARS + 8] = 1.0 if turn_player == p and used_bonus else 0.0
+    out[E.SELF_BONUSES + s.bonuses_used[i, p]] = 1.0
     for t in range(4):
-        out[_SELF_RESERVE + t] = s.reserve[i, p, t]
-    _player_stored(s, i, p, out, _SELF_STORED)
+        out[E.SELF_RESERVE + t] = s.reserve[i, p, t]
+    _player_stored(s, i, p, out, E.SELF_STORED)
     for c in range(1, NUM_CARDS + 1):
-        out[_SELF_HAND + c - 1] = s.hand[i, p, c]
-        out[_SELF_PACK + c - 1] = s.draft_pack[i, p, c]
+        out[E.SELF_HAND + c - 1] = s.hand[i, p, c]
+        out[E.SELF_PACK + c - 1] = s.draft_pack[i, p, c]
     for k in range(s.library.shape[3]):
         c = np.int64(s.library[i, p, 0, k])
         if c != 0:
-            out[_SELF_LIBRARY2 + c - 1] += 1.0
+            out[E.SELF_LIBRARY2 + c - 1] += 1.0
         c = np.int64(s.library[i, p, 1, k])
         if c != 0:
-            out[_SELF_LIBRARY3 + c - 1] += 1.0
-    _in_play(s, i, p, out, _SELF_IN_PLAY, _SELF_TAPPED)
+            out[E.SELF_LIBRARY3 + c - 1] += 1.0
+    _in_play(s, i, p, out, E.SELF_IN_PLAY, E.SELF_TAPPED)
     seen = s.draft_seen[i, p]
     for c in range(1, NUM_CARDS + 1):
         if (seen >> np.uint64(c)) & np.uint64(1):
-            out[_SELF_SEEN + c - 1] = 1.0
+            out[E.SELF_SEEN + c - 1] = 1.0
     if s.orb_seen[i, 0] == p:
-        out[_SELF_ORB + np.int64(s.orb_seen[i, 1]) - 1] = 1.0
+        out[E.SELF_ORB + np.int64(s.orb_seen[i, 1]) - 1] = 1.0
     # opponents: public facts only
     for k in range(1, n):
         q = (p + k) % n
-        at = _OPPONENTS + (k - 1) * _OPP_FEATURES
-        out[at + _OPP_PRESENT] = 1.0
-        _public_scalars(s, i, q, out, at + _OPP_SCALARS)
-        out[at + _OPP_BONUSES + s.bonuses_used[i, q]] = 1.0
+        at = E.OPPONENTS + (k - 1) * E.OPP_FEATURES
+        out[at + E.OPP_PRESENT] = 1.0
+        _public_scalars(s, i, q, out, at + E.OPP_SCALARS)
+        out[at + E.OPP_BONUSES + s.bonuses_used[i, q]] = 1.0
         for t in range(4):
-            out[at + _OPP_RESERVE + t] = s.reserve[i, q, t]
-        _player_stored(s, i, q, out, at + _OPP_STORED)
-        _in_play(s, i, q, out, at + _OPP_IN_PLAY, at + _OPP_TAPPED)
-        out[_OPPONENTS_TURN + 2 * (k - 1)] = 1.0 if turn_player == q and can_transmute else 0.0
-        out[_OPPONENTS_TURN + 2 * (k - 1) + 1] = 1.0 if turn_player == q and used_bonus else 0.0
+            out[at + E.OPP_RESERVE + t] = s.reserve[i, q, t]
+        _player_stored(s, i, q, out, at + E.OPP_STORED)
+        _in_play(s, i, q, out, at + E.OPP_IN_PLAY, at + E.OPP_TAPPED)
+        out[E.OPPONENTS_TURN + 2 * (k - 1)] = 1.0 if turn_player == q and can_transmute else 0.0
+        out[E.OPPONENTS_TURN + 2 * (k - 1) + 1] = 1.0 if turn_player == q and used_bonus else 0.0
     # public facts appended in version 2
-    out[_PILES] = s.draw_count[i] / _PILE_SCALE
-    out[_PILES + 1] = s.discard_count[i] / _PILE_SCALE
+    out[E.PILES] = s.draw_count[i] / E.PILE_SCALE
+    out[E.PILES + 1] = s.discard_count[i] / E.PILE_SCALE
     for season in range(s.game_dice.shape[1]):
         for j in range(s.game_dice.shape[2]):
             die = np.int64(s.game_dice[i, season, j])
             if die >= 0:
-                out[_GAME_DICE + season * DICE_PER_SEASON + die] = 1.0
+                out[E.GAME_DICE + season * DICE_PER_SEASON + die] = 1.0
     for j in range(s.deferred_count[i]):
         seat = np.int64(s.deferred_tokens[i, j, 0])
-        out[_DEFERRED + (seat - observer) % n] += s.deferred_tokens[i, j, 1]
+        out[E.DEFERRED + (seat - observer) % n] += s.deferred_tokens[i, j, 1]
 
 
 @kernel
