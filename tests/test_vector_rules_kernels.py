@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.chance import Chance
 from seasons_env.engine.data import LEVELS
@@ -53,6 +54,35 @@ def test_new_games_refuses_a_bad_seed_before_changing_a_row() -> None:
     with pytest.raises(ValueError, match="level must be one of"):
         batch.new_games(np.arange(2), "wizard", [3, 4])
     assert [batch.game(i).to_dict() for i in range(2)] == before
+
+
+def test_damned_soul_passes_over_a_full_gauge_in_the_kernels() -> None:
+    # RULES.md card 50: the soul passes to the left "even over their gauge": a seat at gauge 15 with 15 cards in play
+    # takes both copies, 17 cards in play, and the array state holds them (it once held 15 and wrote past the row).
+    from scenario import scenario
+
+    from seasons_env.engine.data import Card
+
+    soul = int(Card.DAMNED_SOUL_OF_ONYS)
+    full = [c for c in range(1, 17) if c != int(Card.THIEVING_FAIRIES)][:15]
+    game = scenario(
+        players=[
+            {"reserve": {"water": 2}, "in_play": [{"card": soul, "copy": 0}, {"card": soul, "copy": 1}]},
+            {"summoning_gauge": 15, "in_play": full},
+        ],
+    )
+    batch = RulesBatch.from_games([game])
+    for copy in (0, 1):
+        activate = next(a for a in game.legal_action_list() if A.describe_action(a).endswith(f"(copy {copy + 1})"))
+        while True:
+            batch.apply(np.array([activate]))
+            game.apply(activate)
+            assert batch.game(0).to_dict() == game.to_dict()
+            if game.pending_decision == "turn":
+                break
+            activate = game.legal_action_list()[0]  # the water to pay with
+    assert len(game.in_play[1]) == 17 and int(batch.state.in_play_count[0, 1]) == 17
+    assert not batch.reference_steps
 
 
 def test_chance_draws_match_the_reference_stream() -> None:

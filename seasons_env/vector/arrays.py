@@ -46,8 +46,9 @@ from seasons_env.engine.state import check_num_players
 
 from .step_codes import NO_VALUE, STACK_DEPTH, STEP_DTYPE, STEP_WIDTH, decode_step, encode_step
 
-#: Cards in play per seat: one enters only while the gauge (at most 15) exceeds the cards in play.
-IN_PLAY_CAPACITY = GAUGE_MAX
+#: Cards in play per seat: one enters only while the gauge (at most 15) exceeds the cards in play, except the two
+#: copies of Damned Soul of Onys, which pass to the left "even over their gauge" (RULES.md, card 50).
+IN_PLAY_CAPACITY = GAUGE_MAX + 2
 #: Cards waiting in limbo: each is named by a pending step (at most 4 each); random games hold at most 4.
 LIMBO_CAPACITY = 16
 #: Hourglass tokens due at the end of a turn: one entry per seat holding Hourglasses, per Boots season change.

@@ -302,8 +302,7 @@ def _res_orb(s, i, p, action):
 def _res_orb_decide(s, i, p, action):
     if action == A.ORB_PLAY:
         card = ops.draw(s, i)
-        s.limbo[i, s.limbo_count[i]] = card
-        s.limbo_count[i] += 1
+        ops.to_limbo(s, i, card)
         ops.push(s, i, ENTER_PLAY, p, card, 0, ALL_ENERGY)
         ops.push(s, i, DISCARD_TOKENS, p, 4, 0)
 
@@ -382,8 +381,7 @@ def _res_soul_water(s, i, p, instance, action):
     for k in range(at, count):
         s.in_play[i, p, k] = 0
     s.in_play_count[i, p] = at
-    s.in_play[i, left, s.in_play_count[i, left]] = instance
-    s.in_play_count[i, left] += 1
+    ops.add_to_play(s, i, left, instance)  # even over the left player's gauge
     s.tapped[i, instance] = False
 
 

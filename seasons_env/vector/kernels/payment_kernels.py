@@ -34,6 +34,7 @@ from .state_ops import (
     spend_token,
     spendable,
     store_token,
+    to_limbo,
     tokens_at,
     transfer_crystals,
 )
@@ -445,8 +446,7 @@ def run_after_summon(s, i, task):
 def begin_summon_from_hand(s, i, player, card):
     """Summon from hand: Arcano Leech tolls, the crystal cost, then the energy cost, then the card enters."""
     hand_remove(s, i, player, card)
-    s.limbo[i, s.limbo_count[i]] = card
-    s.limbo_count[i] += 1
+    to_limbo(s, i, card)
     n = num_players(s)
     for k in range(1, n):
         q = (player + k) % n

@@ -389,10 +389,18 @@ def draw_into_limbo(s, i, count):
         card = draw(s, i)
         if card == 0:
             break
-        s.limbo[i, s.limbo_count[i]] = card
-        s.limbo_count[i] += 1
+        to_limbo(s, i, card)
         drawn += 1
     return drawn
+
+
+@kernel
+def to_limbo(s, i, card):
+    """Put ``card`` at the end of limbo."""
+    if s.limbo_count[i] >= s.limbo.shape[1]:
+        raise ValueError("the cards in limbo of a row passed the array state's capacity")
+    s.limbo[i, s.limbo_count[i]] = card
+    s.limbo_count[i] += 1
 
 
 @kernel
@@ -421,6 +429,8 @@ def put_into_play_free(s, i, player, card):
 @kernel
 def add_to_play(s, i, player, instance):
     """Append ``instance`` to the player's cards in play (``enter_play`` does the rest)."""
+    if s.in_play_count[i, player] >= s.in_play.shape[2]:
+        raise ValueError("the cards in play of a seat passed the array state's capacity")
     s.in_play[i, player, s.in_play_count[i, player]] = instance
     s.in_play_count[i, player] += 1
 
