@@ -1,11 +1,12 @@
 """Batched Seasons: many games stepped together, with observations and masks as ``[batch, ...]`` arrays.
 
-``VectorGame`` (numpy only) is the core. The adapters need the ``rl`` extra: ``SeasonsVectorEnv`` (Gymnasium
+``VectorGame`` (numpy, and numba for its compiled rules kernels) is the core. The adapters need the ``rl`` extra: ``SeasonsVectorEnv`` (Gymnasium
 ``VectorEnv``, also through ``gymnasium.make_vec("seasons_env/Seasons-v0", num_envs=N,
 vectorization_mode="vector_entry_point")``), ``SeasonsVecEnv`` (Stable-Baselines3 ``VecEnv`` for MaskablePPO)
 and ``BatchedSeasons`` (a PettingZoo-style batched loop for your own trainer). See ``docs/vector.md``.
 
-Stage 1: reference-backed; array kernels replace ``VectorGame._step`` group by group.
+Two engines sit behind it (``engine=``): ``"kernels"`` (the default), the games held as arrays and stepped by the
+engine's rules compiled with numba (``kernels/``); ``"reference"``, one reference ``Game`` per slot.
 """
 
 from __future__ import annotations
