@@ -64,6 +64,9 @@ class TrainConfig:
     checkpoint_every: int = 50_000
     seed: int = 0
     threads: int = 1
+    # processes answering the heuristic seats' decisions beside the trainer (training/heuristic_pool.py); 0 = in
+    # the trainer's process. The same games either way: a run may resume with another count.
+    heuristic_workers: int = 1
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -88,6 +91,8 @@ class TrainConfig:
                 raise ValueError(f"{name}: must be at least 0; got {getattr(self, name)!r}")
         if not 0 <= self.gae_lambda <= 1:
             raise ValueError(f"gae_lambda: must be in [0, 1]; got {self.gae_lambda!r}")
+        if self.heuristic_workers < 0:
+            raise ValueError(f"heuristic_workers: must be at least 0 (0: none); got {self.heuristic_workers!r}")
         if self.dagger_games < 0:
             raise ValueError(f"dagger_games: must be at least 0 (0: no DAgger round); got {self.dagger_games!r}")
         if self.eval_games < 0:

@@ -48,6 +48,7 @@ from seasons_env.files import replace_atomically, write_atomic
 from seasons_env.vector.backends import DEFAULT_ENGINE
 
 from .config import TrainConfig, config_json
+from .heuristic_pool import HeuristicPool
 from .selfplay import HEURISTIC, RANDOM, SNAPSHOT, Deal, SelfPlayGames
 
 CHECKPOINT = "checkpoint.pt"
@@ -150,9 +151,11 @@ def evaluate(
     seed: int,
     slots: int = 32,
     engine: str = DEFAULT_ENGINE,
+    heuristic_pool: HeuristicPool | None = None,
 ) -> dict:
     """``games`` games of the greedy policy against ``opponent`` (random or heuristic) in every other seat, the
-    learner's seat rotated over each deal; win rate (ties shared) with a Wilson 95% interval, mean scores."""
+    learner's seat rotated over each deal; win rate (ties shared) with a Wilson 95% interval, mean scores.
+    ``heuristic_pool`` answers the heuristic seats (default: in this process)."""
     counter = iter(range(games))
 
     def schedule(rng: np.random.Generator) -> Deal | None:
@@ -161,7 +164,7 @@ def evaluate(
             return None
         return Deal(players, k % players, opponent, seed * 1_000_003 + k // players)
 
-    vec = SelfPlayGames(min(slots, games), level, schedule, {}, seed, engine)
+    vec = SelfPlayGames(min(slots, games), level, schedule, {}, seed, engine, heuristic_pool)
     results = vec.start()
     net.eval()
     while vec.active().any():
@@ -207,7 +210,10 @@ class Trainer:
         self.ppo_started_at = self.wall_seconds = float(wall_start)
         self._clock: tuple[float, float] | None = None
         self.history: list[dict] = []
-        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine)
+        self.heuristic_pool = HeuristicPool(config.heuristic_workers)
+        self.vec = SelfPlayGames(
+            config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine, self.heuristic_pool
+        )
         self.vec.start()
         torch.manual_seed(config.seed)
         self._stop = False
@@ -285,7 +291,10 @@ class Trainer:
         self.ppo_started_at = float(state.get("ppo_started_at", 0.0))
         self._clock = None
         self.history = list(state["history"])
-        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine)
+        self.heuristic_pool = HeuristicPool(config.heuristic_workers)
+        self.vec = SelfPlayGames(
+            config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine, self.heuristic_pool
+        )
         self.vec.load_state_dict(state["games"])
         torch.set_rng_state(state["torch_rng"])
         return self
@@ -342,7 +351,7 @@ class Trainer:
         finally:
             signal.signal(signal.SIGTERM, previous[0])
             signal.signal(signal.SIGINT, previous[1])
-            for closing in (bar, writer):
+            for closing in (bar, writer, self.heuristic_pool):  # the pool's workers start again if run again
                 if closing is not None:
                     closing.close()
             self.wall_seconds, self._clock = self.wall_time(), None
@@ -462,7 +471,16 @@ class Trainer:
         row["steps_per_s"] = self.steps / max(self.seconds, 1e-9)  # learner decisions a second, learning included
         row["league"] = {name: round(self.league.win_rate(name), 4) for name in self.league.pool}
         for opponent in (RANDOM, HEURISTIC):
-            result = evaluate(self.net, opponent, c.eval_games, c.eval_players, c.level, c.seed + 7919, engine=c.engine)
+            result = evaluate(
+                self.net,
+                opponent,
+                c.eval_games,
+                c.eval_players,
+                c.level,
+                c.seed + 7919,
+                engine=c.engine,
+                heuristic_pool=self.heuristic_pool,
+            )
             row[opponent] = result
             writer.add_scalar(f"eval/win_rate_vs_{opponent}", result["win_rate"], self.steps)
             writer.add_scalar(f"eval/mean_score_vs_{opponent}", result["mean_score"], self.steps)

@@ -433,8 +433,23 @@ def unpack(state: ArrayState, i: int, check: bool = False) -> Game:
     actions. ``check=True`` also runs the position format's consistency checks (for rows written by kernels)."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < state.batch_size:
         raise ValueError(f"unpack: row {i!r} is outside the batch of {state.batch_size}")
-    row = {name: array[i].tolist() for name, array in state.arrays().items()}
-    n = state.num_players
+    game = game_of_record({name: array[i].tolist() for name, array in state.arrays().items()}, state.num_players)
+    if check:
+        problems = position_problems(game, None)
+        if problems:
+            raise ValueError(f"row {i}: " + "; ".join(problems[:3]))
+    return game
+
+
+def row_records(state: ArrayState, rows: Sequence[int]) -> list[dict[str, object]]:
+    """Rows ``rows`` as plain values (each field's row as Python ints and lists, by field name): records that
+    pickle small and fast, for another process to rebuild the games with ``game_of_record``."""
+    columns = {name: array[rows].tolist() for name, array in state.arrays().items()}
+    return [{name: column[k] for name, column in columns.items()} for k in range(len(rows))]
+
+
+def game_of_record(row: dict[str, object], n: int) -> Game:
+    """The ``Game`` of a row given as plain values (``row_records``): what ``unpack`` builds of that row."""
     game = Game.blank(n, LEVELS[row["level"]], Chance(row["chance_key"], row["chance_counter"]))
     game.year, game.position = row["year"], row["position"]
     game.first_player, game.turn_player = row["first_player"], row["turn_player"]
@@ -462,10 +477,6 @@ def unpack(state: ArrayState, i: int, check: bool = False) -> Game:
     game.stack = [decode_step(r) for r in row["stack"][: row["stack_depth"]]]
     game.final_scores = tuple(row["final_scores"]) if row["over"] else None
     game._overflow_check = row["overflow_check"]
-    if check:
-        problems = position_problems(game, None)
-        if problems:
-            raise ValueError(f"row {i}: " + "; ".join(problems[:3]))
     # The legal options are what the decision on top offers now: the engine computed them just so.
     top = game.stack[-1] if game.stack else None
     options = steps.OPTIONS[top[0]] if top is not None else None

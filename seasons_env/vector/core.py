@@ -243,6 +243,11 @@ class VectorGame:
         (``Game.determinize``): what an agent reading positions is given."""
         return self._backend.game(self._check_index(index)).determinize(seat, rng)
 
+    def records(self, indices: np.ndarray | Sequence[int]) -> list[dict[str, object]]:
+        """Games ``indices`` as plain picklable values, small and quick to send to another process; there
+        ``seasons_env.vector.arrays.game_of_record(record, num_players)`` builds each ``Game`` (equal to ``game``)."""
+        return self._backend.records(self._check_indices(indices, "indices"))
+
     def describe_decision(self, index: int) -> str:
         """The pending decision of game ``index`` and its legal options, for error messages."""
         game = self._backend.game(self._check_index(index))
