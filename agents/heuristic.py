@@ -76,6 +76,33 @@ class HeuristicAgent(SeededAgent):
         super().reset(seed)
         self._plan = None
 
+    def state_dict(self) -> dict:
+        """What the agent carries from one decision to the next, as plain values: its generator's state and the
+        library-split plan under way (``load_state_dict`` restores it)."""
+        plan = self._plan
+        return {
+            "rng": self.rng.bit_generator.state,
+            "plan": None if plan is None else [plan[0], list(plan[1]), list(plan[2])],
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from ``state_dict()``'s values (from a checkpoint: checked)."""
+        if not isinstance(state, dict) or set(state) != {"rng", "plan"}:
+            raise ValueError(f"a heuristic agent's state is a dict of rng and plan; got {state!r}")
+        plan = state["plan"]
+        if plan is not None and not (
+            isinstance(plan, list)
+            and len(plan) == 3
+            and isinstance(plan[0], int)
+            and all(isinstance(cards, list) and all(isinstance(c, int) for c in cards) for cards in plan[1:])
+        ):
+            raise ValueError(f"a heuristic agent's plan is None or [seat, year-2 cards, year-3 cards]; got {plan!r}")
+        try:
+            self.rng.bit_generator.state = state["rng"]
+        except (TypeError, ValueError, KeyError) as error:
+            raise ValueError(f"a heuristic agent's rng state is not a PCG64 state: {error}") from None
+        self._plan = None if plan is None else (plan[0], tuple(plan[1]), tuple(plan[2]))
+
     def evaluate(self, game: Game, seat: int) -> float:
         """Position value for ``seat`` (see the module-level ``evaluate``)."""
         return evaluate(game, seat)

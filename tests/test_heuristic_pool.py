@@ -9,7 +9,7 @@ import pytest
 from agents.heuristic import HeuristicAgent
 from seasons_env import Game
 from seasons_env.vector import VectorGame
-from seasons_env.vector.arrays import game_of_record
+from seasons_env.vector.arrays import game_of_row_bytes
 from training.config import make_config
 from training.heuristic_pool import HeuristicPool, Request, decide
 from training.selfplay import Deal, SelfPlayGames
@@ -55,39 +55,43 @@ def test_worker_processes_play_the_same_games_as_one_process() -> None:
 
 
 @pytest.mark.parametrize("engine", ["reference", "kernels"])
-def test_a_record_rebuilds_the_game_and_its_decision(engine: str) -> None:
-    """``VectorGame.records`` rebuilt by ``game_of_record`` is the batch's game (legal actions and generator
-    included); ``decide`` answers as the agent does on that game determinized with the agent's generator."""
-    batch = VectorGame(3, num_players=3, level="magician", seed=5, engine=engine)
-    rng = np.random.default_rng(0)
-    for _ in range(40):
-        batch.apply(np.array([rng.choice(np.flatnonzero(m)) for m in batch.legal_mask_of(np.arange(3))]))
-    for index, record in enumerate(batch.records(np.arange(3))):
-        game = game_of_record(record, 3)
-        assert game.to_dict() == batch.game(index).to_dict()
-        assert game.legal_action_list() == batch.game(index).legal_action_list()
-        seat = game.current_player
-        agent, twin = HeuristicAgent(seed=index), HeuristicAgent(seed=index)
-        action, after = decide(Request(agent, record, 3, seat, game.legal_action_list()))
-        expected = twin.act(batch.game(index).determinize(seat, twin.rng), seat, game.legal_action_list())
-        assert action == expected
-        assert after.rng.bit_generator.state == twin.rng.bit_generator.state
+def test_a_row_rebuilds_the_game_and_its_decision(engine: str) -> None:
+    """``VectorGame.row_bytes`` rebuilt by ``game_of_row_bytes`` is the batch's game (legal actions and generator
+    included); ``decide`` answers as the agent does on that game determinized with the agent's generator, and
+    gives back the agent's state after it."""
+    for players in (2, 3, 4):
+        batch = VectorGame(3, num_players=players, level="magician", seed=5, engine=engine)
+        rng = np.random.default_rng(players)
+        for _ in range(40 * players):
+            batch.apply(np.array([rng.choice(np.flatnonzero(m)) for m in batch.legal_mask_of(np.arange(3))]))
+        rows = batch.row_bytes(np.arange(3))
+        for index, row in enumerate(rows):
+            game = game_of_row_bytes(row, players)
+            assert game.to_dict() == batch.game(index).to_dict()
+            assert game.legal_action_list() == batch.game(index).legal_action_list()
+            seat = game.current_player
+            agent, twin = HeuristicAgent(seed=index), HeuristicAgent(seed=index)
+            action, after = decide(Request(agent.state_dict(), row, players, seat, game.legal_action_list()))
+            expected = twin.act(batch.game(index).determinize(seat, twin.rng), seat, game.legal_action_list())
+            assert action == expected and after == twin.state_dict()
+    with pytest.raises(ValueError, match="a 2-player row is"):
+        game_of_row_bytes(rows[0], 2)
 
 
 def requests(count: int) -> list[Request]:
     game = Game.new(2, "apprentice", seed=3)
     batch = VectorGame.from_games([game] * count, autoreset=False)
     return [
-        Request(HeuristicAgent(seed=k), record, 2, game.current_player, game.legal_action_list())
-        for k, record in enumerate(batch.records(np.arange(count)))
+        Request(HeuristicAgent(seed=k).state_dict(), row, 2, game.current_player, game.legal_action_list())
+        for k, row in enumerate(batch.row_bytes(np.arange(count)))
     ]
 
 
 def test_a_failure_in_a_worker_is_raised_here_with_its_traceback() -> None:
     pool = HeuristicPool(1)
     broken = requests(2)
-    del broken[1].record["hand"]  # the worker's share: the second request
-    with pytest.raises(RuntimeError, match=r"(?s)a heuristic worker failed.*KeyError: 'hand'"):
+    broken[1].row = broken[1].row[:-1]  # the worker's share: the second request
+    with pytest.raises(RuntimeError, match=r"(?s)a heuristic worker failed.*ValueError: a 2-player row is"):
         pool.decide(broken)
     assert pool._processes == []  # closed after the failure
     assert len(pool.decide(requests(3))) == 3  # and started again when used

@@ -3,10 +3,11 @@
 In self-play the heuristic opponent's decisions are by far the dearest part of a step (each is a determinized
 copy of the game and a one-ply search in Python), and a round of ``SelfPlayGames`` asks many of them at once,
 one per game waiting on a heuristic seat. ``HeuristicPool.decide`` splits such a round between this process and
-its worker processes. A request carries everything its answer depends on: the agent (its generator and its
-library-split plan), the position as plain values (``VectorGame.records``), the seat and the legal actions; the
-answer is the action and the agent as it is afterwards. So the answers do not depend on which process computed
-them or on how many workers there are: ``workers=0`` (everything here) gives the same games, byte for byte.
+its worker processes. A request carries everything its answer depends on: the agent's state (its generator and
+its library-split plan), the position as its row's bytes (``VectorGame.row_bytes``), the seat and the legal
+actions; the answer is the action and the agent's state afterwards. So the answers do not depend on which
+process computed them or on how many workers there are: ``workers=0`` (everything here) gives the same games,
+byte for byte.
 
 The workers start on first use (fresh interpreters running ``serve``) and live until ``close()``; they ignore
 Ctrl-C, which the training loop handles, and end when this process closes their input or ends.
@@ -25,28 +26,34 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from agents.heuristic import HeuristicAgent
-from seasons_env.vector.arrays import game_of_record
+from seasons_env.vector.arrays import game_of_row_bytes
 
 
 @dataclass
 class Request:
-    """One heuristic decision: ``agent`` plays ``seat`` of the game ``record`` (``num_players``), among ``legal``."""
+    """One heuristic decision: the agent (``HeuristicAgent.state_dict()``) plays ``seat`` of the game whose row
+    is ``row`` (``VectorGame.row_bytes``; ``num_players``), among ``legal``. ``agent`` is replaced by the
+    agent's state after the decision."""
 
-    agent: HeuristicAgent
-    record: dict
+    agent: dict
+    row: bytes
     num_players: int
     seat: int
     legal: list[int]
 
 
-def decide(request: Request) -> tuple[int, HeuristicAgent]:
-    """The agent's action and the agent after it. Its view is the game determinized for its seat with the
+_AGENT = HeuristicAgent(0)  # each process's agent, loaded with a request's state: no generator is built per decision
+
+
+def decide(request: Request) -> tuple[int, dict]:
+    """The agent's action and its state after it. Its view is the game determinized for its seat with the
     agent's own generator (nothing else draws from it but the draft's tie-breaks), so the answer depends on the
     request alone."""
-    game = game_of_record(request.record, request.num_players)
-    view = game.determinize(request.seat, request.agent.rng)
-    action = request.agent.act(view, request.seat, request.legal)
-    return int(action), request.agent
+    _AGENT.load_state_dict(request.agent)
+    game = game_of_row_bytes(request.row, request.num_players)
+    view = game.determinize(request.seat, _AGENT.rng)
+    action = _AGENT.act(view, request.seat, request.legal)
+    return int(action), _AGENT.state_dict()
 
 
 def serve() -> None:

@@ -222,17 +222,15 @@ class SelfPlayGames:
         if not slots.size:
             return self.heuristic_pool.submit([])
         requests = [
-            Request(self.heuristics[slot], record, players, seat, np.flatnonzero(mask).tolist())
-            for slot, record, seat, mask in zip(
-                slots.tolist(), batch.records(slots), seats.tolist(), masks, strict=True
-            )
+            Request(self.heuristics[slot].state_dict(), row, players, seat, np.flatnonzero(mask).tolist())
+            for slot, row, seat, mask in zip(slots.tolist(), batch.row_bytes(slots), seats.tolist(), masks, strict=True)
         ]
         return self.heuristic_pool.submit(requests)
 
     def _collect_heuristic(self, slots: np.ndarray, submitted: Submitted) -> list[int]:
         actions = self.heuristic_pool.collect(submitted)
         for slot, request in zip(slots.tolist(), submitted.requests, strict=True):
-            self.heuristics[slot] = request.agent  # its generator and plan as they are now
+            self.heuristics[slot].load_state_dict(request.agent)  # its generator and plan as they are now
         return actions
 
     def _apply(self, batch: VectorGame, actions: np.ndarray, where: np.ndarray) -> None:
@@ -323,18 +321,7 @@ class SelfPlayGames:
 
     def state_dict(self) -> dict:
         """Everything needed to continue exactly: plain Python values only (a ``weights_only`` torch file holds it)."""
-        heuristics = []
-        for agent in self.heuristics:
-            if agent is None:
-                heuristics.append(None)
-            else:
-                plan = agent._plan
-                heuristics.append(
-                    {
-                        "rng": agent.rng.bit_generator.state,
-                        "plan": None if plan is None else [plan[0], list(plan[1]), list(plan[2])],
-                    }
-                )
+        heuristics = [None if agent is None else agent.state_dict() for agent in self.heuristics]
         games = [self.game(slot) for slot in range(self.size)]
         return {
             "rng": self.rng.bit_generator.state,
@@ -375,9 +362,7 @@ class SelfPlayGames:
                 self.heuristics.append(None)
                 continue
             agent = HeuristicAgent(0)
-            agent.rng.bit_generator.state = saved["rng"]
-            plan = saved["plan"]
-            agent._plan = None if plan is None else (plan[0], tuple(plan[1]), tuple(plan[2]))
+            agent.load_state_dict(saved)
             self.heuristics.append(agent)
         for slot in np.flatnonzero(self.kinds == _HEURISTIC).tolist():
             if self.heuristics[slot] is None:
