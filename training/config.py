@@ -63,7 +63,10 @@ class TrainConfig:
     eval_players: int = 2
     checkpoint_every: int = 50_000
     seed: int = 0
-    threads: int = 1
+    threads: int = 1  # torch threads (the updates, cloning's are ``workers``)
+    # torch threads while collecting games: their forward passes are on small batches, and a second thread's
+    # idle spinning takes the core a heuristic worker needs
+    collect_threads: int = 1
     # processes answering the heuristic seats' decisions beside the trainer (training/heuristic_pool.py); 0 = in
     # the trainer's process. The same games either way: a run may resume with another count.
     heuristic_workers: int = 1
@@ -78,7 +81,7 @@ class TrainConfig:
         if self.engine not in ENGINES:
             raise ValueError(f"engine: must be one of {', '.join(ENGINES)}; got {self.engine!r}")
         positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")
-        positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads")
+        positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads", "collect_threads")
         positive += ("bc_games", "bc_epochs", "dagger_epochs", "workers")
         for name in positive:
             if getattr(self, name) < 1:

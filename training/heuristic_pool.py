@@ -24,6 +24,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from multiprocessing.connection import wait as wait_for
 
 from agents.heuristic import HeuristicAgent
 from seasons_env.vector.arrays import game_of_row_bytes
@@ -71,11 +72,13 @@ def serve() -> None:
         if requests is None:
             return
         try:
-            answers = [decide(request) for request in requests]
+            reply = ("ok", [decide(request) for request in requests])
         except Exception:  # sent back whole, to be raised in the parent
-            answers_out.send(("error", traceback.format_exc()))
-        else:
-            answers_out.send(("ok", answers))
+            reply = ("error", traceback.format_exc())
+        try:
+            answers_out.send(reply)
+        except OSError:  # the parent is gone (its end of the pipe closed): nothing is waiting for the answer
+            return
 
 
 class _Pipes:
@@ -94,22 +97,26 @@ class _Pipes:
     def recv(self) -> object:
         return self._in.recv()
 
+    def poll(self) -> bool:
+        return self._in.poll()
+
+    def fileno(self) -> int:  # for ``multiprocessing.connection.wait``
+        return self._in.fileno()
+
     def close(self) -> None:
         self._out.close()
         self._in.close()
 
 
-@dataclass
 class Submitted:
-    """Requests under way: those to answer here, and each worker's share as sent."""
+    """Requests under way: ``requests[:front]`` answered here, ``requests[back:]`` sent to workers (``busy``:
+    each worker's share under way, as (start, end), or ``None``), the rest still to answer."""
 
-    here: list[Request]
-    sent: list[tuple[_Pipes, list[Request]]]
-
-    @property
-    def requests(self) -> list[Request]:
-        """Every request, in the order given (and of the actions ``collect`` returns)."""
-        return self.here + [request for _, part in self.sent for request in part]
+    def __init__(self, requests: list[Request]) -> None:
+        self.requests = requests
+        self.actions: list[int | None] = [None] * len(requests)
+        self.front, self.back = 0, len(requests)
+        self.busy: list[tuple[int, int] | None] = []
 
 
 class HeuristicPool:
@@ -127,39 +134,62 @@ class HeuristicPool:
         return self.collect(self.submit(requests))
 
     def submit(self, requests: Sequence[Request]) -> Submitted:
-        """Send the workers their shares of ``requests`` now; ``collect`` answers the rest here and gathers theirs
-        (in between, this process is free for other work)."""
-        requests = list(requests)
-        if self.workers == 0 or len(requests) < 2:
-            return Submitted(requests, [])
-        self._start()
-        # Contiguous shares, the first for this process (it needs no pickling): one each, as even as can be.
-        shares = self.workers + 1
-        bounds = [len(requests) * k // shares for k in range(shares + 1)]
-        sent = []
-        for k, connection in enumerate(self._connections, start=1):
-            part = requests[bounds[k] : bounds[k + 1]]
-            if part:
-                connection.send(part)
-                sent.append((connection, part))
-        return Submitted(requests[: bounds[1]], sent)
+        """Send each worker a first share of ``requests`` now; ``collect`` answers the rest (in between, this
+        process is free for other work)."""
+        submitted = Submitted(list(requests))
+        if self.workers and len(submitted.requests) >= 2:
+            self._start()
+            submitted.busy = [None] * self.workers
+            self._feed(submitted)
+        return submitted
 
     def collect(self, submitted: Submitted) -> list[int]:
-        """The actions of the requests ``submit`` was given, in their order."""
-        actions = [self._here(request) for request in submitted.here]
-        for connection, part in submitted.sent:
-            try:
-                status, answers = connection.recv()
-            except EOFError:
-                self.close()
-                raise RuntimeError("a heuristic worker process ended unexpectedly") from None
-            if status != "ok":
-                self.close()
-                raise RuntimeError(f"a heuristic worker failed:\n{answers}")
-            for request, (action, agent) in zip(part, answers, strict=True):
-                request.agent = agent
-                actions.append(action)
-        return actions
+        """The actions of the requests ``submit`` was given, in their order. This process answers them from the
+        front while the workers take shares from the back, each a new one as soon as it is done, so that all
+        finish about together whatever the requests cost."""
+        requests, actions = submitted.requests, submitted.actions
+        while True:
+            if submitted.front < submitted.back:
+                request = requests[submitted.front]
+                actions[submitted.front] = self._here(request)
+                submitted.front += 1
+                ready = [k for k, share in enumerate(submitted.busy) if share and self._connections[k].poll()]
+            elif any(submitted.busy):
+                waiting = [self._connections[k] for k, share in enumerate(submitted.busy) if share]
+                ready = [self._connections.index(c) for c in wait_for(waiting)]
+            else:
+                return actions
+            for k in ready:
+                self._receive(submitted, k)
+            self._feed(submitted)
+
+    def _feed(self, submitted: Submitted) -> None:
+        """Give every idle worker the next share from the back: its even share of what is left (guided
+        scheduling: large at first, single requests at the end)."""
+        for k, share in enumerate(submitted.busy):
+            left = submitted.back - submitted.front
+            if share is not None or left < 2:  # the last request is this process's: no round trip for it
+                continue
+            size = max(1, left // (self.workers + 1))
+            start = submitted.back - size
+            self._connections[k].send(submitted.requests[start : submitted.back])
+            submitted.busy[k] = (start, submitted.back)
+            submitted.back = start
+
+    def _receive(self, submitted: Submitted, k: int) -> None:
+        start, end = submitted.busy[k]
+        try:
+            status, answers = self._connections[k].recv()
+        except EOFError:
+            self.close()
+            raise RuntimeError("a heuristic worker process ended unexpectedly") from None
+        if status != "ok":
+            self.close()
+            raise RuntimeError(f"a heuristic worker failed:\n{answers}")
+        for index, (action, agent) in zip(range(start, end), answers, strict=True):
+            submitted.requests[index].agent = agent
+            submitted.actions[index] = action
+        submitted.busy[k] = None
 
     @staticmethod
     def _here(request: Request) -> int:

@@ -374,6 +374,7 @@ class Trainer:
         dones = np.zeros((t, n), dtype=np.float32)
         finished_all = []
         self.net.eval()
+        torch.set_num_threads(c.collect_threads)  # back to ``threads`` for the update
         for k in range(t):
             if self._stop:
                 return None, []
@@ -416,6 +417,7 @@ class Trainer:
 
     def _update(self, batch: dict) -> dict:
         c = self.config
+        torch.set_num_threads(c.threads)
         lr = self._schedule(c.lr, c.lr_final)
         entropy_coef = self._schedule(c.entropy, c.entropy_final)
         for group in self.optimizer.param_groups:

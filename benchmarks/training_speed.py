@@ -1,0 +1,80 @@
+"""Training throughput: learner steps a second of ``seasons train``'s PPO stage, learning included, per variant.
+
+Each variant is a set of ``--set`` overrides on top of the common ones; every round runs each variant once, in a
+fresh process, in turn (so that all see the same machine load), from the shipped model (``--init learned``: the
+final network), no evaluation. The figure is the PPO stage's steps over its wall seconds (``stages.json``);
+the table gives each variant's median over the rounds, every round's figure, and the ratio to the first
+variant's median.
+
+    python benchmarks/training_speed.py --rounds 2 --steps 131072 \\
+        --variant in-process:heuristic_workers=0 --variant one-worker:heuristic_workers=1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+COMMON = ("opponents=random,heuristic", "threads=2", "envs=128", "rollout=16", "eval_games=0")
+
+
+def run(steps: int, overrides: list[str], folder: Path) -> float:
+    """One training run; its PPO stage's learner steps a second."""
+    command = [sys.executable, "-m", "training", "train", "--preset", "quick", "--init", "learned"]
+    command += ["--steps", str(steps), "--no-progress", "--out", str(folder)]
+    for override in overrides:
+        command += ["--set", override]
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env=dict(os.environ))
+    stage = json.loads((folder / "stages.json").read_text())["stages"]["ppo"]
+    return stage["steps"] / stage["seconds"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=131_072, help="learner steps a run")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--common", action="append", default=None, help=f"an override for every variant (default: {' '.join(COMMON)})"
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        required=True,
+        help="NAME:FIELD=VALUE[,FIELD=VALUE...] (a value holding commas: give the field in --common instead)",
+    )
+    args = parser.parse_args(argv)
+    common = list(COMMON if args.common is None else args.common)
+    variants: dict[str, list[str]] = {}
+    for text in args.variant:
+        name, _, settings = text.partition(":")
+        variants[name] = [s for s in settings.split(",") if s]
+    rates: dict[str, list[float]] = {name: [] for name in variants}
+    started = time.strftime("%Y-%m-%d %H:%M")
+    with tempfile.TemporaryDirectory() as scratch:
+        for round_index in range(args.rounds):
+            for name, settings in variants.items():
+                folder = Path(scratch) / f"{name}-{round_index}"
+                rates[name].append(run(args.steps, common + settings, folder))
+                print(f"round {round_index + 1}, {name}: {rates[name][-1]:,.0f} learner steps/s", flush=True)
+    print(f"\n{started}, {os.cpu_count()} cores, {args.steps:,} learner steps a run; common: {' '.join(common)}\n")
+    print("| variant | overrides | learner steps/s (median) | each round | ratio |")
+    print("|---|---|---:|---|---:|")
+    first = statistics.median(next(iter(rates.values())))
+    for name, values in rates.items():
+        median = statistics.median(values)
+        each = ", ".join(f"{v:,.0f}" for v in values)
+        print(f"| {name} | {' '.join(variants[name]) or '-'} | {median:,.0f} | {each} | {median / first:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
