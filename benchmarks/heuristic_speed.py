@@ -4,6 +4,7 @@
     python benchmarks/heuristic_speed.py --games 20 --seed 3
     python benchmarks/heuristic_speed.py --profile             # and a cProfile breakdown of its decisions
     python benchmarks/heuristic_speed.py --compare /work/main  # this checkout against another, alternating rounds
+    python benchmarks/heuristic_speed.py --side-by-side        # alone, then two processes at once, alternating
 
 Each heuristic decision is timed as ``training/selfplay.py`` makes it: ``game.determinize(seat, rng)`` then
 ``HeuristicAgent.act`` (decisions with one legal action are applied without asking, and are not counted).
@@ -192,6 +193,32 @@ def compare(other: Path, rounds: int, games: int, seed: int, ref_seconds: float)
     return 0 if len(same) == 1 else 1
 
 
+def side_by_side(rounds: int, games: int, seed: int, ref_seconds: float) -> int:
+    """The same run alone and as two processes at once, alternating: what a second process (a heuristic worker in
+    ``training/heuristic_pool.py``, a data-generation worker) gets out of the machine's second core."""
+    cmd = [sys.executable, __file__, "--json", "--games", str(games), "--seed", str(seed)]
+    cmd += ["--ref-seconds", str(ref_seconds)]
+    alone: list[float] = []
+    together: list[float] = []
+    for r in range(rounds):
+        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        alone.append(figures(json.loads(done.stdout))["heuristic us/decision"])
+        pair = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+        results = [json.loads(process.communicate()[0]) for process in pair]
+        together += [figures(result)["heuristic us/decision"] for result in results]
+        print(
+            f"round {r + 1}: alone {alone[-1]:,.0f} us a decision; two at once {together[-2]:,.0f} and "
+            f"{together[-1]:,.0f}",
+            flush=True,
+        )
+    one, two = statistics.median(alone), statistics.median(together)
+    print(
+        f"\nheuristic vs heuristic, median us a decision over {rounds} rounds: alone {one:,.0f}, two processes at "
+        f"once {two:,.0f} each ({two / one:.2f}x); decisions a second from two processes: {2 * one / two:.2f}x one's"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=6, help="games per opponent (default 6)")
@@ -203,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", type=Path, metavar="DIR", help="alternate runs on this checkout and on DIR")
     parser.add_argument("--rounds", type=int, default=3, help="runs on each checkout with --compare (default 3)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--side-by-side", action="store_true", help="alternate runs alone and as two processes at once (--rounds)"
+    )
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -214,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
         if path is not None and not (path / "agents" / "heuristic.py").is_file():
             parser.error(f"{option} {path}: not a checkout (no agents/heuristic.py)")
     games, ref_seconds = (1, 0.05) if args.quick else (args.games, args.ref_seconds)
+    if args.side_by_side:
+        return side_by_side(args.rounds, games, args.seed, ref_seconds)
     if args.compare is not None:
         return compare(args.compare.resolve(), args.rounds, games, args.seed, ref_seconds)
     load(args.code.resolve())

@@ -69,7 +69,7 @@ class TrainConfig:
     collect_threads: int = 1
     # processes answering the heuristic seats' decisions beside the trainer (training/heuristic_pool.py); 0 = in
     # the trainer's process. The same games either way: a run may resume with another count.
-    heuristic_workers: int = 1
+    heuristic_workers: int = 0
 
     def __post_init__(self) -> None:
         for f in fields(self):
