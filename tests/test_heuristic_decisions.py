@@ -11,8 +11,7 @@ and says so in its commit; a speed-up must leave them alone.
   so a floating-point change is caught even where it would not flip a decision.
 * ``selfplay``: heuristic seats answered inside ``training.selfplay.SelfPlayGames`` against a random learner
   (re-recorded, the heuristic unchanged, when ``SelfPlayGames`` moved onto ``VectorGame`` batches: its games
-  draw their random numbers in another order; and again when its heuristic seats began to determinize their
-  views with their own generators, for ``training.heuristic_pool``).
+  draw their random numbers in another order).
 * ``split_plans``: library split plans for random hands (recorded with the code before it was optimised too).
 """
 
@@ -32,7 +31,7 @@ from seasons_env import LEVELS
 PINNED = {
     "games": "d8e64078f94a9b878531388949cfe36f799f58b4cee76cefa2b8f97c1779bf52",
     "evaluations": "16264cd28e811bd2decd7e22c4d62273aa56693beb0f83f88418e90d97d512ec",
-    "selfplay": "1a7bf8844c8d6cc473ee3fbb29da01dc9281228ccc5bf589a472704a7e1fe9c8",
+    "selfplay": "a73961b40023f8621b76cf85d4e0131ca0f8524c4483f712b51a27ca3a81c196",
     "split_plans": "d055402921d94fd15c9a4e057525f4b7842e13bfb0ffd3837f5cbfaca43558c2",
 }
 

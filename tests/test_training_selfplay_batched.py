@@ -177,6 +177,24 @@ def test_bad_deals_and_saved_states_are_named() -> None:
     state["deals"][1] = [3, 0, "random", 1]
     with pytest.raises(ValueError, match=r"saved slot 1: its game \(2 players, apprentice, over: False\) is not a"):
         SelfPlayGames(2, "apprentice", deal_of("random"), {}, 0).load_state_dict(state)
+    # a heuristic agent's saved state (generator and library-split plan) is checked before it is used
+    vec = SelfPlayGames(2, "apprentice", deal_of("heuristic"), {}, 0)
+    vec.start()
+    good = vec.state_dict()
+    for bad, message in [
+        ({"rng": good["heuristics"][0]["rng"]}, "a heuristic agent's state is a dict of rng and plan"),
+        ({**good["heuristics"][0], "plan": [0, [1, 2], "x"]}, "a heuristic agent's plan is None or"),
+        (
+            {**good["heuristics"][0], "rng": {"bit_generator": "MT19937"}},
+            "a heuristic agent.s rng state is not a PCG64 state",
+        ),
+    ]:
+        state = {**good, "heuristics": [good["heuristics"][0], bad]}
+        with pytest.raises(ValueError, match=f"saved slot 1: {message}"):
+            SelfPlayGames(2, "apprentice", deal_of("heuristic"), {}, 0).load_state_dict(state)
+    twin = SelfPlayGames(2, "apprentice", deal_of("heuristic"), {}, 0)
+    twin.load_state_dict(good)
+    assert twin.state_dict() == good
 
 
 def test_an_illegal_learner_action_changes_no_game() -> None:

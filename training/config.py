@@ -63,13 +63,7 @@ class TrainConfig:
     eval_players: int = 2
     checkpoint_every: int = 50_000
     seed: int = 0
-    threads: int = 1  # torch threads (the updates, cloning's are ``workers``)
-    # torch threads while collecting games: their forward passes are on small batches, and a second thread's
-    # idle spinning takes the core a heuristic worker needs
-    collect_threads: int = 1
-    # processes answering the heuristic seats' decisions beside the trainer (training/heuristic_pool.py); 0 = in
-    # the trainer's process. The same games either way: a run may resume with another count.
-    heuristic_workers: int = 0
+    threads: int = 1
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -81,7 +75,7 @@ class TrainConfig:
         if self.engine not in ENGINES:
             raise ValueError(f"engine: must be one of {', '.join(ENGINES)}; got {self.engine!r}")
         positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")
-        positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads", "collect_threads")
+        positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads")
         positive += ("bc_games", "bc_epochs", "dagger_epochs", "workers")
         for name in positive:
             if getattr(self, name) < 1:
@@ -94,8 +88,6 @@ class TrainConfig:
                 raise ValueError(f"{name}: must be at least 0; got {getattr(self, name)!r}")
         if not 0 <= self.gae_lambda <= 1:
             raise ValueError(f"gae_lambda: must be in [0, 1]; got {self.gae_lambda!r}")
-        if self.heuristic_workers < 0:
-            raise ValueError(f"heuristic_workers: must be at least 0 (0: none); got {self.heuristic_workers!r}")
         if self.dagger_games < 0:
             raise ValueError(f"dagger_games: must be at least 0 (0: no DAgger round); got {self.dagger_games!r}")
         if self.eval_games < 0:

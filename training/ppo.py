@@ -48,7 +48,6 @@ from seasons_env.files import replace_atomically, write_atomic
 from seasons_env.vector.backends import DEFAULT_ENGINE
 
 from .config import TrainConfig, config_json
-from .heuristic_pool import HeuristicPool
 from .selfplay import HEURISTIC, RANDOM, SNAPSHOT, Deal, SelfPlayGames
 
 CHECKPOINT = "checkpoint.pt"
@@ -151,11 +150,9 @@ def evaluate(
     seed: int,
     slots: int = 32,
     engine: str = DEFAULT_ENGINE,
-    heuristic_pool: HeuristicPool | None = None,
 ) -> dict:
     """``games`` games of the greedy policy against ``opponent`` (random or heuristic) in every other seat, the
-    learner's seat rotated over each deal; win rate (ties shared) with a Wilson 95% interval, mean scores.
-    ``heuristic_pool`` answers the heuristic seats (default: in this process)."""
+    learner's seat rotated over each deal; win rate (ties shared) with a Wilson 95% interval, mean scores."""
     counter = iter(range(games))
 
     def schedule(rng: np.random.Generator) -> Deal | None:
@@ -164,7 +161,7 @@ def evaluate(
             return None
         return Deal(players, k % players, opponent, seed * 1_000_003 + k // players)
 
-    vec = SelfPlayGames(min(slots, games), level, schedule, {}, seed, engine, heuristic_pool)
+    vec = SelfPlayGames(min(slots, games), level, schedule, {}, seed, engine)
     results = vec.start()
     net.eval()
     while vec.active().any():
@@ -210,10 +207,7 @@ class Trainer:
         self.ppo_started_at = self.wall_seconds = float(wall_start)
         self._clock: tuple[float, float] | None = None
         self.history: list[dict] = []
-        self.heuristic_pool = HeuristicPool(config.heuristic_workers)
-        self.vec = SelfPlayGames(
-            config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine, self.heuristic_pool
-        )
+        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine)
         self.vec.start()
         torch.manual_seed(config.seed)
         self._stop = False
@@ -291,10 +285,7 @@ class Trainer:
         self.ppo_started_at = float(state.get("ppo_started_at", 0.0))
         self._clock = None
         self.history = list(state["history"])
-        self.heuristic_pool = HeuristicPool(config.heuristic_workers)
-        self.vec = SelfPlayGames(
-            config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine, self.heuristic_pool
-        )
+        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine)
         self.vec.load_state_dict(state["games"])
         torch.set_rng_state(state["torch_rng"])
         return self
@@ -351,7 +342,7 @@ class Trainer:
         finally:
             signal.signal(signal.SIGTERM, previous[0])
             signal.signal(signal.SIGINT, previous[1])
-            for closing in (bar, writer, self.heuristic_pool):  # the pool's workers start again if run again
+            for closing in (bar, writer):
                 if closing is not None:
                     closing.close()
             self.wall_seconds, self._clock = self.wall_time(), None
@@ -374,7 +365,6 @@ class Trainer:
         dones = np.zeros((t, n), dtype=np.float32)
         finished_all = []
         self.net.eval()
-        torch.set_num_threads(c.collect_threads)  # back to ``threads`` for the update
         for k in range(t):
             if self._stop:
                 return None, []
@@ -417,7 +407,6 @@ class Trainer:
 
     def _update(self, batch: dict) -> dict:
         c = self.config
-        torch.set_num_threads(c.threads)
         lr = self._schedule(c.lr, c.lr_final)
         entropy_coef = self._schedule(c.entropy, c.entropy_final)
         for group in self.optimizer.param_groups:
@@ -473,16 +462,7 @@ class Trainer:
         row["steps_per_s"] = self.steps / max(self.seconds, 1e-9)  # learner decisions a second, learning included
         row["league"] = {name: round(self.league.win_rate(name), 4) for name in self.league.pool}
         for opponent in (RANDOM, HEURISTIC):
-            result = evaluate(
-                self.net,
-                opponent,
-                c.eval_games,
-                c.eval_players,
-                c.level,
-                c.seed + 7919,
-                engine=c.engine,
-                heuristic_pool=self.heuristic_pool,
-            )
+            result = evaluate(self.net, opponent, c.eval_games, c.eval_players, c.level, c.seed + 7919, engine=c.engine)
             row[opponent] = result
             writer.add_scalar(f"eval/win_rate_vs_{opponent}", result["win_rate"], self.steps)
             writer.add_scalar(f"eval/mean_score_vs_{opponent}", result["mean_score"], self.steps)

@@ -14,8 +14,7 @@ played in rounds, each answering the pending decision of every waiting game and 
 one ``apply`` per batch: decisions with a single legal action are applied without asking anyone, the random
 seats' actions are drawn for all their games at once from the legal masks, each snapshot answers all its games
 with one forward pass on the batch's observation rows (sampled from the masked policy), and the heuristic seats
-play per game from a view determinized for their seat with the agent's own generator, all of a round's asked at
-once of a ``HeuristicPool`` (in this process, or shared with worker processes: the same answers either way).
+play per game from a view determinized for their seat.
 
 ``engine`` chooses how the batches step (``seasons_env.vector.ENGINES``: the reference engine or the compiled
 kernels); both give the same games. ``state_dict``/``load_state_dict`` capture everything (positions as
@@ -40,7 +39,6 @@ from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 from seasons_env.vector.policies import sample_legal
 
 from .data import final_margins
-from .heuristic_pool import HeuristicPool, Request, Submitted
 
 RANDOM = "random"
 HEURISTIC = "heuristic"
@@ -84,7 +82,6 @@ class SelfPlayGames:
         snapshots: dict[str, Callable],
         seed: int,
         engine: str = DEFAULT_ENGINE,
-        heuristic_pool: HeuristicPool | None = None,
     ) -> None:
         check_choice("engine", engine, ENGINES)
         self.size = size
@@ -92,8 +89,6 @@ class SelfPlayGames:
         self.schedule = schedule
         self.snapshots = snapshots  # name -> network (logits, value) = net(obs batch)
         self.engine = engine
-        # answers the heuristic seats' decisions of a round (here only, unless given one with workers)
-        self.heuristic_pool = heuristic_pool if heuristic_pool is not None else HeuristicPool(0)
         self.rng = np.random.default_rng(seed)
         self.batches: dict[int, VectorGame] = {}  # player count -> its games, slot i in row i
         self.deals: list[Deal | None] = [None] * size
@@ -193,12 +188,13 @@ class SelfPlayGames:
         if not forced.all():
             kinds = self.kinds[rows]
             kinds[forced] = _IDLE
-            # the heuristic seats' workers start first; this process answers the others meanwhile
-            heuristic = np.flatnonzero(kinds == _HEURISTIC)
-            submitted = self._submit_heuristic(players, batch, rows[heuristic], current[heuristic], masks[heuristic])
             chosen = kinds == _RANDOM
             if chosen.any():
                 choice[chosen] = sample_legal(masks[chosen], self.rng)
+            for j in np.flatnonzero(kinds == _HEURISTIC).tolist():
+                slot, seat = int(rows[j]), int(current[j])
+                view = batch.determinized(slot, seat, self.rng)
+                choice[j] = self.heuristics[slot].act(view, seat, np.flatnonzero(masks[j]).tolist())
             asked = np.flatnonzero(kinds == _SNAPSHOT)
             if asked.size:  # a row of observations() is its current player's view: the snapshot's here
                 observations = batch.observations(out=self._buffers[players])
@@ -206,32 +202,12 @@ class SelfPlayGames:
                 for name in sorted(set(names.tolist())):
                     group = asked[names == name]
                     choice[group] = self._sample_snapshot(name, observations[rows[group]], masks[group])
-            if heuristic.size:
-                choice[heuristic] = self._collect_heuristic(rows[heuristic], submitted)
         actions = np.zeros(self.size, dtype=np.int64)
         actions[rows] = choice
         where = np.zeros(self.size, dtype=bool)
         where[rows] = True
         self._apply(batch, actions, where)
         self.decisions += len(rows)
-
-    def _submit_heuristic(
-        self, players: int, batch: VectorGame, slots: np.ndarray, seats: np.ndarray, masks: np.ndarray
-    ) -> Submitted:
-        """Ask the pool for the heuristic seats' actions in games ``slots``, all at once (``HeuristicPool``)."""
-        if not slots.size:
-            return self.heuristic_pool.submit([])
-        requests = [
-            Request(self.heuristics[slot].state_dict(), row, players, seat, np.flatnonzero(mask).tolist())
-            for slot, row, seat, mask in zip(slots.tolist(), batch.row_bytes(slots), seats.tolist(), masks, strict=True)
-        ]
-        return self.heuristic_pool.submit(requests)
-
-    def _collect_heuristic(self, slots: np.ndarray, submitted: Submitted) -> list[int]:
-        actions = self.heuristic_pool.collect(submitted)
-        for slot, request in zip(slots.tolist(), submitted.requests, strict=True):
-            self.heuristics[slot].load_state_dict(request.agent)  # its generator and plan as they are now
-        return actions
 
     def _apply(self, batch: VectorGame, actions: np.ndarray, where: np.ndarray) -> None:
         info = batch.apply(actions, where=where)
@@ -357,12 +333,15 @@ class SelfPlayGames:
         for players, (rows, games) in sorted(new.items()):
             self._put(players, rows, games)
         self.heuristics = []
-        for saved in state["heuristics"]:
+        for slot, saved in enumerate(state["heuristics"]):
             if saved is None:
                 self.heuristics.append(None)
                 continue
             agent = HeuristicAgent(0)
-            agent.load_state_dict(saved)
+            try:
+                agent.load_state_dict(saved)
+            except ValueError as error:
+                raise ValueError(f"saved slot {slot}: {error}") from None
             self.heuristics.append(agent)
         for slot in np.flatnonzero(self.kinds == _HEURISTIC).tolist():
             if self.heuristics[slot] is None:

@@ -433,54 +433,8 @@ def unpack(state: ArrayState, i: int, check: bool = False) -> Game:
     actions. ``check=True`` also runs the position format's consistency checks (for rows written by kernels)."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < state.batch_size:
         raise ValueError(f"unpack: row {i!r} is outside the batch of {state.batch_size}")
-    game = game_of_record({name: array[i].tolist() for name, array in state.arrays().items()}, state.num_players)
-    if check:
-        problems = position_problems(game, None)
-        if problems:
-            raise ValueError(f"row {i}: " + "; ".join(problems[:3]))
-    return game
-
-
-def row_bytes(state: ArrayState, rows: Sequence[int]) -> list[bytes]:
-    """Rows ``rows``, each as one ``bytes`` of its fields' values in ``LAYOUT`` order (``bytes_per_game`` long):
-    what pickles fastest, for another process to rebuild the game with ``game_of_row_bytes``."""
-    count = len(rows)
-    if count == 0:
-        return []
-    blocks = [np.ascontiguousarray(array[rows]).reshape(count, -1).view(np.uint8) for array in state.arrays().values()]
-    matrix = np.concatenate(blocks, axis=1)
-    return [matrix[k].tobytes() for k in range(count)]
-
-
-def game_of_row_bytes(data: bytes, num_players: int) -> Game:
-    """The ``Game`` of a row given as ``row_bytes`` gave it: what ``unpack`` builds of that row."""
-    layout = _ROW_LAYOUT[num_players]
-    if len(data) != layout[-1][-1]:
-        raise ValueError(f"a {num_players}-player row is {layout[-1][-1]} bytes; got {len(data)}")
-    row = {
-        name: np.frombuffer(data, dtype, size, start).reshape(shape).tolist()
-        for name, dtype, shape, size, start, _ in layout
-    }
-    return game_of_record(row, num_players)
-
-
-def _row_layout(num_players: int) -> list[tuple[str, np.dtype, tuple[int, ...], int, int, int]]:
-    """Each field's (name, dtype, shape, values, first byte, end byte) in a row's bytes."""
-    out, start = [], 0
-    for spec in LAYOUT:
-        shape = spec.shape_for(num_players)
-        size = int(np.prod(shape, dtype=np.int64))
-        end = start + size * np.dtype(spec.dtype).itemsize
-        out.append((spec.name, np.dtype(spec.dtype), shape, size, start, end))
-        start = end
-    return out
-
-
-_ROW_LAYOUT = {n: _row_layout(n) for n in (2, 3, 4)}
-
-
-def game_of_record(row: dict[str, object], n: int) -> Game:
-    """The ``Game`` of a row given as plain values (each field's row as Python ints and lists, by name)."""
+    row = {name: array[i].tolist() for name, array in state.arrays().items()}
+    n = state.num_players
     game = Game.blank(n, LEVELS[row["level"]], Chance(row["chance_key"], row["chance_counter"]))
     game.year, game.position = row["year"], row["position"]
     game.first_player, game.turn_player = row["first_player"], row["turn_player"]
@@ -508,6 +462,10 @@ def game_of_record(row: dict[str, object], n: int) -> Game:
     game.stack = [decode_step(r) for r in row["stack"][: row["stack_depth"]]]
     game.final_scores = tuple(row["final_scores"]) if row["over"] else None
     game._overflow_check = row["overflow_check"]
+    if check:
+        problems = position_problems(game, None)
+        if problems:
+            raise ValueError(f"row {i}: " + "; ".join(problems[:3]))
     # The legal options are what the decision on top offers now: the engine computed them just so.
     top = game.stack[-1] if game.stack else None
     options = steps.OPTIONS[top[0]] if top is not None else None

@@ -49,12 +49,6 @@ class ReferenceBackend:
     def game(self, i: int) -> Game:
         return self.games[i]
 
-    def row_bytes(self, idx: np.ndarray) -> list[bytes]:
-        from .arrays import pack, row_bytes
-
-        games = [self.games[i] for i in idx.tolist()]
-        return row_bytes(pack(games), list(range(len(games)))) if games else []
-
     def write_masks(self, idx: np.ndarray, mask: np.ndarray) -> None:
         # Gathered into lists and written with one fancy assignment: scalar numpy writes cost more.
         mask[idx] = False
@@ -131,11 +125,6 @@ class KernelBackend:
 
     def game(self, i: int) -> Game:
         return self.rules.game(i)
-
-    def row_bytes(self, idx: np.ndarray) -> list[bytes]:
-        from .arrays import row_bytes
-
-        return row_bytes(self.state, idx)
 
     def write_masks(self, idx: np.ndarray, mask: np.ndarray) -> None:
         mask[idx] = self.rules.legal[idx]

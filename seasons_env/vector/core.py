@@ -243,12 +243,6 @@ class VectorGame:
         (``Game.determinize``): what an agent reading positions is given."""
         return self._backend.game(self._check_index(index)).determinize(seat, rng)
 
-    def row_bytes(self, indices: np.ndarray | Sequence[int]) -> list[bytes]:
-        """Games ``indices`` as their rows of the array state, each one ``bytes``: quick to send to another
-        process, where ``seasons_env.vector.arrays.game_of_row_bytes(data, num_players)`` builds the ``Game``
-        (equal to ``game(index)``)."""
-        return self._backend.row_bytes(self._check_indices(np.asarray(indices, dtype=np.int64), "indices"))
-
     def describe_decision(self, index: int) -> str:
         """The pending decision of game ``index`` and its legal options, for error messages."""
         game = self._backend.game(self._check_index(index))
