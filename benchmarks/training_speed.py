@@ -6,8 +6,8 @@ final network), no evaluation. The figure is the PPO stage's steps over its wall
 the table gives each variant's median over the rounds, every round's figure, and the ratio to the first
 variant's median.
 
-    python benchmarks/training_speed.py --rounds 2 --steps 131072 \\
-        --variant in-process:heuristic_workers=0 --variant one-worker:heuristic_workers=1
+    python benchmarks/training_speed.py --rounds 2 --steps 40960 \\
+        --variant one-thread:threads=1 --variant two-threads:threads=2
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""benchmarks/heuristic_speed.py runs (--quick) and prints its figures; --compare runs two checkouts. No timing
-is asserted."""
+"""benchmarks/heuristic_speed.py runs (--quick) and prints its figures; --compare runs two checkouts,
+--side-by-side one alone and two at once; benchmarks/training_speed.py prints a row per variant. No timing is
+asserted."""
 
 from __future__ import annotations
 
@@ -36,3 +37,26 @@ def test_heuristic_speed_compare_runs_both_checkouts_alike() -> None:
 def test_heuristic_speed_rejects_a_folder_that_is_not_a_checkout(tmp_path: Path) -> None:
     result = run("--compare", str(tmp_path))
     assert result.returncode != 0 and "not a checkout" in result.stderr
+
+
+def test_heuristic_speed_side_by_side_runs_alone_and_in_pairs() -> None:
+    result = run("--side-by-side", "--rounds", "1", "--quick")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "round 1: alone" in result.stdout and "two processes at once" in result.stdout
+
+
+def test_training_speed_prints_a_row_per_variant(tmp_path: Path) -> None:
+    script = ROOT / "benchmarks" / "training_speed.py"
+    common = ["--common", "opponents=random", "--common", "envs=4", "--common", "rollout=8", "--common", "eval_games=0"]
+    variants = ["--variant", "one:threads=1", "--variant", "two:threads=2"]
+    result = subprocess.run(
+        [sys.executable, str(script), "--steps", "32", "--rounds", "1", *common, *variants],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| one ") or line.startswith("| two ")]
+    assert len(rows) == 2 and rows[0].endswith("| 1.00 |"), result.stdout
