@@ -349,8 +349,6 @@ class Trainer:
         if stopped:
             self.save(boundary)
             self.log(f"stopped at step {boundary['steps']}; checkpoint written to {self.folder / CHECKPOINT}")
-        else:
-            self.plot()
         return {"steps": self.steps, "stopped": stopped, "history": self.history}
 
     def _collect(self) -> tuple[dict | None, list]:
@@ -472,6 +470,7 @@ class Trainer:
             )
         self.history.append(row)
         self._write_history()
+        self.plot()  # the curve so far: a long run shows it while it runs, and a stopped one keeps it
         self.net.train()
 
     def _write_history(self) -> None:
@@ -481,7 +480,8 @@ class Trainer:
 
     def plot(self) -> Path | None:
         """``curve.png``: win rate (Wilson 95% intervals) against random and heuristic by the wall time since the
-        run started (the warm-start stages included; a dotted line where PPO started)."""
+        run started (the warm-start stages included; a dotted line where PPO started). Redrawn after every
+        evaluation."""
         if not self.history:
             return None
         from matplotlib.figure import Figure  # no pyplot: the caller's matplotlib backend is left alone
