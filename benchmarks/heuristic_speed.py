@@ -194,8 +194,8 @@ def compare(other: Path, rounds: int, games: int, seed: int, ref_seconds: float)
 
 
 def side_by_side(rounds: int, games: int, seed: int, ref_seconds: float) -> int:
-    """The same run alone and as two processes at once, alternating: what a second process (a heuristic worker in
-    ``training/heuristic_pool.py``, a data-generation worker) gets out of the machine's second core."""
+    """The same run alone and as two processes at once, alternating: what a second process (a data-generation
+    worker, say) gets out of the machine's second core."""
     cmd = [sys.executable, __file__, "--json", "--games", str(games), "--seed", str(seed)]
     cmd += ["--ref-seconds", str(ref_seconds)]
     alone: list[float] = []
@@ -243,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     for option, path in (("--code", args.code), ("--compare", args.compare)):
         if path is not None and not (path / "agents" / "heuristic.py").is_file():
             parser.error(f"{option} {path}: not a checkout (no agents/heuristic.py)")
+    if args.side_by_side and (args.compare is not None or args.code != ROOT or args.profile):
+        parser.error("--side-by-side times this checkout alone: it takes no --compare, --code or --profile")
     games, ref_seconds = (1, 0.05) if args.quick else (args.games, args.ref_seconds)
     if args.side_by_side:
         return side_by_side(args.rounds, games, args.seed, ref_seconds)

@@ -33,7 +33,7 @@ def run(steps: int, overrides: list[str], folder: Path) -> float:
     command += ["--steps", str(steps), "--no-progress", "--out", str(folder)]
     for override in overrides:
         command += ["--set", override]
-    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env=dict(os.environ))
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     stage = json.loads((folder / "stages.json").read_text())["stages"]["ppo"]
     return stage["steps"] / stage["seconds"]
 
@@ -52,10 +52,14 @@ def main(argv: list[str] | None = None) -> int:
         help="NAME:FIELD=VALUE[,FIELD=VALUE...] (a value holding commas: give the field in --common instead)",
     )
     args = parser.parse_args(argv)
+    if args.steps < 1 or args.rounds < 1:
+        parser.error("--steps and --rounds must be at least 1")
     common = list(COMMON if args.common is None else args.common)
     variants: dict[str, list[str]] = {}
     for text in args.variant:
         name, _, settings = text.partition(":")
+        if not name or name in variants:
+            parser.error(f"--variant {text!r}: each variant needs a name of its own (NAME:FIELD=VALUE,...)")
         variants[name] = [s for s in settings.split(",") if s]
     rates: dict[str, list[float]] = {name: [] for name in variants}
     started = time.strftime("%Y-%m-%d %H:%M")

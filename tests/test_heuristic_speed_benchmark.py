@@ -60,3 +60,16 @@ def test_training_speed_prints_a_row_per_variant(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("| one ") or line.startswith("| two ")]
     assert len(rows) == 2 and rows[0].endswith("| 1.00 |"), result.stdout
+
+
+def test_the_benchmarks_refuse_options_they_cannot_honour() -> None:
+    result = run("--side-by-side", "--compare", str(ROOT))
+    assert result.returncode != 0 and "--side-by-side times this checkout alone" in result.stderr
+    script = ROOT / "benchmarks" / "training_speed.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--variant", "a:threads=1", "--variant", "a:threads=2"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0 and "each variant needs a name of its own" in result.stderr
