@@ -31,6 +31,8 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from seasons_env import NUM_ACTIONS, Game
 from seasons_env.engine import steps
 
@@ -147,6 +149,27 @@ class ISMCTSAgent(SeededAgent):
         super().reset(seed)
         if seed is not None:
             self.policy.reset(self._child_seed())
+
+    def state_dict(self) -> dict:
+        """What the agent carries from one decision to the next, as plain values: its generator's state and its
+        heuristic policy's (``load_state_dict`` restores them; the budget and other settings are the caller's)."""
+        return {"rng": self.rng.bit_generator.state, "policy": self.policy.state_dict()}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from ``state_dict()``'s values (from a checkpoint: checked before anything changes)."""
+        if not isinstance(state, dict) or set(state) != {"rng", "policy"}:
+            raise ValueError(f"an ISMCTS agent's state is a dict of rng and policy; got {state!r}")
+        policy = HeuristicAgent(0)
+        try:
+            policy.load_state_dict(state["policy"])
+        except ValueError as error:
+            raise ValueError(f"an ISMCTS agent's policy: {error}") from None
+        rng = np.random.default_rng()
+        try:
+            rng.bit_generator.state = state["rng"]
+        except (TypeError, ValueError, KeyError) as error:
+            raise ValueError(f"an ISMCTS agent's rng state is not a PCG64 state: {error}") from None
+        self.rng, self.policy = rng, policy
 
     def __repr__(self) -> str:
         budget = f"seconds={self.seconds}" if self.seconds is not None else f"iterations={self.iterations}"

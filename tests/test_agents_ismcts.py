@@ -83,6 +83,26 @@ def test_same_seed_same_choices() -> None:
     assert first.last_iterations == second.last_iterations
 
 
+def test_a_saved_state_makes_the_same_choices() -> None:
+    """``state_dict`` mid-game (a library-split plan under way in its heuristic policy), loaded into an agent of
+    another seed: the same choices from then on, in the split and in searches."""
+    game = Game.new(2, "archmage", seed=5)
+    rng = np.random.default_rng(0)
+    agent, twin = ISMCTSAgent(seed=1, iterations=10), ISMCTSAgent(seed=99, iterations=10)
+    saved = False
+    while not game.is_over and game.year < 2:
+        seat, legal = game.current_player, game.legal_action_list()
+        view = game.determinize(seat, rng)
+        if not saved and game.pending_decision == "library_split" and agent.policy.state_dict()["plan"]:
+            twin.load_state_dict(agent.state_dict())
+            saved = True
+        action = agent.act(view.clone(), seat, legal)
+        if saved:
+            assert twin.act(view, seat, legal) == action and twin.state_dict() == agent.state_dict()
+        game.apply(action)
+    assert saved and game.year == 2
+
+
 def test_budget_in_seconds() -> None:
     position = next(p for p in random_positions(2, "archmage", seed=6, every=1) if p.pending_decision == "turn")
     seat = position.current_player

@@ -22,7 +22,7 @@ from training.cli import main as training_main
 from training.config import PRESETS, TrainConfig, make_config
 from training.data import DataConfig, final_margins, generate, load_dataset, save_dataset
 from training.pipeline import file_sha256
-from training.ppo import CHECKPOINT, Trainer, evaluate
+from training.ppo import CHECKPOINT, League, Trainer, evaluate
 from training.selfplay import Deal, SelfPlayGames
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,7 +95,11 @@ def test_config_overrides_are_typed_and_bad_ones_named() -> None:
         ("lr=fast", "lr must be a number"),
         ("envs=2.5", "envs must be an integer"),
         ("players=5", "players: player counts must be 2, 3 or 4"),
-        ("opponents=wizard", "opponents: fixed opponents are random, heuristic"),
+        ("opponents=wizard", "opponents: fixed opponents are random, heuristic, ismcts; got wizard"),
+        ("opponents=heuristic,random,heuristic", "opponents: each fixed opponent at most once"),
+        ("ismcts_share=0", r"ismcts_share: must be in \(0, 1\]; got 0.0"),
+        ("ismcts_share=1.5", r"ismcts_share: must be in \(0, 1\]; got 1.5"),
+        ("ismcts_iterations=0", "ismcts_iterations: must be at least 1; got 0"),
         ("steps=0", "steps: must be at least 1"),
         ("engine=gpu", "engine: must be one of kernels, reference; got 'gpu'"),
         ("noequals", "write FIELD=VALUE"),
@@ -109,6 +113,45 @@ def test_config_overrides_are_typed_and_bad_ones_named() -> None:
     with pytest.raises(ValueError, match="unknown field"):
         TrainConfig.from_dict({"nope": 1})
     assert set(PRESETS) == {"smoke", "quick", "full"}
+    # ISMCTS joins a league only when named: the full preset names it, the others keep the measured league
+    assert PRESETS["full"].opponents == ("random", "heuristic", "ismcts")
+    assert PRESETS["quick"].opponents == PRESETS["smoke"].opponents == ("random", "heuristic")
+
+
+def test_the_league_deals_ismcts_no_more_than_its_share() -> None:
+    """PFSP would deal ISMCTS most of the games (the learner never beats it here); it gets ``ismcts_share`` of
+    them, the others keeping their PFSP proportions; under its share it keeps its PFSP weight, and a league
+    without ISMCTS is plain PFSP."""
+    from agents.network import NetworkConfig, PolicyValueNet
+
+    net = PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1))
+    config = make_config("smoke", ["opponents=random,heuristic,ismcts", "ismcts_share=0.05"])
+
+    def pfsp(league: League) -> np.ndarray:
+        w = np.array([max(config.pfsp_floor, (1 - league.win_rate(n)) ** config.pfsp_power) for n in league.pool])
+        return w / w.sum()
+
+    league = League(config)
+    league.add_snapshot(net)
+    for _ in range(40):
+        league.record("random", 1.0)
+        league.record("heuristic", 0.5)
+        league.record("ismcts", 0.0)
+    k = league.pool.index("ismcts")
+    plain, capped = pfsp(league), league.weights()
+    assert plain[k] > 0.4 and capped[k] == pytest.approx(0.05) and capped.sum() == pytest.approx(1.0)
+    others = [i for i in range(len(league.pool)) if i != k]
+    assert capped[others] / capped[others].sum() == pytest.approx(plain[others] / plain[others].sum())
+    rng = np.random.default_rng(0)
+    dealt = [league.sample(rng) for _ in range(4000)]
+    assert 0.04 < dealt.count("ismcts") / 4000 < 0.06
+    for _ in range(200):  # now the learner beats it: its PFSP weight is under the share, and stays
+        league.record("ismcts", 1.0)
+    assert pfsp(league)[k] < 0.05 and np.array_equal(league.weights(), pfsp(league))
+    plain_league = League(make_config("smoke", ["ismcts_share=0.05"]))
+    plain_league.add_snapshot(net)
+    plain_league.record("heuristic", 0.0)
+    assert "ismcts" not in plain_league.pool and np.array_equal(plain_league.weights(), pfsp(plain_league))
 
 
 def test_selfplay_games_stop_only_at_learner_decisions_and_resume_exactly() -> None:
@@ -156,9 +199,13 @@ def test_evaluation_rotates_seats_and_counts_every_game() -> None:
     assert result["games"] == 4 and 0 <= result["low"] <= result["win_rate"] <= result["high"] <= 1
 
 
-def test_a_stopped_run_resumes_to_the_same_weights(tmp_path) -> None:
-    """Stopped in the middle of a rollout, resumed from its checkpoint: the same end as a run never stopped."""
-    config = make_config("smoke", ["steps=256", "eval_games=0", "checkpoint_every=10000", "init="])
+@pytest.mark.parametrize(
+    "league", [[], ["opponents=random,heuristic,ismcts", "ismcts_iterations=4", "ismcts_share=0.5"]]
+)
+def test_a_stopped_run_resumes_to_the_same_weights(tmp_path, league: list[str]) -> None:
+    """Stopped in the middle of a rollout, resumed from its checkpoint: the same end as a run never stopped (with
+    ISMCTS in the league too, its agents' state saved mid-game)."""
+    config = make_config("smoke", ["steps=256", "eval_games=0", "checkpoint_every=10000", "init=", *league])
     straight = Trainer(tmp_path / "straight", config, log=lambda _: None)
     straight.run(progress=False)
     stopped = Trainer(tmp_path / "stopped", config, log=lambda _: None)
@@ -176,6 +223,8 @@ def test_a_stopped_run_resumes_to_the_same_weights(tmp_path) -> None:
     assert result["stopped"] and result["steps"] == 128
     resumed = Trainer.resume(tmp_path / "stopped", log=lambda _: None)
     assert resumed.steps == 128 and resumed.league.pool == stopped.league.pool
+    if league:
+        assert "ismcts" in {deal.opponent for deal in resumed.vec.deals}
     resumed.run(progress=False)
     assert resumed.steps == straight.steps == 256
     for name, tensor in straight.net.state_dict().items():

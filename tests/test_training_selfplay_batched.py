@@ -159,7 +159,7 @@ def test_bad_deals_and_saved_states_are_named() -> None:
         return lambda rng: Deal(players, seat, opponent, 1)
 
     for schedule, message in [
-        (deal_of("snapshot:9"), r"opponent must be one of random, heuristic, snapshot:0; got 'snapshot:9'"),
+        (deal_of("snapshot:9"), r"opponent must be one of random, heuristic, ismcts, snapshot:0; got 'snapshot:9'"),
         (deal_of("random", players=5), "players must be 2, 3 or 4; got 5"),
         (deal_of("random", seat=2), r"seat must be 0..1; got 2"),
     ]:
@@ -219,3 +219,81 @@ def test_the_trainer_plays_on_the_configured_engine(tmp_path, engine: str) -> No
     config = make_config("smoke", ["init=", f"engine={engine}", "envs=2"])
     trainer = Trainer(tmp_path, config, log=lambda _: None)
     assert trainer.vec.engine == engine and [b.engine for b in trainer.vec.batches.values()] == [engine]
+
+
+def test_ismcts_opponents_search_at_their_budget_and_resume_exactly(monkeypatch) -> None:
+    """ISMCTS seats are answered by each game's own ``ISMCTSAgent`` at the configured budget, from a view
+    determinized for their seat; a state saved mid-game (its agents' generators included) continues identically."""
+    from agents.ismcts import ISMCTSAgent
+
+    searched: list[tuple[int, int]] = []  # (iterations run, budget) of every ISMCTS search
+    act = ISMCTSAgent.act
+
+    def counted_act(agent, view, seat, legal):
+        action = act(agent, view, seat, legal)
+        if agent.last_iterations:
+            searched.append((agent.last_iterations, agent.iterations))
+        return action
+
+    monkeypatch.setattr(ISMCTSAgent, "act", counted_act)
+    opponents = ("ismcts", "heuristic")
+
+    def schedule(rng: np.random.Generator) -> Deal:
+        n = int(rng.integers(2, 4))
+        return Deal(n, int(rng.integers(n)), opponents[int(rng.integers(2))], int(rng.integers(2**40)))
+
+    vec = SelfPlayGames(4, "apprentice", schedule, {}, seed=11, ismcts_iterations=6)
+    vec.start()
+    rng = np.random.default_rng(2)
+    for _ in range(25):
+        vec.step(learner_actions(vec.observe()[1], rng))
+    assert searched and all(0 < ran <= budget == 6 for ran, budget in searched)
+    ismcts_slots = [slot for slot, deal in enumerate(vec.deals) if deal.opponent == "ismcts"]
+    assert ismcts_slots and all(isinstance(vec.agents[slot], ISMCTSAgent) for slot in ismcts_slots)
+    state = vec.state_dict()
+    assert [s is not None for s in state["ismcts"]] == [slot in ismcts_slots for slot in range(4)]
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    buffer.seek(0)
+    twin = SelfPlayGames(4, "apprentice", schedule, {}, seed=0, ismcts_iterations=6)
+    twin.load_state_dict(torch.load(buffer, weights_only=True))
+    twin_rng = np.random.default_rng()
+    twin_rng.bit_generator.state = rng.bit_generator.state
+    finished = []
+    for _ in range(60):
+        obs, mask = vec.observe()
+        twin_obs, twin_mask = twin.observe()
+        assert np.array_equal(obs, twin_obs) and np.array_equal(mask, twin_mask)
+        records = vec.step(learner_actions(mask, rng))
+        assert twin.step(learner_actions(twin_mask, twin_rng)) == records
+        finished += records
+    assert "ismcts" in {r.opponent for r in finished}
+    assert twin.state_dict() == vec.state_dict()
+
+
+def test_saved_ismcts_agents_are_checked() -> None:
+    vec = SelfPlayGames(2, "apprentice", lambda rng: Deal(2, 0, "ismcts", 1), {}, 0, ismcts_iterations=3)
+    vec.start()
+    good = vec.state_dict()
+    saved = good["ismcts"][0]
+    for bad, message in [
+        ({"rng": saved["rng"]}, "an ISMCTS agent's state is a dict of rng and policy"),
+        ({**saved, "policy": {**saved["policy"], "plan": "x"}}, "an ISMCTS agent's policy: a heuristic agent's plan"),
+        ({**saved, "rng": {"bit_generator": "MT19937"}}, "an ISMCTS agent.s rng state is not a PCG64 state"),
+        (None, "its opponent is ismcts, but no ismcts agent was saved"),
+    ]:
+        state = {**good, "ismcts": [saved, bad]}
+        with pytest.raises(ValueError, match=f"saved slot 1: {message}"):
+            SelfPlayGames(2, "apprentice", lambda rng: None, {}, 0).load_state_dict(state)
+    with pytest.raises(ValueError, match="saved slot 0: a heuristic agent was saved, but its opponent is not"):
+        SelfPlayGames(2, "apprentice", lambda rng: None, {}, 0).load_state_dict({**good, "heuristics": [{}, None]})
+    with pytest.raises(ValueError, match="ismcts_iterations must be a whole number of at least 1; got 0"):
+        SelfPlayGames(2, "apprentice", lambda rng: None, {}, 0, ismcts_iterations=0)
+    # a state of the format before ISMCTS joined (no "ismcts" field) still loads
+    old = SelfPlayGames(2, "apprentice", lambda rng: Deal(2, 1, "heuristic", 3), {}, 0)
+    old.start()
+    old_state = old.state_dict()
+    del old_state["ismcts"]
+    twin = SelfPlayGames(2, "apprentice", lambda rng: None, {}, 0)
+    twin.load_state_dict(old_state)
+    assert twin.state_dict() == {**old_state, "ismcts": [None, None]}

@@ -173,7 +173,8 @@ def train(
     backend: str,
 ) -> None:
     """The recipe of training/README.md in one command: a heuristic data set, behaviour cloning, one DAgger
-    round, then self-play PPO against a league of snapshots, random and heuristic opponents.
+    round, then self-play PPO against a league of snapshots, random and heuristic opponents (and ISMCTS, sparingly,
+    with --set opponents=random,heuristic,ismcts; the full preset has it).
 
     The run folder gets config.json, the warm start's data.npz, bc.pt, dagger.npz and warm.pt with stages.json
     (each finished stage's file SHA-256 and wall time), then PPO's checkpoint.pt (every checkpoint_every steps,

@@ -9,7 +9,10 @@ from dataclasses import asdict, dataclass, fields, replace
 from seasons_env.engine import LEVELS
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 
-OPPONENT_NAMES = ("random", "heuristic")
+#: The fixed opponents a league may hold (besides the learner's snapshots), and those it holds by default: ISMCTS
+#: decides about ten times slower than the heuristic even at a small budget, so it joins only when named.
+OPPONENT_NAMES = ("random", "heuristic", "ismcts")
+DEFAULT_OPPONENTS = ("random", "heuristic")
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,11 @@ class TrainConfig:
     gae_lambda: float = 0.95
     max_grad_norm: float = 0.5
     # the league: snapshots of the learner, and fixed opponents, sampled by prioritised fictitious self-play
-    opponents: tuple[str, ...] = OPPONENT_NAMES
+    opponents: tuple[str, ...] = DEFAULT_OPPONENTS
+    # ISMCTS in the league (when opponents names it), sparingly: its budget in iterations a decision (a fixed count,
+    # so that runs replay exactly), and the largest share of new games it is dealt, whatever its PFSP weight
+    ismcts_iterations: int = 100
+    ismcts_share: float = 0.02
     snapshot_every: int = 100_000
     league_size: int = 8  # snapshots kept (the oldest leave first; the starting network stays)
     pfsp_power: float = 2.0  # an opponent's weight is (1 - learner's win rate against it) ** power
@@ -76,7 +83,7 @@ class TrainConfig:
             raise ValueError(f"engine: must be one of {', '.join(ENGINES)}; got {self.engine!r}")
         positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")
         positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads")
-        positive += ("bc_games", "bc_epochs", "dagger_epochs", "workers")
+        positive += ("bc_games", "bc_epochs", "dagger_epochs", "workers", "ismcts_iterations")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: must be at least 1; got {getattr(self, name)!r}")
@@ -86,6 +93,8 @@ class TrainConfig:
         for name in ("entropy", "entropy_final", "value_coef", "max_grad_norm", "pfsp_power", "pfsp_floor"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name}: must be at least 0; got {getattr(self, name)!r}")
+        if not 0 < self.ismcts_share <= 1:
+            raise ValueError(f"ismcts_share: must be in (0, 1]; got {self.ismcts_share!r}")
         if not 0 <= self.gae_lambda <= 1:
             raise ValueError(f"gae_lambda: must be in [0, 1]; got {self.gae_lambda!r}")
         if self.dagger_games < 0:
@@ -97,6 +106,8 @@ class TrainConfig:
         unknown = [o for o in self.opponents if o not in OPPONENT_NAMES]
         if unknown:
             raise ValueError(f"opponents: fixed opponents are {', '.join(OPPONENT_NAMES)}; got {', '.join(unknown)}")
+        if len(set(self.opponents)) != len(self.opponents):
+            raise ValueError(f"opponents: each fixed opponent at most once; got {', '.join(self.opponents)}")
         if self.seed < 0:
             raise ValueError(f"seed: must be at least 0; got {self.seed!r}")
 
@@ -180,7 +191,8 @@ def config_json(config: TrainConfig) -> str:
 
 #: ``smoke`` proves the whole machinery (data sets, cloning, DAgger, PPO) in well under a minute (CI); ``quick``
 #: is the recipe of the shipped model from nothing in about two hours of this 2-core machine when idle
-#: (docs/results.md, "Learned agents"); ``full`` runs overnight on 2-, 3- and 4-player games.
+#: (docs/results.md, "Learned agents"); ``full`` runs overnight on 2-, 3- and 4-player games, with ISMCTS in
+#: its league.
 PRESETS: dict[str, TrainConfig] = {
     "smoke": TrainConfig(
         level="apprentice",
@@ -234,5 +246,6 @@ PRESETS: dict[str, TrainConfig] = {
         eval_every=1_000_000,
         eval_games=400,
         league_size=16,
+        opponents=OPPONENT_NAMES,  # ISMCTS too, in at most ismcts_share of the games
     ),
 }

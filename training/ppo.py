@@ -1,13 +1,15 @@
 """Self-play PPO from a cloned start: the last stage of ``seasons train`` / ``python -m training train``.
 
-The learner (``agents.network.PolicyValueNet``) plays ``envs`` games at once (``training.selfplay``), one
-seat in each, seats drawn at random, player counts drawn from ``players``; every other seat is played by an
-opponent of the league, sampled by prioritised fictitious self-play: each opponent's weight is
-``max(floor, (1 - p) ** power)`` where ``p`` is the learner's recent win rate against it, so the opponents it
-beats least are met most. The league holds the fixed opponents (random, heuristic) and frozen snapshots of
-the learner (the starting network, then one every ``snapshot_every`` decisions, the oldest leaving past
-``league_size``). The reward comes at the end of a game: ``tanh(final margin / 40)``. PPO with GAE (gamma 1),
-clipped ratios, masked logits (an illegal action has probability 0), linear learning-rate and entropy schedules.
+The learner (``agents.network.PolicyValueNet``) plays ``envs`` games at once (``training.selfplay``), one seat in
+each, seats drawn at random, player counts drawn from ``players``; every other seat is played by an opponent of the
+league, sampled by prioritised fictitious self-play: each opponent's weight is ``max(floor, (1 - p) ** power)``
+where ``p`` is the learner's recent win rate against it, so the opponents it beats least are met most. The league
+holds the fixed opponents (``opponents``: random, heuristic, and ISMCTS when named, at ``ismcts_iterations`` a
+decision and in at most ``ismcts_share`` of the games, as its decisions cost about as much as ten of the
+heuristic's) and frozen snapshots of the learner (the starting network, then one every ``snapshot_every`` decisions,
+the oldest leaving past ``league_size``). The reward comes at the end of a game: ``tanh(final margin / 40)``. PPO
+with GAE (gamma 1), clipped ratios, masked logits (an illegal action has probability 0), linear learning-rate and
+entropy schedules.
 
 The run folder holds ``config.json``, ``checkpoint.pt`` (policy, optimizer, league with its statistics, the
 games in progress, every generator's state, the step count and the history; written atomically every
@@ -48,7 +50,7 @@ from seasons_env.files import replace_atomically, write_atomic
 from seasons_env.vector.backends import DEFAULT_ENGINE
 
 from .config import TrainConfig, config_json
-from .selfplay import HEURISTIC, RANDOM, SNAPSHOT, Deal, SelfPlayGames
+from .selfplay import HEURISTIC, ISMCTS, RANDOM, SNAPSHOT, Deal, SelfPlayGames
 
 CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
@@ -109,9 +111,17 @@ class League:
         return (wins + 1.0) / (games + 2.0)
 
     def weights(self) -> np.ndarray:
+        """Each pool member's probability of being dealt the next game: PFSP, with ISMCTS held to
+        ``ismcts_share`` (its decisions cost ten or more of the heuristic's)."""
         c = self.config
         w = np.array([max(c.pfsp_floor, (1.0 - self.win_rate(n)) ** c.pfsp_power) for n in self.pool])
-        return w / w.sum()
+        w = w / w.sum()
+        if ISMCTS in self.pool and len(self.pool) > 1:
+            k = self.pool.index(ISMCTS)
+            if w[k] > c.ismcts_share:
+                w *= (1.0 - c.ismcts_share) / (1.0 - w[k])
+                w[k] = c.ismcts_share
+        return w
 
     def sample(self, rng: np.random.Generator) -> str:
         return self.pool[int(rng.choice(len(self.pool), p=self.weights()))]
@@ -207,7 +217,15 @@ class Trainer:
         self.ppo_started_at = self.wall_seconds = float(wall_start)
         self._clock: tuple[float, float] | None = None
         self.history: list[dict] = []
-        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine)
+        self.vec = SelfPlayGames(
+            config.envs,
+            config.level,
+            self._deal,
+            self.league.nets,
+            config.seed,
+            config.engine,
+            ismcts_iterations=config.ismcts_iterations,
+        )
         self.vec.start()
         torch.manual_seed(config.seed)
         self._stop = False
@@ -285,7 +303,15 @@ class Trainer:
         self.ppo_started_at = float(state.get("ppo_started_at", 0.0))
         self._clock = None
         self.history = list(state["history"])
-        self.vec = SelfPlayGames(config.envs, config.level, self._deal, self.league.nets, config.seed, config.engine)
+        self.vec = SelfPlayGames(
+            config.envs,
+            config.level,
+            self._deal,
+            self.league.nets,
+            config.seed,
+            config.engine,
+            ismcts_iterations=config.ismcts_iterations,
+        )
         self.vec.load_state_dict(state["games"])
         torch.set_rng_state(state["torch_rng"])
         return self

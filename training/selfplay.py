@@ -1,25 +1,25 @@
 """Many games at once with one learning seat each, stepped as batches (``seasons_env.vector.VectorGame``).
 
-``SelfPlayGames`` keeps ``size`` games running. In each the learner plays one seat; every other seat is played
-by one opponent of the league: ``"random"``, ``"heuristic"`` or a frozen snapshot of the learner's network
-(``"snapshot:K"``). ``observe()`` gives the learner's observation and action mask in every game (a batch,
-for one forward pass); ``step(actions)`` plays the learner's actions, then every opponent until each game
-is back at a learner decision. A game that ends gives the learner its result (a ``Finished`` record: its final
-margin, score and win) and is replaced by the next game of the schedule at once, so every slot is always at a
-learner decision (or idle when the schedule has ended).
+``SelfPlayGames`` keeps ``size`` games running. In each the learner plays one seat; every other seat is played by
+one opponent of the league: ``"random"``, ``"heuristic"``, ``"ismcts"`` (``agents.ismcts.ISMCTSAgent`` at
+``ismcts_iterations`` a decision) or a frozen snapshot of the learner's network (``"snapshot:K"``). ``observe()``
+gives the learner's observation and action mask in every game (a batch, for one forward pass); ``step(actions)``
+plays the learner's actions, then every opponent until each game is back at a learner decision. A game that ends
+gives the learner its result (a ``Finished`` record: its final margin, score and win) and is replaced by the next
+game of the schedule at once, so every slot is always at a learner decision (or idle when the schedule has ended).
 
 The games live in one ``VectorGame`` per player count dealt (created when the schedule first deals that count),
 slot ``i`` being row ``i`` of the batch of its game's player count. Between two learner decisions the games are
 played in rounds, each answering the pending decision of every waiting game and applying all the answers with
 one ``apply`` per batch: decisions with a single legal action are applied without asking anyone, the random
 seats' actions are drawn for all their games at once from the legal masks, each snapshot answers all its games
-with one forward pass on the batch's observation rows (sampled from the masked policy), and the heuristic seats
-play per game from a view determinized for their seat.
+with one forward pass on the batch's observation rows (sampled from the masked policy), and the heuristic and
+ISMCTS seats play per game from a view determinized for their seat (as in the arena), each game its own agent.
 
 ``engine`` chooses how the batches step (``seasons_env.vector.ENGINES``: the reference engine or the compiled
 kernels); both give the same games. ``state_dict``/``load_state_dict`` capture everything (positions as
-``Game.to_dict()``, seats, opponents, the generator, the heuristic agents' state), so a resumed run continues
-exactly, on either engine.
+``Game.to_dict()``, seats, opponents, the generator, the heuristic and ISMCTS agents' state), so a resumed run
+continues exactly, on either engine.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.heuristic import HeuristicAgent
+from agents.ismcts import ISMCTSAgent
 from seasons_env import Game, IllegalActionError
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine import check_choice
@@ -42,10 +43,13 @@ from .data import final_margins
 
 RANDOM = "random"
 HEURISTIC = "heuristic"
+ISMCTS = "ismcts"
 SNAPSHOT = "snapshot:"
 
 # what plays a slot's other seats, as a code per slot
-_IDLE, _RANDOM, _HEURISTIC, _SNAPSHOT = -1, 0, 1, 2
+_IDLE, _RANDOM, _HEURISTIC, _SNAPSHOT, _ISMCTS = -1, 0, 1, 2, 3
+# the opponents that are an agent object per game (its state saved with the game), by their name in a checkpoint
+_SEARCHERS = {_HEURISTIC: "heuristics", _ISMCTS: "ismcts"}
 
 
 @dataclass
@@ -72,7 +76,8 @@ class Finished:
 
 
 class SelfPlayGames:
-    """``size`` games, the learner in one seat of each; ``schedule(rng)`` deals each new game (``None``: no more)."""
+    """``size`` games, the learner in one seat of each; ``schedule(rng)`` deals each new game (``None``: no more);
+    ``ismcts_iterations``: the budget of an ISMCTS opponent's decisions."""
 
     def __init__(
         self,
@@ -82,8 +87,12 @@ class SelfPlayGames:
         snapshots: dict[str, Callable],
         seed: int,
         engine: str = DEFAULT_ENGINE,
+        ismcts_iterations: int = 100,
     ) -> None:
         check_choice("engine", engine, ENGINES)
+        if isinstance(ismcts_iterations, bool) or not isinstance(ismcts_iterations, int) or ismcts_iterations < 1:
+            raise ValueError(f"ismcts_iterations must be a whole number of at least 1; got {ismcts_iterations!r}")
+        self.ismcts_iterations = ismcts_iterations
         self.size = size
         self.level = level
         self.schedule = schedule
@@ -92,7 +101,7 @@ class SelfPlayGames:
         self.rng = np.random.default_rng(seed)
         self.batches: dict[int, VectorGame] = {}  # player count -> its games, slot i in row i
         self.deals: list[Deal | None] = [None] * size
-        self.heuristics: list[HeuristicAgent | None] = [None] * size
+        self.agents: list[HeuristicAgent | ISMCTSAgent | None] = [None] * size  # a heuristic or ISMCTS slot's player
         self.slot_players = np.zeros(size, dtype=np.int64)  # 0: idle
         self.seats = np.zeros(size, dtype=np.int64)
         self.kinds = np.full(size, _IDLE, dtype=np.int8)
@@ -191,10 +200,10 @@ class SelfPlayGames:
             chosen = kinds == _RANDOM
             if chosen.any():
                 choice[chosen] = sample_legal(masks[chosen], self.rng)
-            for j in np.flatnonzero(kinds == _HEURISTIC).tolist():
+            for j in np.flatnonzero((kinds == _HEURISTIC) | (kinds == _ISMCTS)).tolist():
                 slot, seat = int(rows[j]), int(current[j])
                 view = batch.determinized(slot, seat, self.rng)
-                choice[j] = self.heuristics[slot].act(view, seat, np.flatnonzero(masks[j]).tolist())
+                choice[j] = self.agents[slot].act(view, seat, np.flatnonzero(masks[j]).tolist())
             asked = np.flatnonzero(kinds == _SNAPSHOT)
             if asked.size:  # a row of observations() is its current player's view: the snapshot's here
                 observations = batch.observations(out=self._buffers[players])
@@ -251,13 +260,10 @@ class SelfPlayGames:
             deal = self.schedule(self.rng)
             self._seat(slot, deal)
             if deal is None:
-                self.heuristics[slot] = None
+                self.agents[slot] = None
                 continue
             game = Game.new(deal.players, self.level, seed=deal.seed)
-            heuristic = None
-            if deal.opponent == HEURISTIC:
-                heuristic = HeuristicAgent(int(self.rng.integers(2**63 - 1)))
-            self.heuristics[slot] = heuristic
+            self.agents[slot] = self._new_agent(int(self.kinds[slot]))
             rows, games = new.setdefault(deal.players, ([], []))
             rows.append(slot)
             games.append(game)
@@ -278,12 +284,24 @@ class SelfPlayGames:
             kind = _RANDOM
         elif deal.opponent == HEURISTIC:
             kind = _HEURISTIC
+        elif deal.opponent == ISMCTS:
+            kind = _ISMCTS
         elif deal.opponent.startswith(SNAPSHOT) and deal.opponent in self.snapshots:
             kind = _SNAPSHOT
         else:
-            known = ", ".join([RANDOM, HEURISTIC, *sorted(self.snapshots)])
+            known = ", ".join([RANDOM, HEURISTIC, ISMCTS, *sorted(self.snapshots)])
             raise ValueError(f"deal for slot {slot}: opponent must be one of {known}; got {deal.opponent!r}")
         self.slot_players[slot], self.seats[slot], self.kinds[slot] = deal.players, deal.seat, kind
+
+    def _new_agent(self, kind: int, seed: int | None = None) -> HeuristicAgent | ISMCTSAgent | None:
+        """The player of a new game's heuristic or ISMCTS seats, seeded from the generator (``None`` for the
+        other opponents, which keep no state)."""
+        if kind not in _SEARCHERS:
+            return None
+        seed = int(self.rng.integers(2**63 - 1)) if seed is None else seed
+        if kind == _HEURISTIC:
+            return HeuristicAgent(seed)
+        return ISMCTSAgent(seed, iterations=self.ismcts_iterations)
 
     def _put(self, players: int, rows: list[int], games: list[Game]) -> None:
         batch = self.batches.get(players)
@@ -297,21 +315,29 @@ class SelfPlayGames:
 
     def state_dict(self) -> dict:
         """Everything needed to continue exactly: plain Python values only (a ``weights_only`` torch file holds it)."""
-        heuristics = [None if agent is None else agent.state_dict() for agent in self.heuristics]
         games = [self.game(slot) for slot in range(self.size)]
-        return {
+        state = {
             "rng": self.rng.bit_generator.state,
             "games": [None if g is None else g.to_dict() for g in games],
             "deals": [None if d is None else [d.players, d.seat, d.opponent, d.seed] for d in self.deals],
-            "heuristics": heuristics,
-            "decisions": self.decisions,
         }
+        for kind, key in _SEARCHERS.items():  # each slot's agent under its kind's key, None elsewhere
+            state[key] = [
+                agent.state_dict() if agent is not None and self.kinds[slot] == kind else None
+                for slot, agent in enumerate(self.agents)
+            ]
+        state["decisions"] = self.decisions
+        return state
 
     def load_state_dict(self, state: dict) -> None:
-        """Continue from ``state_dict()``'s values (the format of earlier versions too: the same fields)."""
+        """Continue from ``state_dict()``'s values (the format of earlier versions too: no ``ismcts`` field)."""
         saved_games, saved_deals = state["games"], state["deals"]
-        if len(saved_games) != self.size or len(saved_deals) != self.size or len(state["heuristics"]) != self.size:
+        saved_agents = {key: state.get(key, [None] * self.size) for key in _SEARCHERS.values()}
+        if len(saved_games) != self.size or len(saved_deals) != self.size:
             raise ValueError(f"the saved games are {len(saved_games)}; this run has {self.size} slots")
+        for key, saved in saved_agents.items():
+            if not isinstance(saved, list) or len(saved) != self.size:
+                raise ValueError(f"the saved {key} agents are not a list of {self.size}, one per slot")
         self.rng.bit_generator.state = state["rng"]
         new: dict[int, tuple[list[int], list[Game]]] = {}
         for slot, (saved, deal) in enumerate(zip(saved_games, saved_deals, strict=True)):
@@ -332,19 +358,21 @@ class SelfPlayGames:
             games.append(game)
         for players, (rows, games) in sorted(new.items()):
             self._put(players, rows, games)
-        self.heuristics = []
-        for slot, saved in enumerate(state["heuristics"]):
-            if saved is None:
-                self.heuristics.append(None)
-                continue
-            agent = HeuristicAgent(0)
-            try:
-                agent.load_state_dict(saved)
-            except ValueError as error:
-                raise ValueError(f"saved slot {slot}: {error}") from None
-            self.heuristics.append(agent)
-        for slot in np.flatnonzero(self.kinds == _HEURISTIC).tolist():
-            if self.heuristics[slot] is None:
-                raise ValueError(f"saved slot {slot}: its opponent is the heuristic, but no heuristic agent was saved")
+        self.agents = [None] * self.size
+        for kind, key in _SEARCHERS.items():
+            name = HEURISTIC if kind == _HEURISTIC else ISMCTS
+            for slot, saved in enumerate(saved_agents[key]):
+                if self.kinds[slot] != kind:
+                    if saved is not None:
+                        raise ValueError(f"saved slot {slot}: a {name} agent was saved, but its opponent is not {name}")
+                    continue
+                if saved is None:
+                    raise ValueError(f"saved slot {slot}: its opponent is {name}, but no {name} agent was saved")
+                agent = self._new_agent(kind, seed=0)
+                try:
+                    agent.load_state_dict(saved)
+                except ValueError as error:
+                    raise ValueError(f"saved slot {slot}: {error}") from None
+                self.agents[slot] = agent
         self.decisions = int(state["decisions"])
         self._ended = {}
