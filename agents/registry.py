@@ -11,15 +11,21 @@ from seasons_env.registry import register_agent
 
 
 def register_all() -> None:
-    """Register ``random``, ``heuristic``, ``ismcts`` (each at its default settings, seeded by the caller),
-    ``learned[:PATH]``, ``policy-ismcts[:ITERATIONS]`` and ``rllib:PATH``."""
+    """Register ``random``, ``heuristic`` (seeded by the caller), ``ismcts[:ITERATIONS]``, ``learned[:PATH]``,
+    ``policy-ismcts[:ITERATIONS]`` and ``rllib:PATH``."""
     from .heuristic import HeuristicAgent
-    from .ismcts import ISMCTSAgent
     from .random_agent import RandomAgent
 
     register_agent("random", RandomAgent, summary="a uniformly random legal action")
     register_agent("heuristic", HeuristicAgent, summary="one-ply lookahead over a hand-written evaluation")
-    register_agent("ismcts", ISMCTSAgent, summary="information-set MCTS over the heuristic (about 30 s a game)")
+    register_agent(
+        "ismcts",
+        _ismcts_agent,
+        summary=f"information-set MCTS over the heuristic (about 30 s a game); ismcts:N for N iterations a decision "
+        f"(default {ISMCTS_ITERATIONS:,})",
+        argument="ITERATIONS",
+        check=lambda argument: _iterations("ismcts", argument, ISMCTS_ITERATIONS),
+    )
     register_agent(
         "learned",
         _learned_agent,
@@ -48,14 +54,16 @@ def register_all() -> None:
 #: 0.2 s a decision on the development machine (docs/results.md), within issue 12's limit of 1 s.
 POLICY_SEARCH_ITERATIONS = 200
 MAX_POLICY_SEARCH_ITERATIONS = 100_000
+#: ``ISMCTSAgent``'s default budget (``ismcts`` without a number).
+ISMCTS_ITERATIONS = 3000
 
 
-def _iterations(argument: str | None) -> int:
+def _iterations(name: str, argument: str | None, default: int) -> int:
     if argument is None:
-        return POLICY_SEARCH_ITERATIONS
+        return default
     if not argument.isdecimal() or not 1 <= int(argument) <= MAX_POLICY_SEARCH_ITERATIONS:
         raise ValueError(
-            f"policy-ismcts:ITERATIONS takes a whole number of iterations from 1 to {MAX_POLICY_SEARCH_ITERATIONS:,}; "
+            f"{name}:ITERATIONS takes a whole number of iterations from 1 to {MAX_POLICY_SEARCH_ITERATIONS:,}; "
             f"got {argument!r}"
         )
     return int(argument)
@@ -63,15 +71,22 @@ def _iterations(argument: str | None) -> int:
 
 def _check_iterations(argument: str | None) -> None:
     """Check the budget and load the shipped model now, so that a bad spec is named where it is given."""
-    _iterations(argument)
+    _iterations("policy-ismcts", argument, POLICY_SEARCH_ITERATIONS)
     _check_learned_model(None)
+
+
+def _ismcts_agent(seed: int | None, argument: str | None):
+    """``ismcts[:ITERATIONS]``."""
+    from .ismcts import ISMCTSAgent
+
+    return ISMCTSAgent(seed, iterations=_iterations("ismcts", argument, ISMCTS_ITERATIONS))
 
 
 def _policy_search_agent(seed: int | None, argument: str | None):
     """``policy-ismcts[:ITERATIONS]``: torch is imported only when such an agent is made."""
     from .policy_ismcts import PolicyISMCTSAgent
 
-    return PolicyISMCTSAgent(seed, iterations=_iterations(argument))
+    return PolicyISMCTSAgent(seed, iterations=_iterations("policy-ismcts", argument, POLICY_SEARCH_ITERATIONS))
 
 
 def _rllib_agent(seed: int | None, path: str):

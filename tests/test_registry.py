@@ -33,6 +33,13 @@ def test_the_shipped_agents_are_registered_through_the_entry_point():
     assert type(make_agent("heuristic", 5)).__name__ == "HeuristicAgent"
 
 
+def test_ismcts_takes_a_budget_in_iterations():
+    assert make_agent("ismcts", 1).iterations == 3000 and make_agent("ismcts:100", 1).iterations == 100
+    for bad in ("0", "fast", "1.5", "100001"):
+        with pytest.raises(ValueError, match=r"agents\[1\]: agent 'ismcts:.*': ismcts:ITERATIONS takes a whole number"):
+            parse_agent_spec(f"ismcts:{bad}", "agents[1]")
+
+
 def test_specs_with_arguments():
     register_agent("model", Remembers, argument="PATH", argument_optional=False)
     agent = make_agent("model:runs/a.pt", seed=3)
