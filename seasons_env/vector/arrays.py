@@ -474,7 +474,9 @@ def unpack(state: ArrayState, i: int, check: bool = False) -> Game:
 
 
 def _cards_of_counts(counts: list[int]) -> tuple[int, ...]:
-    return tuple(card for card, copies in enumerate(counts) for _ in range(copies))
+    # most counts are 0: skipping them first makes this a third of the cost (unpack runs for every heuristic seat's
+    # decision in self-play)
+    return tuple([card for card, copies in enumerate(counts) if copies for _ in range(copies)])
 
 
 def layout_markdown(num_players: int = 4) -> str:
