@@ -8,6 +8,9 @@ variant's median.
 
     python benchmarks/training_speed.py --rounds 2 --steps 40960 \\
         --variant one-thread:threads=1 --variant two-threads:threads=2
+
+A variant's overrides are separated by commas; a piece without ``=`` continues the value before it, so
+``league:opponents=random,heuristic,ismcts,ismcts_share=0.01`` sets ``opponents`` and ``ismcts_share``.
 """
 
 from __future__ import annotations
@@ -38,6 +41,19 @@ def run(steps: int, overrides: list[str], folder: Path) -> float:
     return stage["steps"] / stage["seconds"]
 
 
+def parse_variant(text: str) -> tuple[str, list[str]]:
+    """``NAME:FIELD=VALUE[,FIELD=VALUE...]`` as the name and its overrides (a piece without ``=`` belongs to the
+    value before it: field values never hold ``=``)."""
+    name, _, settings = text.partition(":")
+    overrides: list[str] = []
+    for piece in (p for p in settings.split(",") if p):
+        if "=" in piece or not overrides:
+            overrides.append(piece)
+        else:
+            overrides[-1] += "," + piece
+    return name, overrides
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=131_072, help="learner steps a run")
@@ -49,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         "--variant",
         action="append",
         required=True,
-        help="NAME:FIELD=VALUE[,FIELD=VALUE...] (a value holding commas: give the field in --common instead)",
+        help="NAME:FIELD=VALUE[,FIELD=VALUE...] (a piece without '=' continues the value before it: "
+        "opponents=random,heuristic,ismcts)",
     )
     args = parser.parse_args(argv)
     if args.steps < 1 or args.rounds < 1:
@@ -57,10 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     common = list(COMMON if args.common is None else args.common)
     variants: dict[str, list[str]] = {}
     for text in args.variant:
-        name, _, settings = text.partition(":")
+        name, overrides = parse_variant(text)
         if not name or name in variants:
             parser.error(f"--variant {text!r}: each variant needs a name of its own (NAME:FIELD=VALUE,...)")
-        variants[name] = [s for s in settings.split(",") if s]
+        variants[name] = overrides
     rates: dict[str, list[float]] = {name: [] for name in variants}
     started = time.strftime("%Y-%m-%d %H:%M")
     with tempfile.TemporaryDirectory() as scratch:

@@ -62,6 +62,19 @@ def test_training_speed_prints_a_row_per_variant(tmp_path: Path) -> None:
     assert len(rows) == 2 and rows[0].endswith("| 1.00 |"), result.stdout
 
 
+def test_training_speed_variants_may_hold_lists() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from training_speed import parse_variant
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert parse_variant("a:opponents=random,heuristic,ismcts,ismcts_share=0.01,threads=1") == (
+        "a",
+        ["opponents=random,heuristic,ismcts", "ismcts_share=0.01", "threads=1"],
+    )
+    assert parse_variant("b:threads=2") == ("b", ["threads=2"]) and parse_variant("c:") == ("c", [])
+
+
 def test_the_benchmarks_refuse_options_they_cannot_honour() -> None:
     result = run("--side-by-side", "--compare", str(ROOT))
     assert result.returncode != 0 and "--side-by-side times this checkout alone" in result.stderr
