@@ -48,6 +48,27 @@ def learner_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return actions
 
 
+def continue_side_by_side(vec: SelfPlayGames, twin: SelfPlayGames, rng: np.random.Generator, steps: int) -> list:
+    """Load ``vec``'s state (through a weights_only torch file) into ``twin``, then step both ``steps`` times with
+    the same learner actions, checking they stay equal; ``vec``'s finished records."""
+    buffer = io.BytesIO()
+    torch.save(vec.state_dict(), buffer)
+    buffer.seek(0)
+    twin.load_state_dict(torch.load(buffer, weights_only=True))
+    twin_rng = np.random.default_rng()
+    twin_rng.bit_generator.state = rng.bit_generator.state
+    finished = []
+    for _ in range(steps):
+        obs, mask = vec.observe()
+        twin_obs, twin_mask = twin.observe()
+        assert np.array_equal(obs, twin_obs) and np.array_equal(mask, twin_mask)
+        records = vec.step(learner_actions(mask, rng))
+        assert twin.step(learner_actions(twin_mask, twin_rng)) == records
+        assert twin.decisions == vec.decisions
+        finished += records
+    return finished
+
+
 def test_a_saved_state_continues_identically() -> None:
     """Saved mid-run (through a weights_only torch file), loaded into a differently seeded instance: the same
     observations, masks, finished records and decision counts from then on."""
@@ -58,22 +79,8 @@ def test_a_saved_state_continues_identically() -> None:
     for _ in range(30):
         vec.step(learner_actions(vec.observe()[1], rng))
     assert {d.opponent for d in vec.deals} == set(OPPONENTS)  # a heuristic agent's state is saved mid-game
-    buffer = io.BytesIO()
-    torch.save(vec.state_dict(), buffer)
-    buffer.seek(0)
     twin = SelfPlayGames(6, "apprentice", schedule_of((2, 3)), {"snapshot:0": net}, seed=123)
-    twin.load_state_dict(torch.load(buffer, weights_only=True))
-    twin_rng = np.random.default_rng()
-    twin_rng.bit_generator.state = rng.bit_generator.state
-    finished = []
-    for _ in range(120):
-        obs, mask = vec.observe()
-        twin_obs, twin_mask = twin.observe()
-        assert np.array_equal(obs, twin_obs) and np.array_equal(mask, twin_mask)
-        records = vec.step(learner_actions(mask, rng))
-        assert twin.step(learner_actions(twin_mask, twin_rng)) == records
-        assert twin.decisions == vec.decisions
-        finished += records
+    finished = continue_side_by_side(vec, twin, rng, 120)
     assert {r.players for r in finished} == {2, 3} and {r.opponent for r in finished} == set(OPPONENTS)
 
 
@@ -252,21 +259,8 @@ def test_ismcts_opponents_search_at_their_budget_and_resume_exactly(monkeypatch)
     assert ismcts_slots and all(isinstance(vec.agents[slot], ISMCTSAgent) for slot in ismcts_slots)
     state = vec.state_dict()
     assert [s is not None for s in state["ismcts"]] == [slot in ismcts_slots for slot in range(4)]
-    buffer = io.BytesIO()
-    torch.save(state, buffer)
-    buffer.seek(0)
     twin = SelfPlayGames(4, "apprentice", schedule, {}, seed=0, ismcts_iterations=6)
-    twin.load_state_dict(torch.load(buffer, weights_only=True))
-    twin_rng = np.random.default_rng()
-    twin_rng.bit_generator.state = rng.bit_generator.state
-    finished = []
-    for _ in range(60):
-        obs, mask = vec.observe()
-        twin_obs, twin_mask = twin.observe()
-        assert np.array_equal(obs, twin_obs) and np.array_equal(mask, twin_mask)
-        records = vec.step(learner_actions(mask, rng))
-        assert twin.step(learner_actions(twin_mask, twin_rng)) == records
-        finished += records
+    finished = continue_side_by_side(vec, twin, rng, 60)
     assert "ismcts" in {r.opponent for r in finished}
     assert twin.state_dict() == vec.state_dict()
 

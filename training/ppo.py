@@ -217,20 +217,18 @@ class Trainer:
         self.ppo_started_at = self.wall_seconds = float(wall_start)
         self._clock: tuple[float, float] | None = None
         self.history: list[dict] = []
-        self.vec = SelfPlayGames(
-            config.envs,
-            config.level,
-            self._deal,
-            self.league.nets,
-            config.seed,
-            config.engine,
-            ismcts_iterations=config.ismcts_iterations,
-        )
+        self.vec = self._games()
         self.vec.start()
         torch.manual_seed(config.seed)
         self._stop = False
 
     # ------------------------------------------------------------------ the schedule of games
+
+    def _games(self) -> SelfPlayGames:
+        c = self.config
+        return SelfPlayGames(
+            c.envs, c.level, self._deal, self.league.nets, c.seed, c.engine, ismcts_iterations=c.ismcts_iterations
+        )
 
     def _deal(self, rng: np.random.Generator) -> Deal:
         players = int(self.config.players[int(rng.integers(len(self.config.players)))])
@@ -303,15 +301,7 @@ class Trainer:
         self.ppo_started_at = float(state.get("ppo_started_at", 0.0))
         self._clock = None
         self.history = list(state["history"])
-        self.vec = SelfPlayGames(
-            config.envs,
-            config.level,
-            self._deal,
-            self.league.nets,
-            config.seed,
-            config.engine,
-            ismcts_iterations=config.ismcts_iterations,
-        )
+        self.vec = self._games()
         self.vec.load_state_dict(state["games"])
         torch.set_rng_state(state["torch_rng"])
         return self
