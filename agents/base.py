@@ -38,6 +38,17 @@ class SeededAgent:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
+    @staticmethod
+    def generator_from_state(state: object, who: str) -> np.random.Generator:
+        """A generator continuing from a saved ``bit_generator.state`` (a checkpoint's: checked, and a bad one
+        is a ``ValueError`` naming ``who``)."""
+        rng = np.random.default_rng()
+        try:
+            rng.bit_generator.state = state
+        except (TypeError, ValueError, KeyError) as error:
+            raise ValueError(f"{who}'s rng state is not a PCG64 state: {error}") from None
+        return rng
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 

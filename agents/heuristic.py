@@ -97,10 +97,7 @@ class HeuristicAgent(SeededAgent):
             and all(isinstance(cards, list) and all(isinstance(c, int) for c in cards) for cards in plan[1:])
         ):
             raise ValueError(f"a heuristic agent's plan is None or [seat, year-2 cards, year-3 cards]; got {plan!r}")
-        try:
-            self.rng.bit_generator.state = state["rng"]
-        except (TypeError, ValueError, KeyError) as error:
-            raise ValueError(f"a heuristic agent's rng state is not a PCG64 state: {error}") from None
+        self.rng = self.generator_from_state(state["rng"], "a heuristic agent")
         self._plan = None if plan is None else (plan[0], tuple(plan[1]), tuple(plan[2]))
 
     def evaluate(self, game: Game, seat: int) -> float:

@@ -31,8 +31,6 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
-import numpy as np
-
 from seasons_env import NUM_ACTIONS, Game
 from seasons_env.engine import steps
 
@@ -164,12 +162,7 @@ class ISMCTSAgent(SeededAgent):
             policy.load_state_dict(state["policy"])
         except ValueError as error:
             raise ValueError(f"an ISMCTS agent's policy: {error}") from None
-        rng = np.random.default_rng()
-        try:
-            rng.bit_generator.state = state["rng"]
-        except (TypeError, ValueError, KeyError) as error:
-            raise ValueError(f"an ISMCTS agent's rng state is not a PCG64 state: {error}") from None
-        self.rng, self.policy = rng, policy
+        self.rng, self.policy = self.generator_from_state(state["rng"], "an ISMCTS agent"), policy
 
     def __repr__(self) -> str:
         budget = f"seconds={self.seconds}" if self.seconds is not None else f"iterations={self.iterations}"

@@ -53,7 +53,7 @@ def register_all() -> None:
 #: The search budget of ``policy-ismcts``: iterations, not seconds, so that arena games replay exactly. About
 #: 0.2 s a decision on the development machine (docs/results.md), within issue 12's limit of 1 s.
 POLICY_SEARCH_ITERATIONS = 200
-MAX_POLICY_SEARCH_ITERATIONS = 100_000
+MAX_SEARCH_ITERATIONS = 100_000
 #: ``ISMCTSAgent``'s default budget (``ismcts`` without a number).
 ISMCTS_ITERATIONS = 3000
 
@@ -61,9 +61,9 @@ ISMCTS_ITERATIONS = 3000
 def _iterations(name: str, argument: str | None, default: int) -> int:
     if argument is None:
         return default
-    if not argument.isdecimal() or not 1 <= int(argument) <= MAX_POLICY_SEARCH_ITERATIONS:
+    if not argument.isdecimal() or not 1 <= int(argument) <= MAX_SEARCH_ITERATIONS:
         raise ValueError(
-            f"{name}:ITERATIONS takes a whole number of iterations from 1 to {MAX_POLICY_SEARCH_ITERATIONS:,}; "
+            f"{name}:ITERATIONS takes a whole number of iterations from 1 to {MAX_SEARCH_ITERATIONS:,}; "
             f"got {argument!r}"
         )
     return int(argument)

@@ -10,7 +10,7 @@ from seasons_env.engine import LEVELS
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 
 #: The fixed opponents a league may hold (besides the learner's snapshots), and those it holds by default: ISMCTS
-#: decides about ten times slower than the heuristic even at a small budget, so it joins only when named.
+#: decides about twenty times slower than the heuristic even at 100 iterations, so it joins only when named.
 OPPONENT_NAMES = ("random", "heuristic", "ismcts")
 DEFAULT_OPPONENTS = ("random", "heuristic")
 

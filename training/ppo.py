@@ -5,7 +5,7 @@ each, seats drawn at random, player counts drawn from ``players``; every other s
 league, sampled by prioritised fictitious self-play: each opponent's weight is ``max(floor, (1 - p) ** power)``
 where ``p`` is the learner's recent win rate against it, so the opponents it beats least are met most. The league
 holds the fixed opponents (``opponents``: random, heuristic, and ISMCTS when named, at ``ismcts_iterations`` a
-decision and in at most ``ismcts_share`` of the games, as its decisions cost about as much as ten of the
+decision and in at most ``ismcts_share`` of the games, as its decisions cost about as much as twenty of the
 heuristic's) and frozen snapshots of the learner (the starting network, then one every ``snapshot_every`` decisions,
 the oldest leaving past ``league_size``). The reward comes at the end of a game: ``tanh(final margin / 40)``. PPO
 with GAE (gamma 1), clipped ratios, masked logits (an illegal action has probability 0), linear learning-rate and
@@ -112,7 +112,7 @@ class League:
 
     def weights(self) -> np.ndarray:
         """Each pool member's probability of being dealt the next game: PFSP, with ISMCTS held to
-        ``ismcts_share`` (its decisions cost ten or more of the heuristic's)."""
+        ``ismcts_share`` (at 100 iterations its decisions cost about twenty of the heuristic's)."""
         c = self.config
         w = np.array([max(c.pfsp_floor, (1.0 - self.win_rate(n)) ** c.pfsp_power) for n in self.pool])
         w = w / w.sum()

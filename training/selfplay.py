@@ -48,8 +48,10 @@ SNAPSHOT = "snapshot:"
 
 # what plays a slot's other seats, as a code per slot
 _IDLE, _RANDOM, _HEURISTIC, _SNAPSHOT, _ISMCTS = -1, 0, 1, 2, 3
-# the opponents that are an agent object per game (its state saved with the game), by their name in a checkpoint
-_SEARCHERS = {_HEURISTIC: "heuristics", _ISMCTS: "ismcts"}
+_KINDS = {RANDOM: _RANDOM, HEURISTIC: _HEURISTIC, ISMCTS: _ISMCTS}  # the fixed opponents' codes
+# the opponents that are an agent object per game (its state saved with the game): their name, and the field of
+# a checkpoint holding their agents
+_SEARCHERS = {_HEURISTIC: (HEURISTIC, "heuristics"), _ISMCTS: (ISMCTS, "ismcts")}
 
 
 @dataclass
@@ -280,16 +282,12 @@ class SelfPlayGames:
             raise ValueError(f"deal for slot {slot}: players must be 2, 3 or 4; got {deal.players!r}")
         if not 0 <= deal.seat < deal.players:
             raise ValueError(f"deal for slot {slot}: seat must be 0..{deal.players - 1}; got {deal.seat!r}")
-        if deal.opponent == RANDOM:
-            kind = _RANDOM
-        elif deal.opponent == HEURISTIC:
-            kind = _HEURISTIC
-        elif deal.opponent == ISMCTS:
-            kind = _ISMCTS
+        if deal.opponent in _KINDS:
+            kind = _KINDS[deal.opponent]
         elif deal.opponent.startswith(SNAPSHOT) and deal.opponent in self.snapshots:
             kind = _SNAPSHOT
         else:
-            known = ", ".join([RANDOM, HEURISTIC, ISMCTS, *sorted(self.snapshots)])
+            known = ", ".join([*_KINDS, *sorted(self.snapshots)])
             raise ValueError(f"deal for slot {slot}: opponent must be one of {known}; got {deal.opponent!r}")
         self.slot_players[slot], self.seats[slot], self.kinds[slot] = deal.players, deal.seat, kind
 
@@ -321,7 +319,7 @@ class SelfPlayGames:
             "games": [None if g is None else g.to_dict() for g in games],
             "deals": [None if d is None else [d.players, d.seat, d.opponent, d.seed] for d in self.deals],
         }
-        for kind, key in _SEARCHERS.items():  # each slot's agent under its kind's key, None elsewhere
+        for kind, (_, key) in _SEARCHERS.items():  # each slot's agent under its kind's key, None elsewhere
             state[key] = [
                 agent.state_dict() if agent is not None and self.kinds[slot] == kind else None
                 for slot, agent in enumerate(self.agents)
@@ -332,7 +330,7 @@ class SelfPlayGames:
     def load_state_dict(self, state: dict) -> None:
         """Continue from ``state_dict()``'s values (the format of earlier versions too: no ``ismcts`` field)."""
         saved_games, saved_deals = state["games"], state["deals"]
-        saved_agents = {key: state.get(key, [None] * self.size) for key in _SEARCHERS.values()}
+        saved_agents = {key: state.get(key, [None] * self.size) for _, key in _SEARCHERS.values()}
         if len(saved_games) != self.size or len(saved_deals) != self.size:
             raise ValueError(f"the saved games are {len(saved_games)}; this run has {self.size} slots")
         for key, saved in saved_agents.items():
@@ -359,8 +357,7 @@ class SelfPlayGames:
         for players, (rows, games) in sorted(new.items()):
             self._put(players, rows, games)
         self.agents = [None] * self.size
-        for kind, key in _SEARCHERS.items():
-            name = HEURISTIC if kind == _HEURISTIC else ISMCTS
+        for kind, (name, key) in _SEARCHERS.items():
             for slot, saved in enumerate(saved_agents[key]):
                 if self.kinds[slot] != kind:
                     if saved is not None:
