@@ -11,6 +11,12 @@ variant's median.
 
 A variant's overrides are separated by commas; a piece without ``=`` continues the value before it, so
 ``league:opponents=random,heuristic,ismcts,ismcts_share=0.01`` sets ``opponents`` and ``ismcts_share``.
+
+``--compare DIR`` runs every variant on this checkout and on the checkout DIR (say a ``git worktree`` of the
+commit before a change), in turn within each round; each checkout first makes one short run, uncounted, so that
+its compiled kernels are cached before anything is timed.
+
+    python benchmarks/training_speed.py --rounds 2 --steps 40960 --variant league:threads=2 --compare ../before
 """
 
 from __future__ import annotations
@@ -30,13 +36,15 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMON = ("opponents=random,heuristic", "threads=2", "envs=128", "rollout=16", "eval_games=0")
 
 
-def run(steps: int, overrides: list[str], folder: Path) -> float:
-    """One training run; its PPO stage's learner steps a second."""
+def run(steps: int, overrides: list[str], folder: Path, code: Path = ROOT) -> float:
+    """One training run of the checkout ``code``; its PPO stage's learner steps a second."""
     command = [sys.executable, "-m", "training", "train", "--preset", "quick", "--init", "learned"]
     command += ["--steps", str(steps), "--no-progress", "--out", str(folder)]
     for override in overrides:
         command += ["--set", override]
-    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    # -m and PYTHONPATH: the packages (and the worker processes') come from ``code``, not the installed checkout
+    environment = {**os.environ, "PYTHONPATH": str(code)}
+    subprocess.run(command, cwd=code, env=environment, check=True, stdout=subprocess.DEVNULL)
     stage = json.loads((folder / "stages.json").read_text())["stages"]["ppo"]
     return stage["steps"] / stage["seconds"]
 
@@ -68,9 +76,15 @@ def main(argv: list[str] | None = None) -> int:
         help="NAME:FIELD=VALUE[,FIELD=VALUE...] (a piece without '=' continues the value before it: "
         "opponents=random,heuristic,ismcts)",
     )
+    parser.add_argument("--compare", type=Path, default=None, help="also run every variant on this checkout")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.rounds < 1:
         parser.error("--steps and --rounds must be at least 1")
+    checkouts = {"": ROOT}
+    if args.compare is not None:
+        if not (args.compare / "training" / "__main__.py").is_file():
+            parser.error(f"--compare {args.compare}: not a checkout of this project (no training/__main__.py)")
+        checkouts = {" (this checkout)": ROOT, f" ({args.compare})": args.compare.resolve()}
     common = list(COMMON if args.common is None else args.common)
     variants: dict[str, list[str]] = {}
     for text in args.variant:
@@ -78,13 +92,17 @@ def main(argv: list[str] | None = None) -> int:
         if not name or name in variants:
             parser.error(f"--variant {text!r}: each variant needs a name of its own (NAME:FIELD=VALUE,...)")
         variants[name] = overrides
-    rates: dict[str, list[float]] = {name: [] for name in variants}
+    runs = {name + label: (settings, code) for name, settings in variants.items() for label, code in checkouts.items()}
+    rates: dict[str, list[float]] = {name: [] for name in runs}
     started = time.strftime("%Y-%m-%d %H:%M")
     with tempfile.TemporaryDirectory() as scratch:
+        if args.compare is not None:
+            for index, code in enumerate(checkouts.values()):
+                run(2048, common, Path(scratch) / f"warm-up-{index}", code)
         for round_index in range(args.rounds):
-            for name, settings in variants.items():
-                folder = Path(scratch) / f"{name}-{round_index}"
-                rates[name].append(run(args.steps, common + settings, folder))
+            for number, (name, (settings, code)) in enumerate(runs.items()):
+                folder = Path(scratch) / f"{number}-{round_index}"
+                rates[name].append(run(args.steps, common + settings, folder, code))
                 print(f"round {round_index + 1}, {name}: {rates[name][-1]:,.0f} learner steps/s", flush=True)
     print(f"\n{started}, {os.cpu_count()} cores, {args.steps:,} learner steps a run; common: {' '.join(common)}\n")
     print("| variant | overrides | learner steps/s (median) | each round | ratio |")
@@ -93,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, values in rates.items():
         median = statistics.median(values)
         each = ", ".join(f"{v:,.0f}" for v in values)
-        print(f"| {name} | {' '.join(variants[name]) or '-'} | {median:,.0f} | {each} | {median / first:.2f} |")
+        print(f"| {name} | {' '.join(runs[name][0]) or '-'} | {median:,.0f} | {each} | {median / first:.2f} |")
     return 0
 
 

@@ -62,6 +62,24 @@ def test_training_speed_prints_a_row_per_variant(tmp_path: Path) -> None:
     assert len(rows) == 2 and rows[0].endswith("| 1.00 |"), result.stdout
 
 
+def test_training_speed_compares_two_checkouts(tmp_path: Path) -> None:
+    script = ROOT / "benchmarks" / "training_speed.py"
+    common = ["--common", "opponents=random", "--common", "envs=4", "--common", "rollout=8", "--common", "eval_games=0"]
+    options = ["--steps", "32", "--rounds", "1", *common, "--variant", "one:threads=1", "--compare", str(ROOT)]
+    result = subprocess.run(
+        [sys.executable, str(script), *options],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| one (")]
+    assert len(rows) == 2 and rows[0].startswith("| one (this checkout) |"), result.stdout
+    assert rows[1].startswith(f"| one ({ROOT}) |"), result.stdout
+
+
 def test_training_speed_variants_may_hold_lists() -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
@@ -86,3 +104,10 @@ def test_the_benchmarks_refuse_options_they_cannot_honour() -> None:
         check=False,
     )
     assert result.returncode != 0 and "each variant needs a name of its own" in result.stderr
+    result = subprocess.run(
+        [sys.executable, str(script), "--variant", "a:threads=1", "--compare", str(ROOT / "docs")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0 and "not a checkout of this project" in result.stderr

@@ -12,6 +12,7 @@ from agents import PolicyAgent, RandomAgent, play_game
 from agents.learned import shipped_model_path
 from agents.network import (
     CheckpointError,
+    FrozenPolicy,
     NetworkConfig,
     PolicyValueNet,
     load_policy,
@@ -54,6 +55,42 @@ def test_card_pointer_moves_summon_logits_with_the_card_embedding() -> None:
     after, _ = net(obs)
     assert after[0, A.summon_action(5)] != before[0, A.summon_action(5)]
     assert after[0, A.take_die_action(0)] == before[0, A.take_die_action(0)]
+
+
+@pytest.mark.parametrize("observation_version", [1, 2])
+def test_a_frozen_policy_gives_the_network_s_logits_and_values(observation_version: int) -> None:
+    """The folded forward (league snapshots, the learner while it collects) equals the full one to float rounding
+    on real positions, with every weight random so that each folded term shows: card embeddings in every zone,
+    the pointer of each action group."""
+    torch.manual_seed(3)
+    net = PolicyValueNet(NetworkConfig(card_dim=5, hidden=24, layers=2), observation_version)
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.normal_(0.0, 0.5)
+    frozen = FrozenPolicy(net)
+    rng = np.random.default_rng(0)
+    observations, masks = [], []
+    for seed in range(4):
+        game = Game.new(2 + seed % 3, "archmage", seed=seed)
+        while not game.is_over and len(observations) < 150 * (seed + 1):
+            player = game.current_player
+            observations.append(encode_observation(game, player))
+            masks.append(action_mask(game, player).astype(bool))
+            game.apply(int(rng.choice(np.flatnonzero(masks[-1]))))
+    obs, mask = torch.from_numpy(np.stack(observations)), torch.from_numpy(np.stack(masks))
+    with torch.no_grad():
+        logits, values = net(obs)
+        folded_logits, folded_values = frozen(obs)
+        card_terms = net.trunk[0].weight[:, net.observation_size :].abs().sum()
+    assert card_terms > 0 and logits.abs().max() > 1.0  # the folded terms are not negligible here
+    torch.testing.assert_close(folded_logits, logits, rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(folded_values, values, rtol=1e-5, atol=1e-5)
+    legal = masked_logits(logits, mask)
+    assert (masked_logits(folded_logits, mask).argmax(1) == legal.argmax(1)).float().mean() > 0.99
+    assert not any(p.requires_grad for p in frozen.parameters())
+    with torch.no_grad():  # a frozen policy is a copy: changing the network afterwards does not reach it
+        net.cards += 1.0
+    torch.testing.assert_close(frozen(obs)[0], folded_logits)
 
 
 def test_policy_checkpoint_round_trip(tmp_path) -> None:

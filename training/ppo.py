@@ -37,6 +37,7 @@ import torch.nn.functional as F
 
 from agents.arena import wilson_interval
 from agents.network import (
+    FrozenPolicy,
     NetworkConfig,
     PolicyValueNet,
     load_policy,
@@ -87,7 +88,8 @@ class League:
 
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
-        self.nets: dict[str, PolicyValueNet] = {}
+        self.nets: dict[str, PolicyValueNet] = {}  # snapshots, as checkpoints save them
+        self.players: dict[str, FrozenPolicy] = {}  # the same, folded for self-play's forward passes
         self.pool: list[str] = list(config.opponents)
         self.stats: dict[str, list[float]] = {name: [0.0, 0.0] for name in self.pool}
         self.next_snapshot = 0
@@ -98,13 +100,17 @@ class League:
         frozen = PolicyValueNet(net.config, net.observation_version)
         frozen.load_state_dict(net.state_dict())
         frozen.eval()
-        self.nets[name] = frozen
+        self._admit(name, frozen)
         self.pool.append(name)
         self.stats[name] = [0.0, 0.0]
         snapshots = [n for n in self.pool if n.startswith(SNAPSHOT)]
         if len(snapshots) > self.config.league_size:  # the oldest but the starting network leaves the pool
             self.pool.remove(snapshots[1])
         return name
+
+    def _admit(self, name: str, net: PolicyValueNet) -> None:
+        self.nets[name] = net
+        self.players[name] = FrozenPolicy(net)
 
     def win_rate(self, name: str) -> float:
         wins, games = self.stats[name]
@@ -134,7 +140,7 @@ class League:
     def forget_unused(self, in_use: set[str]) -> None:
         for name in list(self.nets):
             if name not in self.pool and name not in in_use:
-                del self.nets[name]
+                del self.nets[name], self.players[name]
 
     def state_dict(self) -> dict:
         return {
@@ -148,7 +154,10 @@ class League:
         self.pool = list(state["pool"])
         self.stats = {k: [float(v[0]), float(v[1])] for k, v in state["stats"].items()}
         self.next_snapshot = int(state["next_snapshot"])
-        self.nets = {name: policy_from_payload(p, f"{where}: league {name}")[0] for name, p in state["nets"].items()}
+        self.nets.clear()  # in place: self-play games hold these dicts
+        self.players.clear()
+        for name, payload in state["nets"].items():
+            self._admit(name, policy_from_payload(payload, f"{where}: league {name}")[0])
 
 
 def evaluate(
@@ -227,7 +236,7 @@ class Trainer:
     def _games(self) -> SelfPlayGames:
         c = self.config
         return SelfPlayGames(
-            c.envs, c.level, self._deal, self.league.nets, c.seed, c.engine, ismcts_iterations=c.ismcts_iterations
+            c.envs, c.level, self._deal, self.league.players, c.seed, c.engine, ismcts_iterations=c.ismcts_iterations
         )
 
     def _deal(self, rng: np.random.Generator) -> Deal:
@@ -378,14 +387,14 @@ class Trainer:
         rewards = np.zeros((t, n), dtype=np.float32)
         dones = np.zeros((t, n), dtype=np.float32)
         finished_all = []
-        self.net.eval()
+        player = FrozenPolicy(self.net)  # the weights do not change until the update: folded, a faster forward
         for k in range(t):
             if self._stop:
                 return None, []
             o, m = self.vec.observe()
             obs[k], masks[k] = o, m
             with torch.inference_mode():
-                logits, value = self.net(torch.from_numpy(o))
+                logits, value = player(torch.from_numpy(o))
                 dist = torch.distributions.Categorical(logits=masked_logits(logits, torch.from_numpy(m)))
                 a = dist.sample()
                 logps[k] = dist.log_prob(a).numpy()
@@ -396,7 +405,7 @@ class Trainer:
                 self.league.record(result.opponent, result.win)
                 finished_all.append(result)
         with torch.inference_mode():
-            values[t] = self.net(torch.from_numpy(self.vec.observe()[0]))[1].numpy()
+            values[t] = player(torch.from_numpy(self.vec.observe()[0]))[1].numpy()
         advantages = np.zeros((t, n), dtype=np.float32)
         last = np.zeros(n, dtype=np.float32)
         for k in reversed(range(t)):  # GAE with gamma 1; a game that ended at step k does not see the next one
