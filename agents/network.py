@@ -20,6 +20,7 @@ observation layout and action table they were trained on; they are read with ``t
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -186,13 +187,12 @@ class FrozenPolicy(nn.Module):
                 pooled_weight = first.weight[:, size + zone * d : size + (zone + 1) * d]
                 weight[:, start : start + NUM_CARDS] += pooled_weight @ cards.T
             layers: list[nn.Module] = [_linear(weight, first.bias)]
-            layers += [_copy(module) for module in list(net.trunk)[1:]]
+            layers += [copy.deepcopy(module) for module in list(net.trunk)[1:]]
             self.trunk = nn.Sequential(*layers)
             # logits[a] += (Wq[g] h + bq[g]) . cards[c] for each action a naming card c in pointer group g
-            group, card = _action_cards()
-            named = torch.from_numpy(np.flatnonzero(group))
-            embedding = torch.cat([torch.zeros(1, d, dtype=cards.dtype), cards], dim=0)[torch.from_numpy(card)[named]]
-            rows = torch.from_numpy(group)[named] - 1
+            named = net.pointer_actions
+            rows, card = net.pointer_index // (NUM_CARDS + 1), net.pointer_index % (NUM_CARDS + 1)
+            embedding = torch.cat([torch.zeros(1, d, dtype=cards.dtype), cards], dim=0)[card]  # card 0: none
             query_weight = net.pointer.weight.reshape(4, d, -1)[rows]  # [named, d, hidden]
             query_bias = net.pointer.bias.reshape(4, d)[rows]  # [named, d]
             policy_weight = net.policy.weight.clone()
@@ -200,7 +200,7 @@ class FrozenPolicy(nn.Module):
             policy_weight[named] += torch.einsum("nd,ndh->nh", embedding, query_weight)
             policy_bias[named] += (embedding * query_bias).sum(dim=1)
             self.policy = _linear(policy_weight, policy_bias)
-            self.value = _copy(net.value)
+            self.value = copy.deepcopy(net.value)
         self.eval()
         self.requires_grad_(False)
 
@@ -211,16 +211,11 @@ class FrozenPolicy(nn.Module):
 
 
 def _linear(weight: torch.Tensor, bias: torch.Tensor) -> nn.Linear:
-    layer = nn.Linear(weight.shape[1], weight.shape[0])
+    """A linear layer holding ``weight`` and ``bias`` (not initialised first: torch's generator is left alone)."""
+    layer = torch.nn.utils.skip_init(nn.Linear, weight.shape[1], weight.shape[0])
     layer.weight.data.copy_(weight)
     layer.bias.data.copy_(bias)
     return layer
-
-
-def _copy(module: nn.Module) -> nn.Module:
-    import copy
-
-    return copy.deepcopy(module)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -67,7 +67,10 @@ def test_a_frozen_policy_gives_the_network_s_logits_and_values(observation_versi
     with torch.no_grad():
         for parameter in net.parameters():
             parameter.normal_(0.0, 0.5)
+    generator_state = torch.get_rng_state()
     frozen = FrozenPolicy(net)
+    # folding draws nothing from torch's generator: the learner's sampled actions do not depend on it
+    assert torch.equal(torch.get_rng_state(), generator_state)
     rng = np.random.default_rng(0)
     observations, masks = [], []
     for seed in range(4):
