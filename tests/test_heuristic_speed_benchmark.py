@@ -45,35 +45,29 @@ def test_heuristic_speed_side_by_side_runs_alone_and_in_pairs() -> None:
     assert "round 1: alone" in result.stdout and "two processes at once" in result.stdout
 
 
-def test_training_speed_prints_a_row_per_variant(tmp_path: Path) -> None:
+def training_speed(*options: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """benchmarks/training_speed.py on tiny runs (4 games, random opponents), one round of 32 steps."""
     script = ROOT / "benchmarks" / "training_speed.py"
     common = ["--common", "opponents=random", "--common", "envs=4", "--common", "rollout=8", "--common", "eval_games=0"]
-    variants = ["--variant", "one:threads=1", "--variant", "two:threads=2"]
-    result = subprocess.run(
-        [sys.executable, str(script), "--steps", "32", "--rounds", "1", *common, *variants],
-        cwd=ROOT,
+    return subprocess.run(
+        [sys.executable, str(script), "--steps", "32", "--rounds", "1", *common, *options],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
+
+
+def test_training_speed_prints_a_row_per_variant() -> None:
+    result = training_speed("--variant", "one:threads=1", "--variant", "two:threads=2")
     assert result.returncode == 0, result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("| one ") or line.startswith("| two ")]
     assert len(rows) == 2 and rows[0].endswith("| 1.00 |"), result.stdout
 
 
 def test_training_speed_compares_two_checkouts(tmp_path: Path) -> None:
-    script = ROOT / "benchmarks" / "training_speed.py"
-    common = ["--common", "opponents=random", "--common", "envs=4", "--common", "rollout=8", "--common", "eval_games=0"]
-    options = ["--steps", "32", "--rounds", "1", *common, "--variant", "one:threads=1", "--compare", str(ROOT)]
-    result = subprocess.run(
-        [sys.executable, str(script), *options],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    result = training_speed("--variant", "one:threads=1", "--compare", str(ROOT), cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("| one (")]
     assert len(rows) == 2 and rows[0].startswith("| one (this checkout) |"), result.stdout

@@ -154,10 +154,11 @@ class League:
         self.pool = list(state["pool"])
         self.stats = {k: [float(v[0]), float(v[1])] for k, v in state["stats"].items()}
         self.next_snapshot = int(state["next_snapshot"])
-        self.nets.clear()  # in place: self-play games hold these dicts
+        nets = {name: policy_from_payload(p, f"{where}: league {name}")[0] for name, p in state["nets"].items()}
+        self.nets.clear()  # in place, once every network is read: self-play games hold these dicts
         self.players.clear()
-        for name, payload in state["nets"].items():
-            self._admit(name, policy_from_payload(payload, f"{where}: league {name}")[0])
+        for name, net in nets.items():
+            self._admit(name, net)
 
 
 def evaluate(
