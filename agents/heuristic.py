@@ -192,12 +192,24 @@ class HeuristicAgent(SeededAgent):
 
     def _split(self, view: Game, seat: int, legal: Sequence[int]) -> int:
         """Library split: the plan (year-2 set, year-3 set) that best fits when each card pays off."""
-        year = view.pending.args["year"]
-        hand = view.hand[seat]
         lib2, lib3 = view.library[seat]
+        return self.split_choice(seat, view.pending.args["year"], view.hand[seat], lib2, lib3, view.num_players, legal)
+
+    def split_choice(
+        self,
+        seat: int,
+        year: int,
+        hand: Sequence[int],
+        lib2: Sequence[int],
+        lib3: Sequence[int],
+        num_players: int,
+        legal: Sequence[int],
+    ) -> int:
+        """The library placement of ``year``'s set for ``seat`` holding ``hand`` (sorted) with the library sets so
+        far: the next card of the plan under way, or of a new plan when the sets no longer fit it."""
         plan = self._plan
         if plan is None or plan[0] != seat or not _plan_fits(plan, hand, lib2, lib3):
-            plan = self._plan = (seat, *_split_plan(list(hand), 3 - len(lib2), 3 - len(lib3), view.num_players))
+            plan = self._plan = (seat, *_split_plan(list(hand), 3 - len(lib2), 3 - len(lib3), num_players))
         wanted = [c for c in plan[year - 1] if c in hand]
         if not wanted:
             return int(legal[0])

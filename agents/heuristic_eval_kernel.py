@@ -41,7 +41,7 @@ from .values import END_SPACE, expected_rounds
 from .values import token_values as token_value_table
 
 
-def _cache_dir() -> Path:
+def kernel_cache_dir() -> Path:
     """The rules kernels' cache folder (named by the engine's sources) with a hash of the heuristic's sources
     appended: numba notices a change in the file of the function it compiles only, not in the weights and tables
     frozen from ``values.py`` and ``heuristic_cards.py`` or in the engine kernels compiled in."""
@@ -51,11 +51,11 @@ def _cache_dir() -> Path:
     return CACHE_DIR.parent / f"{CACHE_DIR.name}-heuristic-{digest.hexdigest()[:16]}"
 
 
-_SOURCES = ("heuristic_eval_kernel.py", "heuristic_cards.py", "values.py")
+_SOURCES = ("heuristic_eval_kernel.py", "heuristic_kernel.py", "heuristic_cards.py", "values.py")
 # numba reads its cache folder when a function is decorated: this module's functions get their own, and the
 # folder is set back once they are all decorated (the end of the module).
 _ENGINE_CACHE_DIR = numba.config.CACHE_DIR
-numba.config.CACHE_DIR = str(_cache_dir())
+numba.config.CACHE_DIR = str(kernel_cache_dir())
 kernel = numba.njit(cache=True, nogil=True)
 
 # ---------------------------------------------------------------------------- tables (from the Python modules)

@@ -14,7 +14,9 @@ played in rounds, each answering the pending decision of every waiting game and 
 one ``apply`` per batch: decisions with a single legal action are applied without asking anyone, the random
 seats' actions are drawn for all their games at once from the legal masks, each snapshot answers all its games
 with one forward pass on the batch's observation rows (sampled from the masked policy), and the heuristic and
-ISMCTS seats play per game from a view determinized for their seat (as in the arena), each game its own agent.
+ISMCTS seats play per game from a view determinized for their seat (as in the arena), each game its own agent: on
+the kernels engine the heuristic's view is an array row and its decisions the compiled ones
+(``agents/heuristic_compiled.py``: the same actions and draws as ``HeuristicAgent.act``).
 
 ``engine`` chooses how the batches step (``seasons_env.vector.ENGINES``: the reference engine or the compiled
 kernels); both give the same games. ``state_dict``/``load_state_dict`` capture everything (positions as
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +43,9 @@ from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 from seasons_env.vector.policies import sample_legal
 
 from .data import final_margins
+
+if TYPE_CHECKING:
+    from agents.heuristic_compiled import HeuristicRows
 
 RANDOM = "random"
 HEURISTIC = "heuristic"
@@ -112,6 +118,7 @@ class SelfPlayGames:
         self.decisions = 0  # every decision applied in every game, forced ones included
         self._buffers: dict[int, np.ndarray] = {}  # player count -> [size, OBSERVATION_SIZE] observations
         self._ended: dict[int, tuple[list[int], list[int]]] = {}  # slot -> final scores, winning seats
+        self._compiled: dict[int, HeuristicRows] = {}  # player count -> the compiled heuristic's rows
 
     # ------------------------------------------------------------------ the games
 
@@ -204,8 +211,15 @@ class SelfPlayGames:
                 choice[chosen] = sample_legal(masks[chosen], self.rng)
             for j in np.flatnonzero((kinds == _HEURISTIC) | (kinds == _ISMCTS)).tolist():
                 slot, seat = int(rows[j]), int(current[j])
-                view = batch.determinized(slot, seat, self.rng)
-                choice[j] = self.agents[slot].act(view, seat, np.flatnonzero(masks[j]).tolist())
+                legal = np.flatnonzero(masks[j]).tolist()
+                if kinds[j] == _HEURISTIC and self.engine == "kernels":
+                    # the compiled heuristic on the view's array row: the same decision and draws, no Game built
+                    compiled = self._heuristic_rows(players)
+                    batch.determinize_into(slot, seat, self.rng, compiled.view_state, 0)
+                    choice[j] = compiled.act(self.agents[slot], seat, legal)
+                else:
+                    view = batch.determinized(slot, seat, self.rng)
+                    choice[j] = self.agents[slot].act(view, seat, legal)
             asked = np.flatnonzero(kinds == _SNAPSHOT)
             if asked.size:  # a row of observations() is its current player's view: the snapshot's here
                 observations = batch.observations(out=self._buffers[players])
@@ -290,6 +304,15 @@ class SelfPlayGames:
             known = ", ".join([*_KINDS, *sorted(self.snapshots)])
             raise ValueError(f"deal for slot {slot}: opponent must be one of {known}; got {deal.opponent!r}")
         self.slot_players[slot], self.seats[slot], self.kinds[slot] = deal.players, deal.seat, kind
+
+    def _heuristic_rows(self, players: int) -> HeuristicRows:
+        """The rows the compiled heuristic decides on, for a player count (compiled or loaded on first use)."""
+        rows = self._compiled.get(players)
+        if rows is None:
+            from agents.heuristic_compiled import HeuristicRows
+
+            rows = self._compiled[players] = HeuristicRows(players)
+        return rows
 
     def _new_agent(self, kind: int, seed: int | None = None) -> HeuristicAgent | ISMCTSAgent | None:
         """The player of a new game's heuristic or ISMCTS seats, seeded from the generator (``None`` for the

@@ -15,7 +15,9 @@ import numpy as np
 from ..encoding import OBSERVATION_SIZE, encode_observation
 from ..engine import Game
 from ..engine.actions import NUM_ACTIONS
+from ..engine.chance import key_of_seed
 from ..rewards import final_rewards_of
+from .arrays import ArrayState, pack_into
 
 ENGINES: tuple[str, ...] = ("kernels", "reference")
 DEFAULT_ENGINE = "kernels"
@@ -48,6 +50,9 @@ class ReferenceBackend:
 
     def game(self, i: int) -> Game:
         return self.games[i]
+
+    def determinize_into(self, i: int, seat: int, rng: np.random.Generator, view: ArrayState, row: int) -> None:
+        pack_into(view, [row], [self.games[i].determinize(seat, rng)])
 
     def write_masks(self, idx: np.ndarray, mask: np.ndarray) -> None:
         # Gathered into lists and written with one fancy assignment: scalar numpy writes cost more.
@@ -99,6 +104,7 @@ class KernelBackend:
 
         self.rules = RulesBatch.from_games(games)
         self.state = self.rules.state
+        self._views: dict[int, tuple] = {}  # the kernels' struct of each view ArrayState written into
 
     @classmethod
     def started(cls, num_players: int, level: str, seeds: Sequence[int]) -> KernelBackend:
@@ -110,6 +116,7 @@ class KernelBackend:
         state = ArrayState.empty(len(seeds), num_players)
         backend.rules = RulesBatch(state, np.zeros((len(seeds), NUM_ACTIONS), dtype=np.bool_))
         backend.state = state
+        backend._views = {}
         backend.rules.new_games(np.arange(len(seeds)), level, seeds)
         return backend
 
@@ -125,6 +132,18 @@ class KernelBackend:
 
     def game(self, i: int) -> Game:
         return self.rules.game(i)
+
+    def determinize_into(self, i: int, seat: int, rng: np.random.Generator, view: ArrayState, row: int) -> None:
+        from .kernels.hidden_kernels import determinize_row, hidden_pool_size
+        from .kernels.structs import kernel_arrays
+
+        # The draws of Game.determinize, in its order: the view's chance seed, then the pool's permutation.
+        key = np.uint64(key_of_seed(int(rng.integers(2**63))))
+        order = rng.permutation(hidden_pool_size(self.rules.arrays, i, seat))
+        known = self._views.get(id(view))
+        if known is None or known[0] is not view:
+            known = self._views[id(view)] = (view, kernel_arrays(view))
+        determinize_row(self.rules.arrays, i, seat, known[1], row, key, order)
 
     def write_masks(self, idx: np.ndarray, mask: np.ndarray) -> None:
         mask[idx] = self.rules.legal[idx]

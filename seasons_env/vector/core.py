@@ -23,6 +23,7 @@ from ..encoding import OBSERVATION_SIZE
 from ..engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from ..engine.actions import NUM_ACTIONS, describe_action
 from ..rewards import final_rewards_of
+from .arrays import ArrayState
 from .backends import BACKENDS, DEFAULT_ENGINE, ENGINES
 
 
@@ -242,6 +243,20 @@ class VectorGame:
         """Game ``index`` as ``seat`` may know it, everything hidden from that seat redrawn with ``rng``
         (``Game.determinize``): what an agent reading positions is given."""
         return self._backend.game(self._check_index(index)).determinize(seat, rng)
+
+    def determinize_into(self, index: int, seat: int, rng: np.random.Generator, view: ArrayState, row: int) -> None:
+        """Write into row ``row`` of ``view`` (an ``ArrayState`` of this player count) the row of
+        ``determinized(index, seat, rng)``, with the same draws from ``rng``: on the kernels engine without building
+        a ``Game`` (``kernels/hidden_kernels.py``), for agents that read positions as array rows."""
+        index = self._check_index(index)
+        if not isinstance(view, ArrayState) or view.num_players != self.num_players:
+            got = f"{view.num_players}-player games" if isinstance(view, ArrayState) else type(view).__name__
+            raise ValueError(f"view must be an ArrayState of {self.num_players}-player games; got {got}")
+        if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < view.batch_size:
+            raise ValueError(f"row must be a row of view (0..{view.batch_size - 1}); got {row!r}")
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be a seat 0..{self.num_players - 1}; got {seat!r}")
+        self._backend.determinize_into(index, int(seat), rng, view, int(row))
 
     def describe_decision(self, index: int) -> str:
         """The pending decision of game ``index`` and its legal options, for error messages."""

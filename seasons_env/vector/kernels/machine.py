@@ -185,6 +185,14 @@ def apply_rows(s, rows, actions, legal, status):
         if not handled(s, i, kind):
             status[i] = REFERENCE_APPLY
             continue
-        pop(s, i, task)
-        _resolve(s, i, kind, task, actions[k])
-        status[i] = run(s, i, task, out, legal)
+        status[i] = apply_row(s, i, actions[k], task, out, legal)
+
+
+@kernel
+def apply_row(s, i, action, task, out, legal):
+    """Resolve ``action`` (legal, and its decision handled: the caller checked) in row ``i``, then run the row to
+    its next decision; returns ``run``'s status."""
+    kind = np.int64(s.stack[i, s.stack_depth[i] - 1, 0])
+    pop(s, i, task)
+    _resolve(s, i, kind, task, action)
+    return run(s, i, task, out, legal)

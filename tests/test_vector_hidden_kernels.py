@@ -1,0 +1,56 @@
+"""``VectorGame.determinize_into`` writes the row of ``Game.determinize``'s view, with the same draws from the
+generator: by a kernel on the kernels engine (``kernels/hidden_kernels.py``), by packing the reference view on the
+reference engine. Checked field by field on every position of random games at every level with 2-4 players, for
+every seat (other seats' hands, libraries and draft packs, private choices in limbo, Crystal Orb's look)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from seasons_env import LEVELS, Game
+from seasons_env.engine.hidden import ORB_SEEN_STEP, PRIVATE_CARD_STEPS
+from seasons_env.vector import VectorGame
+from seasons_env.vector.arrays import FIELD_NAMES, ArrayState, pack
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_a_view_written_into_a_row_is_the_determinized_game_s(engine: str, num_players: int) -> None:
+    positions = []
+    for level in LEVELS:
+        rng = np.random.default_rng(num_players)
+        game = Game.new(num_players, level, seed=num_players * 7 + len(level))
+        while not game.is_over:
+            positions.append(game.clone())
+            legal = game.legal_action_list()
+            game.apply(legal[int(rng.integers(len(legal)))])
+    view = ArrayState.empty(2, num_players)
+    seen = {"private": 0, "orb": 0, "pack": 0}
+    differences = []
+    for level in LEVELS:
+        batch = VectorGame.from_games([g for g in positions if g.level == level], engine=engine)
+        for i, game in enumerate(g for g in positions if g.level == level):
+            for seat in range(num_players):
+                drawn, again = np.random.default_rng([i, seat]), np.random.default_rng([i, seat])
+                want = pack([game.determinize(seat, drawn)])
+                batch.determinize_into(i, seat, again, view, 1)
+                differ = [f for f in FIELD_NAMES if not np.array_equal(getattr(want, f)[0], getattr(view, f)[1])]
+                if differ or drawn.random() != again.random():
+                    differences.append(f"{game!r} seat {seat}: {differ or 'the generator'}")
+                seen["private"] += any(t[0] in PRIVATE_CARD_STEPS and t[1] != seat for t in game.stack)
+                seen["orb"] += bool(game.orb_seen) or any(t[0] == ORB_SEEN_STEP for t in game.stack)
+                seen["pack"] += any(game.draft_pack)
+    assert not differences, f"{len(differences)} views differ:\n" + "\n".join(differences[:10])
+    assert seen["pack"] and (num_players == 2 or seen["private"])
+
+
+def test_determinize_into_names_a_bad_argument() -> None:
+    batch = VectorGame(2, num_players=2)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="3-player"):
+        batch.determinize_into(0, 0, rng, ArrayState.empty(1, 3), 0)
+    with pytest.raises(ValueError, match="row must be a row of view"):
+        batch.determinize_into(0, 0, rng, ArrayState.empty(1, 2), 1)
+    with pytest.raises(ValueError, match=r"seat must be a seat 0\.\.1"):
+        batch.determinize_into(0, 2, rng, ArrayState.empty(1, 2), 0)
