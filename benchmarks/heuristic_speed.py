@@ -5,10 +5,15 @@
     python benchmarks/heuristic_speed.py --profile             # and a cProfile breakdown of its decisions
     python benchmarks/heuristic_speed.py --compare /work/main  # this checkout against another, alternating rounds
     python benchmarks/heuristic_speed.py --side-by-side        # alone, then two processes at once, alternating
+    python benchmarks/heuristic_speed.py --compiled            # the compiled heuristic on array rows
+    python benchmarks/heuristic_speed.py --versus-compiled     # the Python and the compiled heuristic, alternating
 
 Each heuristic decision is timed as ``training/selfplay.py`` makes it: ``game.determinize(seat, rng)`` then
 ``HeuristicAgent.act`` (decisions with one legal action are applied without asking, and are not counted).
-Against random, the heuristic takes seat 0 in even-seeded games and seat 1 in odd ones.
+Against random, the heuristic takes seat 0 in even-seeded games and seat 1 in odd ones. With ``--compiled`` a
+decision is made as self-play makes it on the kernels engine: ``VectorGame.determinize_into`` (the game is also
+held in a one-game ``VectorGame``, stepped alongside, untimed) then ``HeuristicRows.act``
+(``agents/heuristic_compiled.py``); the first game, untimed, compiles or loads the kernels.
 
 Absolute times are noisy on a shared machine, so the run also times a fixed reference workload at its start
 and end (``copy.deepcopy`` of a 2-player mid-game ``to_dict()``, as in ``engine_speed.py``: pure Python, so
@@ -19,7 +24,8 @@ every action played: two checkouts that play the same decisions print the same d
 
 ``--code DIR`` imports the engine and agents from the checkout ``DIR`` instead of this one; ``--compare DIR``
 runs this benchmark ``--rounds`` times on each checkout, alternating, in fresh processes, and prints the
-ratio of the median figures (and whether the two played the same actions).
+ratio of the median figures (and whether the two played the same actions); ``--versus-compiled`` does the same
+with this checkout's Python heuristic and its compiled one.
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ def load(code: Path) -> None:
     sys.path.insert(0, str(code))
 
 
-def play(opponent: str, seed: int, clock: dict) -> list[int]:
+def play(opponent: str, seed: int, clock: dict, compiled: bool = False) -> list[int]:
     """One seeded 2-player Archmage game; adds the heuristic's decisions and seconds to ``clock``; its actions."""
     import numpy as np
 
@@ -56,6 +62,12 @@ def play(opponent: str, seed: int, clock: dict) -> list[int]:
     from seasons_env import Game
 
     game = Game.new(2, "archmage", seed=seed)
+    if compiled:
+        from agents.heuristic_compiled import HeuristicRows
+        from seasons_env.vector import VectorGame
+
+        batch = VectorGame.from_games([game], autoreset=False)
+        rows = HeuristicRows(2)
     rng = np.random.default_rng([seed, 12])
     heuristic_seats = (0, 1) if opponent == "heuristic" else (seed % 2,)
     agents = {seat: HeuristicAgent(seed * 8 + seat) for seat in heuristic_seats}
@@ -68,13 +80,19 @@ def play(opponent: str, seed: int, clock: dict) -> list[int]:
             action = legal[0]
         elif player in agents:
             start, start_cpu = timer(), cpu()
-            action = int(agents[player].act(game.determinize(player, rng), player, list(legal)))
+            if compiled:
+                batch.determinize_into(0, player, rng, rows.view_state, 0)
+                action = rows.act(agents[player], player, legal)
+            else:
+                action = int(agents[player].act(game.determinize(player, rng), player, list(legal)))
             clock["cpu_seconds"] += cpu() - start_cpu
             clock["seconds"] += timer() - start
             clock["decisions"] += 1
         else:
             action = legal[int(rng.integers(len(legal)))]
         game.apply(action)
+        if compiled:
+            batch.apply([action])
         actions.append(int(action))
     return actions
 
@@ -100,11 +118,10 @@ def reference_rate(seconds: float) -> float:
             return calls / elapsed
 
 
-def measure(games: int, seed: int, ref_seconds: float, profile: bool) -> dict:
+def measure(games: int, seed: int, ref_seconds: float, profile: bool, compiled: bool = False) -> dict:
     """Every figure of one run, as a dict (the ``--json`` output)."""
-    play(
-        "random", seed + 10_000, {"seconds": 0.0, "cpu_seconds": 0.0, "decisions": 0}
-    )  # warm-up: imports, caches, first calls
+    warm_up = {"seconds": 0.0, "cpu_seconds": 0.0, "decisions": 0}
+    play("random", seed + 10_000, warm_up, compiled)  # imports, caches, compiled kernels, first calls
     ref_start = reference_rate(ref_seconds)
     profiler = cProfile.Profile() if profile else None
     out: dict = {"matchups": {}}
@@ -114,7 +131,7 @@ def measure(games: int, seed: int, ref_seconds: float, profile: bool) -> dict:
         if profiler is not None:
             profiler.enable()
         for k in range(games):
-            digest.update(json.dumps(play(opponent, seed + k, clock)).encode())
+            digest.update(json.dumps(play(opponent, seed + k, clock, compiled)).encode())
         if profiler is not None:
             profiler.disable()
         out["matchups"][opponent] = clock
@@ -167,13 +184,17 @@ def figures(result: dict) -> dict[str, float]:
     return out
 
 
-def compare(other: Path, rounds: int, games: int, seed: int, ref_seconds: float) -> int:
-    """Alternate fresh runs on this checkout and on ``other``; print the medians and their ratios."""
+def compare(other: Path | None, rounds: int, games: int, seed: int, ref_seconds: float) -> int:
+    """Alternate fresh runs on this checkout and on ``other`` (``None``: this checkout's Python heuristic against
+    its compiled one); print the medians and their ratios."""
     runs: dict[str, list[dict]] = {"this": [], "other": []}
+    sides = (("this", ROOT, []), ("other", other, [])) if other is not None else None
+    if sides is None:
+        sides = (("this", ROOT, ["--compiled"]), ("other", ROOT, []))
     for r in range(rounds):
-        for name, code in (("this", ROOT), ("other", other)):
+        for name, code, extra in sides:
             cmd = [sys.executable, __file__, "--json", "--code", str(code), "--games", str(games), "--seed", str(seed)]
-            cmd += ["--ref-seconds", str(ref_seconds)]
+            cmd += ["--ref-seconds", str(ref_seconds), *extra]
             env = dict(os.environ, PYTHONPATH=str(code))
             done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
             if done.returncode != 0:
@@ -183,7 +204,8 @@ def compare(other: Path, rounds: int, games: int, seed: int, ref_seconds: float)
             shown = ", ".join(f"{k} {v:,.3g}" for k, v in figures(runs[name][-1]).items())
             print(f"round {r + 1} {name:<5} ({code}): {shown}", flush=True)
     print()
-    print(f"medians over {rounds} rounds (this = {ROOT}, other = {other}):")
+    what = f"this = {ROOT}, other = {other}" if other is not None else "this = compiled, other = Python"
+    print(f"medians over {rounds} rounds ({what}):")
     for key in figures(runs["this"][0]):
         mine = statistics.median(figures(x)[key] for x in runs["this"])
         theirs = statistics.median(figures(x)[key] for x in runs["other"])
@@ -230,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", type=Path, metavar="DIR", help="alternate runs on this checkout and on DIR")
     parser.add_argument("--rounds", type=int, default=3, help="runs on each checkout with --compare (default 3)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--compiled", action="store_true", help="the compiled heuristic on array rows")
+    parser.add_argument(
+        "--versus-compiled", action="store_true", help="alternate the Python and the compiled heuristic (--rounds)"
+    )
     parser.add_argument(
         "--side-by-side", action="store_true", help="alternate runs alone and as two processes at once (--rounds)"
     )
@@ -243,15 +269,18 @@ def main(argv: list[str] | None = None) -> int:
     for option, path in (("--code", args.code), ("--compare", args.compare)):
         if path is not None and not (path / "agents" / "heuristic.py").is_file():
             parser.error(f"{option} {path}: not a checkout (no agents/heuristic.py)")
+    if args.versus_compiled and (args.compare is not None or args.compiled or args.side_by_side):
+        parser.error("--versus-compiled times this checkout's two heuristics: no --compare, --compiled, --side-by-side")
     if args.side_by_side and (args.compare is not None or args.code != ROOT or args.profile):
         parser.error("--side-by-side times this checkout alone: it takes no --compare, --code or --profile")
     games, ref_seconds = (1, 0.05) if args.quick else (args.games, args.ref_seconds)
     if args.side_by_side:
         return side_by_side(args.rounds, games, args.seed, ref_seconds)
-    if args.compare is not None:
-        return compare(args.compare.resolve(), args.rounds, games, args.seed, ref_seconds)
+    if args.compare is not None or args.versus_compiled:
+        other = args.compare.resolve() if args.compare is not None else None
+        return compare(other, args.rounds, games, args.seed, ref_seconds)
     load(args.code.resolve())
-    result = measure(games, args.seed, ref_seconds, args.profile)
+    result = measure(games, args.seed, ref_seconds, args.profile, args.compiled)
     if args.json:
         print(json.dumps(result))
     else:

@@ -1,6 +1,6 @@
 """benchmarks/heuristic_speed.py runs (--quick) and prints its figures; --compare runs two checkouts,
---side-by-side one alone and two at once; benchmarks/training_speed.py prints a row per variant. No timing is
-asserted."""
+--versus-compiled the Python and the compiled heuristic (the same actions), --side-by-side one alone and two at
+once; benchmarks/training_speed.py prints a row per variant. No timing is asserted."""
 
 from __future__ import annotations
 
@@ -32,6 +32,13 @@ def test_heuristic_speed_compare_runs_both_checkouts_alike() -> None:
     result = run("--compare", str(ROOT), "--rounds", "1", "--quick")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "this/other" in result.stdout and "same actions in every run: yes" in result.stdout
+
+
+def test_heuristic_speed_versus_compiled_plays_the_same_actions() -> None:
+    result = run("--versus-compiled", "--rounds", "1", "--quick")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "this = compiled, other = Python" in result.stdout
+    assert "same actions in every run: yes" in result.stdout
 
 
 def test_heuristic_speed_rejects_a_folder_that_is_not_a_checkout(tmp_path: Path) -> None:
@@ -90,6 +97,8 @@ def test_training_speed_variants_may_hold_lists() -> None:
 def test_the_benchmarks_refuse_options_they_cannot_honour() -> None:
     result = run("--side-by-side", "--compare", str(ROOT))
     assert result.returncode != 0 and "--side-by-side times this checkout alone" in result.stderr
+    result = run("--versus-compiled", "--compiled")
+    assert result.returncode != 0 and "--versus-compiled times this checkout's two heuristics" in result.stderr
     script = ROOT / "benchmarks" / "training_speed.py"
     result = subprocess.run(
         [sys.executable, str(script), "--variant", "a:threads=1", "--variant", "a:threads=2"],
