@@ -40,6 +40,8 @@ from seasons_env.vector.kernels.tables import (
 )
 
 from . import heuristic_cards as hc
+from .heuristic import _BOUNDARY as BOUNDARY_KINDS
+from .heuristic import _CHOOSE_DIE, _DRAFT_PICK, _DRAW_SYMBOL, _GAIN_ENERGY, _LIBRARY, _MALICE, _NARIA_GIVE, _TURN
 from .heuristic_eval_kernel import (
     _CARD_OF,
     _CRYSTAL_COST,
@@ -63,18 +65,9 @@ kernel = numba.njit(cache=True, nogil=True)
 #: Rows of the scratch state a decision plays its lookahead on.
 SCRATCH_ROWS = 8
 
-_TURN = steps.kind("turn")
-_CHOOSE_DIE = steps.kind("choose_die")
-_GAIN_ENERGY = steps.kind("gain_energy")
-_DRAFT_PICK = steps.kind("draft_pick")
-_LIBRARY = steps.kind("library_split")
-_MALICE = steps.kind("die_of_malice_window")
-_DRAW_SYMBOL = steps.kind("draw_symbol")
-_NARIA_GIVE = steps.kind("naria_give")
-#: Decisions the settling of a lookahead never answers (``heuristic._BOUNDARY``).
+#: Decisions the settling of a lookahead never answers (the Python player's set, as a mask by kind).
 _BOUNDARY = np.zeros(len(steps.KINDS), dtype=np.bool_)
-for _kind in (_TURN, _CHOOSE_DIE, _DRAFT_PICK, _LIBRARY, _MALICE, _DRAW_SYMBOL):
-    _BOUNDARY[_kind] = True
+_BOUNDARY[sorted(BOUNDARY_KINDS)] = True
 
 _END_TURN = A.END_TURN
 _USE_DIE = A.USE_DIE

@@ -142,6 +142,8 @@ class KernelBackend:
         order = rng.permutation(hidden_pool_size(self.rules.arrays, i, seat))
         known = self._views.get(id(view))
         if known is None or known[0] is not view:
+            if len(self._views) >= 8:  # views are few and long-lived (one per player count); keep no stale ones
+                self._views.clear()
             known = self._views[id(view)] = (view, kernel_arrays(view))
         determinize_row(self.rules.arrays, i, seat, known[1], row, key, order)
 

@@ -88,6 +88,17 @@ def _sort(values):
 
 
 @kernel
+def _gather(counts, i, q, pool, size):
+    """Append seat ``q``'s cards of a per-card count zone (hand, draft pack) to ``pool`` in card order; the new
+    size."""
+    for c in range(counts.shape[2]):
+        for _ in range(counts[i, q, c]):
+            pool[size] = c
+            size += 1
+    return size
+
+
+@kernel
 def determinize_row(s, i, player, view, j, key, order):
     """``hidden.determinize`` of row ``i`` for ``player`` into row ``j`` of ``view`` (see the module)."""
     n = s.crystals.shape[1]
@@ -107,10 +118,7 @@ def determinize_row(s, i, player, view, j, key, order):
         if q == player:
             continue
         start = size
-        for c in range(s.hand.shape[2]):
-            for _ in range(s.hand[i, q, c]):
-                pool[size] = c
-                size += 1
+        size = _gather(s.hand, i, q, pool, size)
         if size > start:
             slots[count, 0], slots[count, 1], slots[count, 2] = 0, q, size - start
             count += 1
@@ -125,10 +133,7 @@ def determinize_row(s, i, player, view, j, key, order):
                 slots[count, 0], slots[count, 1], slots[count, 2] = 1 + y, q, size - start
                 count += 1
         start = size
-        for c in range(s.draft_pack.shape[2]):
-            for _ in range(s.draft_pack[i, q, c]):
-                pool[size] = c
-                size += 1
+        size = _gather(s.draft_pack, i, q, pool, size)
         if size > start:
             slots[count, 0], slots[count, 1], slots[count, 2] = 3, q, size - start
             count += 1
