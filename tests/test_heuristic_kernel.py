@@ -45,4 +45,4 @@ def test_the_compiled_decisions_are_the_python_player_s(num_players: int) -> Non
             kinds.add(steps.KINDS[kind])
             game.apply(want if rng.random() < 0.8 else legal[int(rng.integers(len(legal)))])
     assert not mismatches, f"{len(mismatches)} decisions differ:\n" + "\n".join(mismatches[:10])
-    assert {"turn", "choose_die", "draft_pick", "gain_energy"} <= kinds
+    assert {"turn", "choose_die", "draft_pick", "gain_energy", "die_of_malice_window", "draw_symbol"} <= kinds
