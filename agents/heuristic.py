@@ -56,7 +56,7 @@ _DRAW_SYMBOL = steps.kind("draw_symbol")
 _NARIA_GIVE = steps.kind("naria_give")
 
 #: Decisions the settling of a lookahead never answers: they open a new phase of the seat's play.
-_BOUNDARY = frozenset((_TURN, _CHOOSE_DIE, _DRAFT_PICK, _LIBRARY, _MALICE, _DRAW_SYMBOL))
+BOUNDARY = frozenset((_TURN, _CHOOSE_DIE, _DRAFT_PICK, _LIBRARY, _MALICE, _DRAW_SYMBOL))
 
 # ---------------------------------------------------------------------------- the player
 
@@ -344,7 +344,7 @@ def _settle(game: Game, seat: int, budget: int = 24) -> tuple[Game, float | None
     value = None
     while budget > 0 and game.final_scores is None:
         task = game.pending_task()
-        if task[1] != seat or task[0] in _BOUNDARY:
+        if task[1] != seat or task[0] in BOUNDARY:
             break
         legal = game.legal_action_list()
         best, best_value, reached = legal[0], float("-inf"), None

@@ -268,7 +268,7 @@ def _token_values(s, i, p, next_start, rounds_after, cards, count, turn_pending)
 
 
 @kernel
-def _reserve_total(s, i, p):
+def reserve_total(s, i, p):
     r = s.reserve
     return np.int64(r[i, p, 0]) + np.int64(r[i, p, 1]) + np.int64(r[i, p, 2]) + np.int64(r[i, p, 3])
 
@@ -286,7 +286,7 @@ def _stored_of(s, i, inst):
 
 
 @kernel
-def _spendable(s, i, p):
+def spendable(s, i, p):
     """``State.spendable``: the reserve plus the Amulets of Water's tokens."""
     total = np.zeros(4, dtype=np.int64)
     for t in range(4):
@@ -352,7 +352,7 @@ def _summon_value(s, i, p, c, tv, items, waiting, n):
         best = -1
         for k in range(1, n):
             q = (p + k) % n
-            best = max(best, _reserve_total(s, i, q))
+            best = max(best, reserve_total(s, i, q))
         return best * _sum4(tv) / 4.0
     return _SUMMON[c]
 
@@ -402,7 +402,7 @@ def _potion_value(s, i, p, c, rounds_after, tv, avg_tv, private, cards, count):
             return 0.0
         limit = _RESERVE_LIMIT_GRIMOIRE if _count(cards[p], count[p], _GRIMOIRE) else _RESERVE_LIMIT
         ramp = min(1.0, max(0.0, 1.0 - (rounds_after - 1.0) / _LIFE_HORIZON))
-        room = max(0.0, limit - ramp * _reserve_total(s, i, p))
+        room = max(0.0, limit - ramp * reserve_total(s, i, p))
         coming = min(room, _ENERGY_PER_ROUND * rounds_after)
         return store * coming * max(0.0, 4 + _count(cards[p], count[p], _PURSE_OF_IO) - avg_tv)
     if c == _POTION_OF_KNOWLEDGE:
@@ -442,7 +442,7 @@ def _in_play_value(s, i, p, inst, c, value, clock, tv, avg_tv, expected_summons,
     elif c == _FIGRIM:
         value += (n - 1) * season_changes
     elif c == _WONDROUS_CHEST:
-        chance = _WONDROUS_FULL if _reserve_total(s, i, p) >= 4 else _WONDROUS_SHORT
+        chance = _WONDROUS_FULL if reserve_total(s, i, p) >= 4 else _WONDROUS_SHORT
         value += 3.0 * (chance + _WONDROUS_SHORT * max(0.0, round_ends - 1.0))
     elif c == _RAGFIELDS_HELM:
         most = 0
@@ -654,7 +654,7 @@ def _seat_value(s, i, p, n, clock, private):
 
     # Tokens: the best are kept; the last places of the reserve are discounted; past the limit they are lost.
     limit = _RESERVE_LIMIT_GRIMOIRE if _count(cards[p], count[p], _GRIMOIRE) else _RESERVE_LIMIT
-    total = _reserve_total(s, i, p)
+    total = reserve_total(s, i, p)
     keep = limit if _count(cards[p], count[p], _POTION_OF_LIFE) else limit - _INFLOW_ROOM
     transmuting = s.turn_player[i] == p and (s.turn_flags[i] & 1) != 0
     held = np.zeros((max(total, 1), 2))  # (value, type) of each token, as the Python list of tuples
@@ -687,7 +687,7 @@ def _seat_value(s, i, p, n, clock, private):
     capacity = free + _GAUGE_PER_ROUND * rounds_after
     turns = rounds_after + (1.0 if turn_pending[p] else 0.0)
     if _count(cards[p], count[p], _AMULET_OF_WATER):
-        spend = _spendable(s, i, p)
+        spend = spendable(s, i, p)
     else:
         spend = np.zeros(4, dtype=np.int64)
         for t in range(4):
@@ -768,7 +768,7 @@ def _pending_adjustments(s, i, n, clock, values):
             gained = np.int64(s.stack[i, k, _GAIN_COUNT])
             if s.stack[i, k, _GAIN_ONTO] < 0:
                 limit = _RESERVE_LIMIT_GRIMOIRE if _count(cards[q], count[q], _GRIMOIRE) else _RESERVE_LIMIT
-                gained = min(gained, max(0, limit - _reserve_total(s, i, q)))
+                gained = min(gained, max(0, limit - reserve_total(s, i, q)))
             best = tv[s.stack[i, k, _GAIN_FROM_TYPE]]
             for t in range(s.stack[i, k, _GAIN_FROM_TYPE] + 1, 4):
                 best = max(best, tv[t])

@@ -24,10 +24,12 @@ from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.data import GAUGE_MAX
 from seasons_env.vector.kernels.machine import apply_row
-from seasons_env.vector.kernels.state_ops import copy_row
+from seasons_env.vector.kernels.row_copy import copy_row
 from seasons_env.vector.kernels.tables import (
     CARD_OF_CHOICE,
+    CARD_OF_INSTANCE,
     CARD_OF_SUMMON,
+    COSTS,
     DIE_CRYSTALS,
     DIE_DRAW,
     DIE_ENERGY,
@@ -35,26 +37,17 @@ from seasons_env.vector.kernels.tables import (
     DIE_OF_ACTION,
     DIE_TRANSMUTE,
     INSTANCE_OF_ACTIVATION,
+    IS_ITEM_CARD,
+    NUM_CARDS,
+    RESERVE_LIMIT,
+    RESERVE_LIMIT_GRIMOIRE,
     STEP_WIDTH,
     SUMMON_ACTION,
 )
 
 from . import heuristic_cards as hc
-from .heuristic import _BOUNDARY as BOUNDARY_KINDS
-from .heuristic import _CHOOSE_DIE, _DRAFT_PICK, _DRAW_SYMBOL, _GAIN_ENERGY, _LIBRARY, _MALICE, _NARIA_GIVE, _TURN
-from .heuristic_eval_kernel import (
-    _CARD_OF,
-    _CRYSTAL_COST,
-    _IS_ITEM,
-    _N_CARDS,
-    _RESERVE_LIMIT,
-    _RESERVE_LIMIT_GRIMOIRE,
-    _TOKEN_COST,
-    _reserve_total,
-    _spendable,
-    evaluate_row,
-    kernel_cache_dir,
-)
+from .heuristic import BOUNDARY as BOUNDARY_KINDS
+from .heuristic_eval_kernel import evaluate_row, kernel_cache_dir, reserve_total, spendable
 from .values import CARDS as CARD_VALUES
 from .values import DIE, DRAFT, DRAFT_GAUGE
 
@@ -65,6 +58,19 @@ kernel = numba.njit(cache=True, nogil=True)
 #: Rows of the scratch state a decision plays its lookahead on.
 SCRATCH_ROWS = 8
 
+_TURN, _CHOOSE_DIE, _GAIN_ENERGY, _DRAFT_PICK, _LIBRARY, _MALICE, _DRAW_SYMBOL, _NARIA_GIVE = map(
+    steps.kind,
+    (
+        "turn",
+        "choose_die",
+        "gain_energy",
+        "draft_pick",
+        "library_split",
+        "die_of_malice_window",
+        "draw_symbol",
+        "naria_give",
+    ),
+)
 #: Decisions the settling of a lookahead never answers (the Python player's set, as a mask by kind).
 _BOUNDARY = np.zeros(len(steps.KINDS), dtype=np.bool_)
 _BOUNDARY[sorted(BOUNDARY_KINDS)] = True
@@ -75,6 +81,7 @@ _DRAW_CARD = A.DRAW_CARD
 _BONUS_GAUGE = A.BONUS_GAUGE
 _BONUS_EXCHANGE = A.BONUS_EXCHANGE
 _NUM_ACTIONS = A.NUM_ACTIONS
+_CARD_IDS = NUM_CARDS + 1  # card ids run 1..NUM_CARDS
 _ELEMENTAL_AMULET = hc.ELEMENTAL_AMULET
 _HAND_OF_FORTUNE = hc.HAND_OF_FORTUNE
 _ARCANO_LEECH = hc.ARCANO_LEECH
@@ -96,8 +103,8 @@ _MALICE_MARGIN = DIE["malice_margin"]
 _DRAFT_GAUGE = DRAFT_GAUGE
 _GAUGE_OVER = DRAFT["gauge_over"]
 _FAMILIAR_WITH_CHEST = DRAFT["familiar_with_chest"]
-_DRAFT_VALUE = np.array([0.0] + [CARD_VALUES[c].draft for c in range(1, _N_CARDS)], dtype=np.float64)
-_DRAFT_WEIGHT = np.array([0.0] + [CARD_VALUES[c].gauge for c in range(1, _N_CARDS)], dtype=np.float64)
+_DRAFT_VALUE = np.array([0.0] + [CARD_VALUES[c].draft for c in range(1, _CARD_IDS)], dtype=np.float64)
+_DRAFT_WEIGHT = np.array([0.0] + [CARD_VALUES[c].gauge for c in range(1, _CARD_IDS)], dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------- rows
@@ -200,25 +207,25 @@ def _may_enable_summon(t, row, seat, bonus, before):
     for k in range(1, n):
         q = (seat + k) % n
         for j in range(t.in_play_count[row, q]):
-            if _CARD_OF[t.in_play[row, q, j]] == _ARCANO_LEECH:
+            if CARD_OF_INSTANCE[t.in_play[row, q, j]] == _ARCANO_LEECH:
                 toll += 1
     budget = np.int64(t.crystals[row, seat]) - toll
-    available = _spendable(t, row, seat)
+    available = spendable(t, row, seat)
     hands = 0
     for j in range(t.in_play_count[row, seat]):
-        if _CARD_OF[t.in_play[row, seat, j]] == _HAND_OF_FORTUNE:
+        if CARD_OF_INSTANCE[t.in_play[row, seat, j]] == _HAND_OF_FORTUNE:
             hands += 1
-    for c in range(1, _N_CARDS):
+    for c in range(1, _CARD_IDS):
         if t.hand[row, seat, c] == 0:
             continue
-        if before[SUMMON_ACTION[c]] or budget < _CRYSTAL_COST[n, c]:
+        if before[SUMMON_ACTION[c]] or budget < COSTS[n, c, 4]:
             continue
         if bonus == _BONUS_GAUGE or c == _ELEMENTAL_AMULET:
             return True
         total = 0
         deficit = 0
         for e in range(4):
-            need = _TOKEN_COST[n, c, e]
+            need = COSTS[n, c, e]
             total += need
             if need > available[e]:
                 deficit += need - available[e]
@@ -292,12 +299,12 @@ def _preview_die(t, row, player, die, face):
 def _table_face_value(t, row, p, die, face):
     """``heuristic._table_face_value``: a face's worth to ``p`` from the die table and public facts."""
     season = t.dice_season[row]
-    held = _reserve_total(t, row, p)
+    held = reserve_total(t, row, p)
     grimoire = False
     for j in range(t.in_play_count[row, p]):
-        if _CARD_OF[t.in_play[row, p, j]] == _GRIMOIRE:
+        if CARD_OF_INSTANCE[t.in_play[row, p, j]] == _GRIMOIRE:
             grimoire = True
-    limit = _RESERVE_LIMIT_GRIMOIRE if grimoire else _RESERVE_LIMIT
+    limit = RESERVE_LIMIT_GRIMOIRE if grimoire else RESERVE_LIMIT
     room = max(0, limit - held)
     energy = DIE_ENERGY[season, die, face, 0] + DIE_ENERGY[season, die, face, 1]
     energy += DIE_ENERGY[season, die, face, 2] + DIE_ENERGY[season, die, face, 3]
@@ -392,7 +399,7 @@ def _malice(t, seat, legal, count):
     for k in range(1, n):
         q = (seat + k) % n
         for j in range(t.in_play_count[0, q]):
-            if _CARD_OF[t.in_play[0, q, j]] == _THIEVING_FAIRIES:
+            if CARD_OF_INSTANCE[t.in_play[0, q, j]] == _THIEVING_FAIRIES:
                 fairies += 1
     reroll -= _MALICE_FAIRY * fairies
     if reroll > keep + _MALICE_MARGIN:
@@ -412,12 +419,12 @@ def _draft(t, seat, legal, count, randoms):
     gauge_used = 0.0
     has_chest = False
     familiars = 0
-    for c in range(1, _N_CARDS):
+    for c in range(1, _CARD_IDS):
         for _ in range(t.hand[0, seat, c]):
             gauge_used += _DRAFT_WEIGHT[c]
             if c == _SEALED_CHEST:
                 has_chest = True
-            if not _IS_ITEM[c]:
+            if not IS_ITEM_CARD[c]:
                 familiars += 1
     best, best_score = legal[0], -np.inf
     for k in range(count):
@@ -426,7 +433,7 @@ def _draft(t, seat, legal, count, randoms):
         over = gauge_used + _DRAFT_WEIGHT[c] - _DRAFT_GAUGE
         if over > 0:
             score -= _GAUGE_OVER * min(over, max(_DRAFT_WEIGHT[c], 0.0))
-        if (has_chest and not _IS_ITEM[c]) or (c == _SEALED_CHEST and familiars >= 2):
+        if (has_chest and not IS_ITEM_CARD[c]) or (c == _SEALED_CHEST and familiars >= 2):
             score += _FAMILIAR_WITH_CHEST
         score = score + 1e-3 * randoms[k]
         if k == 0 or score > best_score:

@@ -5,6 +5,8 @@ every seat (other seats' hands, libraries and draft packs, private choices in li
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -54,3 +56,9 @@ def test_determinize_into_names_a_bad_argument() -> None:
         batch.determinize_into(0, 0, rng, ArrayState.empty(1, 2), 1)
     with pytest.raises(ValueError, match=r"seat must be a seat 0\.\.1"):
         batch.determinize_into(0, 2, rng, ArrayState.empty(1, 2), 0)
+
+
+def test_a_row_copy_lists_every_field_of_the_layout() -> None:
+    source = (Path(__file__).parents[1] / "seasons_env" / "vector" / "kernels" / "row_copy.py").read_text()
+    missing = [name for name in FIELD_NAMES if f"target.{name}[j] = s.{name}[i]" not in source]
+    assert not missing, f"row_copy.copy_row does not copy {', '.join(missing)}"

@@ -16,7 +16,7 @@ from seasons_env.engine.hidden import ORB_SEEN_STEP, PRIVATE_CARD_STEPS
 
 from ..step_codes import ARG_COLUMNS
 from . import kernel
-from .state_ops import copy_row
+from .row_copy import copy_row
 from .tables import NO_VALUE, NUM_KINDS, STEP_WIDTH
 
 #: ``PRIVATE_STEP[kind]``: a decision whose cards in limbo only its decider has seen.

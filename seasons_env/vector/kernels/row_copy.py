@@ -1,0 +1,52 @@
+"""A whole row of an array state copied into a row of another (or the same) state of the same player count: what
+a search plays its copies of a position on (``hidden_kernels.determinize_row``, the compiled heuristic's
+lookahead). Every field of ``LAYOUT`` is listed; ``tests/test_vector_hidden_kernels.py`` compares every field of
+the rows it writes."""
+
+from __future__ import annotations
+
+from . import kernel
+
+
+@kernel
+def copy_row(s, i, target, j):
+    """Copy row ``i`` of ``s`` into row ``j`` of ``target`` (the same player count): every field of ``LAYOUT``."""
+    target.level[j] = s.level[i]
+    target.year[j] = s.year[i]
+    target.position[j] = s.position[i]
+    target.first_player[j] = s.first_player[i]
+    target.turn_player[j] = s.turn_player[i]
+    target.turn_flags[j] = s.turn_flags[i]
+    target.dice_season[j] = s.dice_season[i]
+    target.game_dice[j] = s.game_dice[i]
+    target.rolled[j] = s.rolled[i]
+    target.rolled_count[j] = s.rolled_count[i]
+    target.crystals[j] = s.crystals[i]
+    target.reserve[j] = s.reserve[i]
+    target.gauge[j] = s.gauge[i]
+    target.bonuses_used[j] = s.bonuses_used[i]
+    target.hand[j] = s.hand[i]
+    target.library[j] = s.library[i]
+    target.in_play[j] = s.in_play[i]
+    target.in_play_count[j] = s.in_play_count[i]
+    target.tapped[j] = s.tapped[i]
+    target.stored[j] = s.stored[i]
+    target.stored_present[j] = s.stored_present[i]
+    target.draft_pack[j] = s.draft_pack[i]
+    target.draft_seen[j] = s.draft_seen[i]
+    target.draw_pile[j] = s.draw_pile[i]
+    target.draw_count[j] = s.draw_count[i]
+    target.discard_pile[j] = s.discard_pile[i]
+    target.discard_count[j] = s.discard_count[i]
+    target.limbo[j] = s.limbo[i]
+    target.limbo_count[j] = s.limbo_count[i]
+    target.deferred_tokens[j] = s.deferred_tokens[i]
+    target.deferred_count[j] = s.deferred_count[i]
+    target.orb_seen[j] = s.orb_seen[i]
+    target.stack[j] = s.stack[i]
+    target.stack_depth[j] = s.stack_depth[i]
+    target.over[j] = s.over[i]
+    target.final_scores[j] = s.final_scores[i]
+    target.chance_key[j] = s.chance_key[i]
+    target.chance_counter[j] = s.chance_counter[i]
+    target.overflow_check[j] = s.overflow_check[i]
