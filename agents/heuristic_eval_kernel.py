@@ -91,9 +91,10 @@ for _n in (2, 3, 4):
 _CONTINUATION = np.zeros((3, 3, END_SPACE + 4, 4), dtype=np.float64)
 _END_OF = np.zeros(3, dtype=np.float64)
 for _lanterns in range(3):
-    _END_OF[_lanterns] = hc.END_VALUE + hc.LANTERN_VALUE * _lanterns
+    _end = hc.END_VALUE + hc.LANTERN_VALUE * _lanterns  # a Python float: token_values caches by its arguments,
+    _END_OF[_lanterns] = _end  # and a numpy float there would leave numpy floats in the Python player's tables
     for _purses in range(3):
-        _CONTINUATION[_purses, _lanterns] = np.array(token_value_table(_purses, _END_OF[_lanterns]))
+        _CONTINUATION[_purses, _lanterns] = np.array(token_value_table(_purses, _end))
 _ROUNDS = np.array([expected_rounds(k) for k in range(41)], dtype=np.float64)
 _AFTER_YEAR1 = expected_rounds(END_SPACE - 12)
 _AFTER_YEAR2 = expected_rounds(END_SPACE - 24)

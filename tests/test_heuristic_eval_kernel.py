@@ -54,3 +54,11 @@ def test_the_compiled_evaluation_gives_the_python_evaluation_s_floats(
                 mismatches.append(f"position {row} seat {seat}: margins {margins(game, seat)}, kernel {out.tolist()}")
     assert not mismatches, f"{len(mismatches)} of {len(positions) * num_players}:\n" + "\n".join(mismatches[:10])
     assert len(positions) > 300
+
+
+def test_building_the_kernel_tables_leaves_python_floats_in_the_python_player_s_tables() -> None:
+    """``values.token_values`` caches by its arguments: the kernel module once filled that cache with numpy floats,
+    which changed the ``repr`` of the Python heuristic's evaluations in the same process."""
+    from agents.values import token_values
+
+    assert all(type(x) is float for x in token_values(0, 0.0)[5] + token_values(1, 3.0)[20])
