@@ -40,7 +40,8 @@ class HeuristicRows:
         self.scratch_legal = np.zeros((SCRATCH_ROWS, A.NUM_ACTIONS), dtype=np.bool_)
 
     def act(self, agent: HeuristicAgent, seat: int, legal: Sequence[int]) -> int:
-        """``agent.act`` for the view in row 0 of ``view_state`` (``legal``: the real decision's actions)."""
+        """``agent.act`` for the view in row 0 of ``view_state`` (``legal``: the real decision's actions, ascending;
+        an int64 array is used as it is)."""
         legal_array = np.asarray(legal, dtype=np.int64)
         state = self.view_state
         depth = int(state.stack_depth[0])

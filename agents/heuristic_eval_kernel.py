@@ -20,21 +20,28 @@ import numba
 import numpy as np
 
 from seasons_env.engine import steps
-from seasons_env.engine.data import (
-    BONUS_PENALTIES,
-    CARD_OF,
-    IS_ITEM,
-    MAX_BONUSES,
-    NUM_CARDS,
-    PRESTIGE,
-    RESERVE_LIMIT,
-    RESERVE_LIMIT_GRIMOIRE,
-    TRANSMUTE_RATE,
-)
-from seasons_env.engine.state import AMULET_INSTANCES
-from seasons_env.vector.arrays import STORING_INSTANCES
+from seasons_env.engine.data import MAX_BONUSES, NUM_CARDS
 from seasons_env.vector.kernels import CACHE_DIR
-from seasons_env.vector.kernels.tables import DIE_PIPS, DIE_TRANSMUTE, column
+from seasons_env.vector.kernels.state_ops import (
+    can_transmute,
+    hand_size,
+    leech_toll,
+    reserve_limit,
+    reserve_total,
+    spendable,
+    transmute_bonus,
+)
+from seasons_env.vector.kernels.tables import (
+    BONUS_PENALTY,
+    CARD_OF_INSTANCE,
+    DIE_PIPS,
+    DIE_TRANSMUTE,
+    IS_ITEM_CARD,
+    PRESTIGE_OF,
+    STORED_ROW,
+    TRANSMUTE_RATES,
+    column,
+)
 
 from . import heuristic_cards as hc
 from .values import END_SPACE, expected_rounds
@@ -61,11 +68,9 @@ kernel = numba.njit(cache=True, nogil=True)
 # ---------------------------------------------------------------------------- tables (from the Python modules)
 
 _N_CARDS = NUM_CARDS + 1
-_CARD_OF = np.array(CARD_OF, dtype=np.int64)
-_PRESTIGE = np.array(PRESTIGE, dtype=np.int64)
-_IS_ITEM = np.array(IS_ITEM, dtype=np.bool_)
-_BONUS_PENALTY = np.array(BONUS_PENALTIES, dtype=np.int64)
-_TRANSMUTE_RATE = np.array(TRANSMUTE_RATE, dtype=np.int64)
+# the rules kernels' card tables, under this module's names
+_CARD_OF, _PRESTIGE, _IS_ITEM = CARD_OF_INSTANCE, PRESTIGE_OF, IS_ITEM_CARD
+_BONUS_PENALTY, _TRANSMUTE_RATE = BONUS_PENALTY, TRANSMUTE_RATES
 _INCOME = np.array(hc.INCOME, dtype=np.float64)
 _SUMMON = np.array(hc.SUMMON, dtype=np.float64)
 _GAUGE_WEIGHT = np.array(hc.GAUGE_WEIGHT, dtype=np.float64)
@@ -98,10 +103,6 @@ for _lanterns in range(3):
 _ROUNDS = np.array([expected_rounds(k) for k in range(41)], dtype=np.float64)
 _AFTER_YEAR1 = expected_rounds(END_SPACE - 12)
 _AFTER_YEAR2 = expected_rounds(END_SPACE - 24)
-_STORED_ROW = np.full(len(CARD_OF), -1, dtype=np.int64)
-for _k, _inst in enumerate(STORING_INSTANCES):
-    _STORED_ROW[_inst] = _k
-_AMULET_INSTANCES = np.array(AMULET_INSTANCES, dtype=np.int64)
 _HELM_CHANCE = np.array(hc.HELM_CHANCE, dtype=np.float64)
 _CHEST_IN_PLAY = np.array(hc.CHEST_IN_PLAY, dtype=np.float64)
 _CHEST_IN_HAND = np.array(hc.CHEST_IN_HAND, dtype=np.float64)
@@ -152,7 +153,6 @@ _PURSE_OF_IO = hc.PURSE_OF_IO
 _FIGRIM = hc.FIGRIM
 _WONDROUS_CHEST = hc.WONDROUS_CHEST
 _KAIRN = hc.KAIRN
-_GRIMOIRE = hc.GRIMOIRE
 _RAGFIELDS_HELM = hc.RAGFIELDS_HELM
 _HAND_OF_FORTUNE = hc.HAND_OF_FORTUNE
 _LEWIS = hc.LEWIS
@@ -164,7 +164,6 @@ _POTION_OF_LIFE = hc.POTION_OF_LIFE
 _HOURGLASS = hc.HOURGLASS
 _SCEPTER = hc.SCEPTER
 _VASE = hc.VASE
-_ARCANO_LEECH = hc.ARCANO_LEECH
 _GLUTTON_CAULDRON = hc.GLUTTON_CAULDRON
 _TITUS = hc.TITUS
 _IDOL = hc.IDOL
@@ -173,8 +172,6 @@ _SEALED_CHEST = hc.SEALED_CHEST
 _DAMNED_SOUL = hc.DAMNED_SOUL
 _END_SPACE = END_SPACE
 _MAX_BONUSES = MAX_BONUSES
-_RESERVE_LIMIT = RESERVE_LIMIT
-_RESERVE_LIMIT_GRIMOIRE = RESERVE_LIMIT_GRIMOIRE
 _HIGH = 99  # the tokens left over for an opponent: every type unlimited (the Python [99] * 4)
 
 
@@ -269,37 +266,15 @@ def _token_values(s, i, p, next_start, rounds_after, cards, count, turn_pending)
 
 
 @kernel
-def reserve_total(s, i, p):
-    r = s.reserve
-    return np.int64(r[i, p, 0]) + np.int64(r[i, p, 1]) + np.int64(r[i, p, 2]) + np.int64(r[i, p, 3])
-
-
-@kernel
 def _stored_of(s, i, inst):
     """The tokens stored on instance ``inst`` and whether it has a token record (``Game.stored.get``)."""
-    row = _STORED_ROW[inst]
+    row = STORED_ROW[inst]
     out = np.zeros(4, dtype=np.int64)
     if row < 0 or not s.stored_present[i, row]:
         return out, False
     for t in range(4):
         out[t] = s.stored[i, row, t]
     return out, True
-
-
-@kernel
-def spendable(s, i, p):
-    """``State.spendable``: the reserve plus the Amulets of Water's tokens."""
-    total = np.zeros(4, dtype=np.int64)
-    for t in range(4):
-        total[t] = s.reserve[i, p, t]
-    for k in range(_AMULET_INSTANCES.shape[0]):
-        inst = _AMULET_INSTANCES[k]
-        for j in range(s.in_play_count[i, p]):
-            if s.in_play[i, p, j] == inst:
-                stored, _ = _stored_of(s, i, inst)
-                for t in range(4):
-                    total[t] += stored[t]
-    return total
 
 
 @kernel
@@ -401,7 +376,7 @@ def _potion_value(s, i, p, c, rounds_after, tv, avg_tv, private, cards, count):
     if c == _POTION_OF_LIFE:
         if rounds_after < 1.0:
             return 0.0
-        limit = _RESERVE_LIMIT_GRIMOIRE if _count(cards[p], count[p], _GRIMOIRE) else _RESERVE_LIMIT
+        limit = reserve_limit(s, i, p)
         ramp = min(1.0, max(0.0, 1.0 - (rounds_after - 1.0) / _LIFE_HORIZON))
         room = max(0.0, limit - ramp * reserve_total(s, i, p))
         coming = min(room, _ENERGY_PER_ROUND * rounds_after)
@@ -540,9 +515,7 @@ def _waiting_cards(s, i, p, n, clock, tv, capacity, energy, turns, spend):
     hand = _hand_cards(s, i, p)
     lib2 = _library_set(s, i, p, 0)
     lib3 = _library_set(s, i, p, 1)
-    leech = 0
-    for k in range(1, n):
-        leech += _count(cards[(p + k) % n], count[(p + k) % n], _ARCANO_LEECH)
+    leech = leech_toll(s, i, p)
     items_in_play = 0
     for j in range(count[p]):
         if _IS_ITEM[cards[p, j]]:
@@ -654,10 +627,10 @@ def _seat_value(s, i, p, n, clock, private):
     value += _BONUS_LEFT * (_MAX_BONUSES - used) * min(1.0, rounds_after / 4.0)
 
     # Tokens: the best are kept; the last places of the reserve are discounted; past the limit they are lost.
-    limit = _RESERVE_LIMIT_GRIMOIRE if _count(cards[p], count[p], _GRIMOIRE) else _RESERVE_LIMIT
+    limit = reserve_limit(s, i, p)
     total = reserve_total(s, i, p)
     keep = limit if _count(cards[p], count[p], _POTION_OF_LIFE) else limit - _INFLOW_ROOM
-    transmuting = s.turn_player[i] == p and (s.turn_flags[i] & 1) != 0
+    transmuting = can_transmute(s, i, p)
     held = np.zeros((max(total, 1), 2))  # (value, type) of each token, as the Python list of tuples
     held_size = 0
     if total:
@@ -700,9 +673,7 @@ def _seat_value(s, i, p, n, clock, private):
     if private:
         hand_value, expected_summons, spare = _waiting_cards(s, i, p, n, clock, tv, capacity, energy, turns, spend)
     else:
-        waiting = 0
-        for c in range(1, _N_CARDS):
-            waiting += s.hand[i, p, c]
+        waiting = np.int64(hand_size(s, i, p))
         for y in range(2):
             for k in range(s.library.shape[3]):
                 if s.library[i, p, y, k] != 0:
@@ -718,9 +689,7 @@ def _seat_value(s, i, p, n, clock, private):
     # The transmute ability held in the turn: what transmuting the tokens worth it now would add.
     if transmuting:
         rates_row = (np.int64(s.position[i]) - 1) // 3
-        extra = _count(cards[p], count[p], _PURSE_OF_IO)
-        if s.turn_flags[i] & 2:
-            extra += 1
+        extra = transmute_bonus(s, i, p)
         free_left = spare.copy()
         # sorted(held): ascending, the reverse of the descending order
         ascending = held[:held_size].copy()
@@ -768,8 +737,7 @@ def _pending_adjustments(s, i, n, clock, values):
             tv = _token_values(s, i, q, next_start, rounds_after, cards[q], count[q], turn_pending)
             gained = np.int64(s.stack[i, k, _GAIN_COUNT])
             if s.stack[i, k, _GAIN_ONTO] < 0:
-                limit = _RESERVE_LIMIT_GRIMOIRE if _count(cards[q], count[q], _GRIMOIRE) else _RESERVE_LIMIT
-                gained = min(gained, max(0, limit - reserve_total(s, i, q)))
+                gained = min(gained, max(0, reserve_limit(s, i, q) - reserve_total(s, i, q)))
             best = tv[s.stack[i, k, _GAIN_FROM_TYPE]]
             for t in range(s.stack[i, k, _GAIN_FROM_TYPE] + 1, 4):
                 best = max(best, tv[t])

@@ -25,9 +25,17 @@ from seasons_env.engine import steps
 from seasons_env.engine.data import GAUGE_MAX
 from seasons_env.vector.kernels.machine import apply_row
 from seasons_env.vector.kernels.row_copy import copy_row
+from seasons_env.vector.kernels.state_ops import (
+    count_in_play,
+    hand_add,
+    has_room,
+    leech_toll,
+    reserve_limit,
+    reserve_total,
+    spendable,
+)
 from seasons_env.vector.kernels.tables import (
     CARD_OF_CHOICE,
-    CARD_OF_INSTANCE,
     CARD_OF_SUMMON,
     COSTS,
     DIE_CRYSTALS,
@@ -39,15 +47,13 @@ from seasons_env.vector.kernels.tables import (
     INSTANCE_OF_ACTIVATION,
     IS_ITEM_CARD,
     NUM_CARDS,
-    RESERVE_LIMIT,
-    RESERVE_LIMIT_GRIMOIRE,
     STEP_WIDTH,
     SUMMON_ACTION,
 )
 
 from . import heuristic_cards as hc
 from .heuristic import BOUNDARY as BOUNDARY_KINDS
-from .heuristic_eval_kernel import evaluate_row, kernel_cache_dir, reserve_total, spendable
+from .heuristic_eval_kernel import evaluate_row, kernel_cache_dir
 from .values import CARDS as CARD_VALUES
 from .values import DIE, DRAFT, DRAFT_GAUGE
 
@@ -84,10 +90,8 @@ _NUM_ACTIONS = A.NUM_ACTIONS
 _CARD_IDS = NUM_CARDS + 1  # card ids run 1..NUM_CARDS
 _ELEMENTAL_AMULET = hc.ELEMENTAL_AMULET
 _HAND_OF_FORTUNE = hc.HAND_OF_FORTUNE
-_ARCANO_LEECH = hc.ARCANO_LEECH
 _THIEVING_FAIRIES = hc.THIEVING_FAIRIES
 _SEALED_CHEST = hc.SEALED_CHEST
-_GRIMOIRE = hc.GRIMOIRE
 _GAUGE_MAX = GAUGE_MAX
 
 _DIE_ENERGY_WEIGHT = DIE["energy"]
@@ -200,21 +204,11 @@ def _enabled_summon_value(t, tl, row, seat, before, free, task, out):
 def _may_enable_summon(t, row, seat, bonus, before):
     """``heuristic._may_enable_summon``: can the gauge or exchange bonus make a summon legal that is not?"""
     n = t.crystals.shape[1]
-    room = t.gauge[row, seat] > t.in_play_count[row, seat]
-    if room == (bonus == _BONUS_GAUGE):
+    if has_room(t, row, seat) == (bonus == _BONUS_GAUGE):
         return False
-    toll = 0
-    for k in range(1, n):
-        q = (seat + k) % n
-        for j in range(t.in_play_count[row, q]):
-            if CARD_OF_INSTANCE[t.in_play[row, q, j]] == _ARCANO_LEECH:
-                toll += 1
-    budget = np.int64(t.crystals[row, seat]) - toll
+    budget = np.int64(t.crystals[row, seat]) - leech_toll(t, row, seat)
     available = spendable(t, row, seat)
-    hands = 0
-    for j in range(t.in_play_count[row, seat]):
-        if CARD_OF_INSTANCE[t.in_play[row, seat, j]] == _HAND_OF_FORTUNE:
-            hands += 1
+    hands = count_in_play(t, row, seat, _HAND_OF_FORTUNE)
     for c in range(1, _CARD_IDS):
         if t.hand[row, seat, c] == 0:
             continue
@@ -300,11 +294,7 @@ def _table_face_value(t, row, p, die, face):
     """``heuristic._table_face_value``: a face's worth to ``p`` from the die table and public facts."""
     season = t.dice_season[row]
     held = reserve_total(t, row, p)
-    grimoire = False
-    for j in range(t.in_play_count[row, p]):
-        if CARD_OF_INSTANCE[t.in_play[row, p, j]] == _GRIMOIRE:
-            grimoire = True
-    limit = RESERVE_LIMIT_GRIMOIRE if grimoire else RESERVE_LIMIT
+    limit = reserve_limit(t, row, p)
     room = max(0, limit - held)
     energy = DIE_ENERGY[season, die, face, 0] + DIE_ENERGY[season, die, face, 1]
     energy += DIE_ENERGY[season, die, face, 2] + DIE_ENERGY[season, die, face, 3]
@@ -334,7 +324,7 @@ def _draw_value(t, row, seat, free):
     for k in range(first, first + size):
         c = t.draw_pile[row, k] if from_draw else t.discard_pile[row, k]
         copy_row(t, row, t, free)
-        t.hand[free, seat, c] += 1
+        hand_add(t, free, seat, c)
         total += max(0.0, evaluate_row(t, free, seat) - base)
     return total / size
 
@@ -397,10 +387,7 @@ def _malice(t, seat, legal, count):
     n = t.crystals.shape[1]
     fairies = 0
     for k in range(1, n):
-        q = (seat + k) % n
-        for j in range(t.in_play_count[0, q]):
-            if CARD_OF_INSTANCE[t.in_play[0, q, j]] == _THIEVING_FAIRIES:
-                fairies += 1
+        fairies += count_in_play(t, 0, (seat + k) % n, _THIEVING_FAIRIES)
     reroll -= _MALICE_FAIRY * fairies
     if reroll > keep + _MALICE_MARGIN:
         for k in range(count):

@@ -211,7 +211,7 @@ class SelfPlayGames:
                 choice[chosen] = sample_legal(masks[chosen], self.rng)
             for j in np.flatnonzero((kinds == _HEURISTIC) | (kinds == _ISMCTS)).tolist():
                 slot, seat = int(rows[j]), int(current[j])
-                legal = np.flatnonzero(masks[j]).tolist()
+                legal = np.flatnonzero(masks[j])
                 if kinds[j] == _HEURISTIC and self.engine == "kernels":
                     # the compiled heuristic on the view's array row: the same decision and draws, no Game built
                     compiled = self._heuristic_rows(players)
@@ -219,7 +219,7 @@ class SelfPlayGames:
                     choice[j] = compiled.act(self.agents[slot], seat, legal)
                 else:
                     view = batch.determinized(slot, seat, self.rng)
-                    choice[j] = self.agents[slot].act(view, seat, legal)
+                    choice[j] = self.agents[slot].act(view, seat, legal.tolist())
             asked = np.flatnonzero(kinds == _SNAPSHOT)
             if asked.size:  # a row of observations() is its current player's view: the snapshot's here
                 observations = batch.observations(out=self._buffers[players])
