@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from seasons_env.encoding import (
@@ -163,43 +164,60 @@ class PolicyValueNet(nn.Module):
         logits = logits.index_add(1, self.pointer_actions, pointer)
         return logits, torch.tanh(self.value(h)).squeeze(1)
 
+    def folded_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The card terms folded into the layers they feed (differentiable): the first trunk layer's weight on
+        the observation ``[hidden, observation_size]`` and the policy head's weight and bias.
+
+        Both card terms are linear. The pooled zones (counts times embeddings) fold into the first layer's
+        weights on the counts' columns; the pointer terms (the query of the action's group dotted with its
+        card's embedding) fold into the policy head's rows of the actions that name a card."""
+        d = self.config.card_dim
+        size = self.observation_size
+        first = self.trunk[0]
+        weight = first.weight[:, :size].clone()
+        for zone, start in enumerate(ZONE_STARTS):  # pooled[z*d + k] = sum_c obs[start + c] * cards[c, k]
+            pooled_weight = first.weight[:, size + zone * d : size + (zone + 1) * d]
+            weight[:, start : start + NUM_CARDS] += pooled_weight @ self.cards.T
+        # logits[a] += (Wq[g] h + bq[g]) . cards[c] for each action a naming card c in pointer group g
+        named = self.pointer_actions
+        rows, card = self.pointer_index // (NUM_CARDS + 1), self.pointer_index % (NUM_CARDS + 1)
+        embedding = torch.cat([torch.zeros(1, d, dtype=self.cards.dtype), self.cards], dim=0)[card]  # 0: none
+        query_weight = self.pointer.weight.reshape(4, d, -1)[rows]  # [named, d, hidden]
+        query_bias = self.pointer.bias.reshape(4, d)[rows]  # [named, d]
+        policy_weight = self.policy.weight.clone()
+        policy_bias = self.policy.bias.clone()
+        policy_weight[named] += torch.einsum("nd,ndh->nh", embedding, query_weight)
+        policy_bias[named] += (embedding * query_bias).sum(dim=1)
+        return weight, policy_weight, policy_bias
+
+    def forward_folded(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``forward`` computed through ``folded_weights``: the same logits and values up to float rounding,
+        differentiable, and cheaper on large batches (folding costs the same whatever the batch; the gather, the
+        pooling product and the pointer table it replaces grow with it). Training's updates use it."""
+        weight, policy_weight, policy_bias = self.folded_weights()
+        h = F.linear(obs[:, : self.observation_size], weight, self.trunk[0].bias)
+        for module in list(self.trunk)[1:]:
+            h = module(h)
+        return F.linear(h, policy_weight, policy_bias), torch.tanh(self.value(h)).squeeze(1)
+
 
 class FrozenPolicy(nn.Module):
     """A ``PolicyValueNet``'s forward folded into plain layers, for a network that no longer changes (a league
     snapshot): the same logits and values up to float rounding (the shipped model's logits within 2e-5 on real
     positions), in fewer and larger operations.
 
-    Both card terms are linear, so they fold into the linear layers they feed: the pooled zones (counts times
-    embeddings) into the first trunk layer's weights on the counts' columns, the pointer terms (query of the
-    action's group dotted with its card's embedding) into the policy head's rows of the actions that name a card.
-    The gather, the batched matrix product and the einsum the full network runs per call are gone, which is most
-    of a forward pass on the few rows a snapshot answers at a time in self-play."""
+    The card terms are folded once (``PolicyValueNet.folded_weights``): the gather, the batched matrix product and
+    the einsum the full network runs per call are gone, which is most of a forward pass on the few rows a snapshot
+    answers at a time in self-play."""
 
     def __init__(self, net: PolicyValueNet) -> None:
         super().__init__()
         self.observation_size = net.observation_size
-        d = net.config.card_dim
-        size = net.observation_size
         with torch.no_grad():
-            cards = net.cards.detach()
-            first = net.trunk[0]
-            weight = first.weight[:, :size].clone()
-            for zone, start in enumerate(ZONE_STARTS):  # pooled[z*d + k] = sum_c obs[start + c] * cards[c, k]
-                pooled_weight = first.weight[:, size + zone * d : size + (zone + 1) * d]
-                weight[:, start : start + NUM_CARDS] += pooled_weight @ cards.T
-            layers: list[nn.Module] = [_linear(weight, first.bias)]
+            weight, policy_weight, policy_bias = net.folded_weights()
+            layers: list[nn.Module] = [_linear(weight, net.trunk[0].bias)]
             layers += [copy.deepcopy(module) for module in list(net.trunk)[1:]]
             self.trunk = nn.Sequential(*layers)
-            # logits[a] += (Wq[g] h + bq[g]) . cards[c] for each action a naming card c in pointer group g
-            named = net.pointer_actions
-            rows, card = net.pointer_index // (NUM_CARDS + 1), net.pointer_index % (NUM_CARDS + 1)
-            embedding = torch.cat([torch.zeros(1, d, dtype=cards.dtype), cards], dim=0)[card]  # card 0: none
-            query_weight = net.pointer.weight.reshape(4, d, -1)[rows]  # [named, d, hidden]
-            query_bias = net.pointer.bias.reshape(4, d)[rows]  # [named, d]
-            policy_weight = net.policy.weight.clone()
-            policy_bias = net.policy.bias.clone()
-            policy_weight[named] += torch.einsum("nd,ndh->nh", embedding, query_weight)
-            policy_bias[named] += (embedding * query_bias).sum(dim=1)
             self.policy = _linear(policy_weight, policy_bias)
             self.value = copy.deepcopy(net.value)
         self.eval()

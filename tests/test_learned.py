@@ -96,6 +96,53 @@ def test_a_frozen_policy_gives_the_network_s_logits_and_values(observation_versi
     torch.testing.assert_close(frozen(obs)[0], folded_logits)
 
 
+def _random_positions(count: int) -> tuple[torch.Tensor, torch.Tensor]:
+    rng = np.random.default_rng(1)
+    observations, masks = [], []
+    for seed in range(3):
+        game = Game.new(2 + seed, "archmage", seed=10 + seed)
+        while not game.is_over and len(observations) < count * (seed + 1) // 3:
+            player = game.current_player
+            observations.append(encode_observation(game, player))
+            masks.append(action_mask(game, player).astype(bool))
+            game.apply(int(rng.choice(np.flatnonzero(masks[-1]))))
+    return torch.from_numpy(np.stack(observations)), torch.from_numpy(np.stack(masks))
+
+
+@pytest.mark.parametrize("observation_version", [1, 2])
+def test_the_folded_forward_trains_like_the_full_one(observation_version: int) -> None:
+    """Training's updates run ``forward_folded``: its logits, values and the gradients it gives every parameter
+    (card embeddings, pooled-zone and pointer weights included) are the full forward's to float rounding, and a
+    frozen copy gives its outputs exactly (the same folded weights)."""
+    torch.manual_seed(5)
+    net = PolicyValueNet(NetworkConfig(card_dim=5, hidden=24, layers=2), observation_version)
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.normal_(0.0, 0.5)
+    obs, mask = _random_positions(240)
+    target = torch.from_numpy(np.random.default_rng(2).uniform(-1, 1, len(obs)).astype(np.float32))
+
+    def gradients(forward) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+        net.zero_grad(set_to_none=True)
+        logits, values = forward(obs)
+        masked = masked_logits(logits, mask)
+        loss = torch.logsumexp(masked, dim=1).mean() - masked.max(dim=1).values.mean() + ((values - target) ** 2).mean()
+        loss.backward()
+        return logits.detach(), values.detach(), {n: p.grad.clone() for n, p in net.named_parameters()}
+
+    logits, values, full = gradients(net)
+    folded_logits, folded_values, folded = gradients(net.forward_folded)
+    torch.testing.assert_close(folded_logits, logits, rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(folded_values, values, rtol=1e-5, atol=1e-5)
+    assert full.keys() == folded.keys()
+    for name, gradient in full.items():
+        assert gradient.abs().max() > 0, name  # every parameter is reached, the card terms' too
+        torch.testing.assert_close(folded[name], gradient, rtol=1e-4, atol=1e-5, msg=name)
+    with torch.no_grad():
+        frozen_logits, frozen_values = FrozenPolicy(net)(obs)
+    assert torch.equal(frozen_logits, folded_logits) and torch.equal(frozen_values, folded_values)
+
+
 def test_policy_checkpoint_round_trip(tmp_path) -> None:
     net = tiny_net()
     save_policy(net, tmp_path / "m.pt", {"note": "test"})

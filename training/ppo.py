@@ -444,7 +444,7 @@ class Trainer:
             order = torch.from_numpy(self.rng.permutation(size))
             for start in range(0, size, c.minibatch):
                 rows = order[start : start + c.minibatch]
-                logits, value = self.net(tensors["obs"][rows])
+                logits, value = self.net.forward_folded(tensors["obs"][rows])  # the same function, cheaper
                 dist = torch.distributions.Categorical(logits=masked_logits(logits, tensors["masks"][rows]))
                 logp = dist.log_prob(tensors["actions"][rows])
                 advantage = tensors["advantages"][rows]
