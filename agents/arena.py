@@ -147,26 +147,40 @@ def wilson_interval(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
 
 
 def rate(records: Iterable[dict], agents: Sequence[str]) -> dict[str, dict]:
-    """openskill Plackett-Luce ratings from game results, in the order the games were played."""
+    """openskill Plackett-Luce ratings from game results, in the order the games were played.
+
+    A game in which one agent holds several seats is not a rating event (a 4-player arena of two or three agents
+    repeats them in every lineup). Each agent's ``games`` counts the games its rating rests on; an agent with none
+    has no rating (``mu``, ``sigma``, ``low``, ``high`` and ``ordinal`` are None), not the model's prior."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in agents}
+    rated = dict.fromkeys(agents, 0)
     for record in sorted(records, key=lambda r: r["game_index"]):
         seats = record["seats"]
-        if len(set(seats)) != len(seats):  # an agent in several seats of one game: not a rating event
+        if len(set(seats)) != len(seats):
             continue
         teams = [[ratings[name]] for name in seats]
         ranks = [-score for score in record["scores"]]
         for name, (new,) in zip(seats, model.rate(teams, ranks=ranks), strict=True):
             ratings[name] = new
+            rated[name] += 1
+    unrated = dict.fromkeys(("mu", "sigma", "low", "high", "ordinal"))
     return {
         name: {
-            "mu": r.mu,
-            "sigma": r.sigma,
-            "low": r.mu - Z95 * r.sigma,
-            "high": r.mu + Z95 * r.sigma,
-            "ordinal": r.ordinal(),
+            "games": rated[name],
+            **(
+                {
+                    "mu": r.mu,
+                    "sigma": r.sigma,
+                    "low": r.mu - Z95 * r.sigma,
+                    "high": r.mu + Z95 * r.sigma,
+                    "ordinal": r.ordinal(),
+                }
+                if rated[name]
+                else unrated
+            ),
         }
         for name, r in ratings.items()
     }
@@ -642,13 +656,13 @@ class Arena:
     def write(self, summary: dict) -> None:
         write_atomic(self.out_dir / "results.json", json.dumps(summary, indent=2).encode())
         agents = list(self.config.agents)
-        lines = ["agent,games,win_rate,win_low,win_high,mean_score,score_std,mu,sigma,mu_low,mu_high"]
+        lines = ["agent,games,win_rate,win_low,win_high,mean_score,score_std,mu,sigma,mu_low,mu_high,rated_games"]
         for a in agents:
             s, r = summary["agents"][a], summary["ratings"][a]
+            rating = ",".join(f"{r[k]:.3f}" if r[k] is not None else "" for k in ("mu", "sigma", "low", "high"))
             lines.append(
                 f"{a},{s['games']},{_fmt(s['win_rate'])},{_fmt(s['win_low'])},{_fmt(s['win_high'])},"
-                f"{_fmt(s['mean_score'])},{_fmt(s['score_std'])},{r['mu']:.3f},{r['sigma']:.3f},"
-                f"{r['low']:.3f},{r['high']:.3f}"
+                f"{_fmt(s['mean_score'])},{_fmt(s['score_std'])},{rating},{r['games']}"
             )
         write_atomic(self.out_dir / "ratings.csv", ("\n".join(lines) + "\n").encode())
         lines = ["agent,opponent,games,win_rate,low,high"]
@@ -673,8 +687,14 @@ def _fmt(value: float | None) -> str:
 
 
 def rating_order(summary: dict) -> list[str]:
-    """The agents from the highest rating to the lowest (the order of every table and panel)."""
-    return sorted(summary["config"]["agents"], key=lambda a: -summary["ratings"][a]["mu"])
+    """The agents from the highest rating to the lowest (the order of every table and panel); agents without a
+    rating after them, from the highest win rate to the lowest."""
+
+    def key(agent: str) -> tuple[int, float, float]:
+        mu, win_rate = summary["ratings"][agent]["mu"], summary["agents"][agent]["win_rate"]
+        return (mu is None, -(mu or 0.0), -(win_rate or 0.0))
+
+    return sorted(summary["config"]["agents"], key=key)
 
 
 def plot(summary: dict, path: Path) -> Figure:
@@ -693,13 +713,21 @@ def plot(summary: dict, path: Path) -> Figure:
     left, right = fig.subplots(1, 2)
     ratings = summary["ratings"]
     rows = range(len(order))
+    rated = [i for i, a in enumerate(order) if ratings[a]["mu"] is not None]
     left.errorbar(
-        [ratings[a]["mu"] for a in order], rows, xerr=[Z95 * ratings[a]["sigma"] for a in order], fmt="o", capsize=4
+        [ratings[order[i]]["mu"] for i in rated],
+        rated,
+        xerr=[Z95 * ratings[order[i]]["sigma"] for i in rated],
+        fmt="o",
+        capsize=4,
     )
     left.set_yticks(rows, order)
-    left.invert_yaxis()  # the highest rating on top, as in the table beside it
+    for i, a in enumerate(order):
+        if ratings[a]["mu"] is None:  # no rating event: no point, rather than the model's prior drawn as one
+            left.text(0.02, i, "not rated", transform=left.get_yaxis_transform(), va="center", fontsize=8)
+    left.set_ylim(len(order) - 0.5, -0.5)  # the highest rating on top, as in the table beside it
     left.set_xlabel("openskill mu (95% interval)")
-    left.set_title("ratings")
+    left.set_title("ratings" if rated else "ratings: no game without an agent in several seats")
     table = np.full((len(order), len(order)), np.nan)
     for i, a in enumerate(order):
         for j, b in enumerate(order):
@@ -753,15 +781,18 @@ def format_summary(summary: dict) -> str:
     for a in order:
         r, s = summary["ratings"][a], summary["agents"][a]
         dps = s["decisions_per_second"]
-        rating_interval = "[{:.2f}, {:.2f}]".format(r["low"], r["high"])
+        rating = f"{r['mu']:.2f}" if r["mu"] is not None else "-"
+        rating_interval = "[{:.2f}, {:.2f}]".format(r["low"], r["high"]) if r["mu"] is not None else "-"
         measured = s["games"] > 0
         win_rate = f"{s['win_rate']:.1%}" if measured else "-"
         win_interval = "[{:.1%}, {:.1%}]".format(s["win_low"], s["win_high"]) if measured else "-"
         mean_score = f"{s['mean_score']:.1f}" if measured else "-"
         speed = f"{dps:,.0f}" if dps else "-"
         lines.append(
-            f"{a:<12}{r['mu']:>10.2f}{rating_interval:>20}{win_rate:>10}{win_interval:>18}{mean_score:>12}{speed:>13}"
+            f"{a:<12}{rating:>10}{rating_interval:>20}{win_rate:>10}{win_interval:>18}{mean_score:>12}{speed:>13}"
         )
+    if any(summary["ratings"][a]["mu"] is None for a in agents):
+        lines += ["('-' for a rating: every game of that agent seated it more than once, so none is a rating event)"]
     lines += ["", "win rate of row against column [Wilson 95%]:"]
     width = max(len(a) for a in agents) + 2
     lines.append(" " * width + "".join(f"{b:>24}" for b in order))

@@ -113,6 +113,30 @@ def test_tiny_arena_rates_and_writes_its_files(tmp_path) -> None:
     assert (tmp_path / "ratings.csv").read_text().splitlines()[0].startswith("agent,games,win_rate")
 
 
+def test_an_agent_seated_twice_in_every_game_has_no_rating_rather_than_the_prior(tmp_path) -> None:
+    """Four players and two agents: each lineup repeats both, so no game is a rating event; the summary, the
+    table, ratings.csv and the picture say there is no rating instead of showing the model's prior as one."""
+    config = ArenaConfig(agents=("random", "first"), players=4, games=2, level="apprentice")
+    arena = Arena(config, tmp_path)
+    summary = arena.run(workers=1, progress=False)
+    assert summary["games_played"] == 2 and summary["agents"]["random"]["games"] == 4
+    for name in ("random", "first"):
+        rating = summary["ratings"][name]
+        assert rating["games"] == 0
+        assert rating["mu"] is rating["sigma"] is rating["low"] is rating["high"] is rating["ordinal"] is None
+    text = format_summary(summary)
+    assert "25.00" not in text and "every game of that agent seated it more than once" in text
+    rows = dict(line.split(",", 1) for line in (tmp_path / "ratings.csv").read_text().splitlines()[1:])
+    assert rows["random"].endswith(",,,,,0")
+    figure = arena_module.plot(summary, tmp_path / "again.png")
+    assert sorted(t.get_text() for t in figure.axes[0].texts) == ["not rated", "not rated"]
+    # three agents at 3 players alongside: ratings rest on the games each played
+    config = ArenaConfig(agents=("random", "first", "heuristic"), players=3, games=3, level="apprentice")
+    rated = Arena(config, tmp_path / "three").run(workers=1, progress=False)
+    assert {name: r["games"] for name, r in rated["ratings"].items()} == {"random": 3, "first": 3, "heuristic": 3}
+    assert all(r["low"] < r["mu"] < r["high"] for r in rated["ratings"].values())
+
+
 def test_interrupted_arena_resumes_to_the_same_totals(tmp_path) -> None:
     config = ArenaConfig(agents=("random", "first"), players=3, games=9, level="magician", seed=4)
     whole = Arena(config, tmp_path / "whole").run(workers=1, progress=False)
