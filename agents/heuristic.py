@@ -57,6 +57,8 @@ _NARIA_GIVE = steps.kind("naria_give")
 
 #: Decisions the settling of a lookahead never answers: they open a new phase of the seat's play.
 BOUNDARY = frozenset((_TURN, _CHOOSE_DIE, _DRAFT_PICK, _LIBRARY, _MALICE, _DRAW_SYMBOL))
+#: Added to the value of ending the turn: on a tie with an action, stop rather than spend.
+END_TURN_TIE_BONUS = 1e-6
 
 # ---------------------------------------------------------------------------- the player
 
@@ -285,9 +287,8 @@ def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, floa
     in_turn = kind == _TURN
     for a in legal:
         if in_turn and a == A.END_TURN:
-            # The position as the turn ends, before the next player's die adds to their side; on a tie,
-            # stop rather than spend.
-            values[a] = evaluate(view.preview_turn_end(), seat) + 1e-6
+            # The position as the turn ends, before the next player's die adds to their side
+            values[a] = evaluate(view.preview_turn_end(), seat) + END_TURN_TIE_BONUS
             continue
         if in_turn and (a == A.BONUS_GAUGE or a == A.BONUS_EXCHANGE) and not _may_enable_summon(view, seat, a, legal):
             values[a] = float("-inf")  # what _enabled_summon_value finds once the bonus is settled

@@ -53,6 +53,7 @@ from seasons_env.vector.kernels.tables import (
 
 from . import heuristic_cards as hc
 from .heuristic import BOUNDARY as BOUNDARY_KINDS
+from .heuristic import END_TURN_TIE_BONUS
 from .heuristic_eval_kernel import evaluate_row, kernel_cache_dir
 from .values import CARDS as CARD_VALUES
 from .values import DIE, DRAFT, DRAFT_GAUGE
@@ -242,11 +243,11 @@ def _one_ply(t, tl, seat, legal, count, task, out):
         a = legal[k]
         bonus = in_turn and (a in (_BONUS_GAUGE, _BONUS_EXCHANGE))
         if in_turn and a == _END_TURN:
-            # The position as the turn ends, before the next player's die; on a tie, stop rather than spend.
+            # The position as the turn ends, before the next player's die
             copy_row(t, 0, t, 1)
             t.turn_flags[1] = 0
             t.turn_player[1] = -1
-            value = evaluate_row(t, 1, seat) + 1e-6
+            value = evaluate_row(t, 1, seat) + END_TURN_TIE_BONUS
         elif bonus and not _may_enable_summon(t, 0, seat, a, before):
             value = -np.inf
         else:
