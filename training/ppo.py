@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch.distributions import Categorical
 
 from agents.arena import wilson_interval
 from agents.network import (
@@ -396,7 +397,8 @@ class Trainer:
             obs[k], masks[k] = o, m
             with torch.inference_mode():
                 logits, value = player(torch.from_numpy(o))
-                dist = torch.distributions.Categorical(logits=masked_logits(logits, torch.from_numpy(m)))
+                # arguments unchecked: the masked logits are finite by construction, and the check costs a pass
+                dist = Categorical(logits=masked_logits(logits, torch.from_numpy(m)), validate_args=False)
                 a = dist.sample()
                 logps[k] = dist.log_prob(a).numpy()
             actions[k], values[k] = a.numpy(), value.numpy()
@@ -445,7 +447,7 @@ class Trainer:
             for start in range(0, size, c.minibatch):
                 rows = order[start : start + c.minibatch]
                 logits, value = self.net.forward_folded(tensors["obs"][rows])  # the same function, cheaper
-                dist = torch.distributions.Categorical(logits=masked_logits(logits, tensors["masks"][rows]))
+                dist = Categorical(logits=masked_logits(logits, tensors["masks"][rows]), validate_args=False)
                 logp = dist.log_prob(tensors["actions"][rows])
                 advantage = tensors["advantages"][rows]
                 advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8) if len(rows) > 1 else advantage
