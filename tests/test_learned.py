@@ -11,6 +11,7 @@ import torch
 from agents import PolicyAgent, RandomAgent, play_game
 from agents.learned import shipped_model_path
 from agents.network import (
+    MASKED,
     CheckpointError,
     FrozenPolicy,
     NetworkConfig,
@@ -141,6 +142,42 @@ def test_the_folded_forward_trains_like_the_full_one(observation_version: int) -
     with torch.no_grad():
         frozen_logits, frozen_values = FrozenPolicy(net)(obs)
     assert torch.equal(frozen_logits, folded_logits) and torch.equal(frozen_values, folded_values)
+
+
+def test_the_masked_policy_is_the_softmax_over_the_legal_actions() -> None:
+    """``masked_policy`` (PPO's and cloning's log-probabilities, entropies and samples) against torch's own masked
+    Categorical: the same log-probabilities, entropies and gradients; illegal actions exactly 0, whatever their raw
+    logits (here some far above the legal ones); finite gradients; a legal action far below the best keeps a
+    probability of at most e**-80."""
+    from torch.distributions import Categorical
+
+    from agents.network import EXP_FLOOR, masked_policy
+
+    generator = torch.Generator().manual_seed(7)
+    logits = (torch.randn(64, 314, generator=generator) * 4).requires_grad_(True)
+    mask = torch.rand(64, 314, generator=generator) < 0.2
+    mask[:, 5] = True
+    with torch.no_grad():
+        logits[:8][~mask[:8]] += 1e4  # illegal actions whose raw logits dwarf the legal ones
+        logits[8:16, 5] -= 500.0  # a legal action hopelessly behind
+    log_probs, probs = masked_policy(logits, mask)
+    entropy = -(probs * log_probs).sum(dim=1)
+    reference = Categorical(logits=masked_logits(logits, mask))
+    actions = torch.multinomial(probs.detach(), 1, generator=generator).squeeze(1)
+    assert mask.gather(1, actions.unsqueeze(1)).all()  # only legal actions are drawn
+    assert torch.equal(probs[~mask], torch.zeros_like(probs[~mask])) and (log_probs[~mask] == MASKED).all()
+    torch.testing.assert_close(probs.sum(dim=1), torch.ones(64))
+    legal = torch.tensor([r for r in range(64) if not 8 <= r < 16])  # no legal logit below the floor: to rounding
+    expected_log_probs = reference.logits[legal][mask[legal]]
+    torch.testing.assert_close(log_probs[legal][mask[legal]], expected_log_probs, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(entropy[legal], reference.entropy()[legal], rtol=1e-5, atol=1e-5)
+    chosen = log_probs.gather(1, actions.unsqueeze(1)).squeeze(1)
+    torch.testing.assert_close(chosen, reference.log_prob(actions), rtol=1e-5, atol=1e-5)
+    assert (probs[8:16, 5] <= np.exp(EXP_FLOOR) * 1.0001).all()
+    (gradient,) = torch.autograd.grad((chosen + 0.01 * entropy).sum(), logits)
+    (expected,) = torch.autograd.grad((reference.log_prob(actions) + 0.01 * reference.entropy()).sum(), logits)
+    assert torch.isfinite(gradient).all() and (gradient[~mask] == 0).all()
+    torch.testing.assert_close(gradient[legal], expected[legal], rtol=1e-4, atol=1e-6)
 
 
 def test_policy_checkpoint_round_trip(tmp_path) -> None:

@@ -66,7 +66,7 @@ def clone(
     import torch
     import torch.nn.functional as F
 
-    from agents.network import PolicyValueNet, load_policy, margin_target, masked_logits, save_policy
+    from agents.network import PolicyValueNet, load_policy, margin_target, masked_policy, save_policy
 
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
@@ -104,9 +104,8 @@ def clone(
         for k in range(0, len(order), config.batch_size):
             rows = order[k : k + config.batch_size]
             logits, v = net.forward_folded(obs[rows])  # the same function, cheaper on a large batch
-            loss = F.cross_entropy(masked_logits(logits, mask[rows]), action[rows]) + config.value_weight * F.mse_loss(
-                v, value[rows]
-            )
+            log_probabilities = masked_policy(logits, mask[rows])[0]  # cross-entropy over the legal actions
+            loss = F.nll_loss(log_probabilities, action[rows]) + config.value_weight * F.mse_loss(v, value[rows])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)

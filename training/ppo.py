@@ -34,7 +34,6 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch.distributions import Categorical
 
 from agents.arena import wilson_interval
 from agents.network import (
@@ -44,6 +43,7 @@ from agents.network import (
     load_policy,
     margin_target,
     masked_logits,
+    masked_policy,
     policy_from_payload,
     policy_payload,
     save_atomic_torch,
@@ -397,10 +397,9 @@ class Trainer:
             obs[k], masks[k] = o, m
             with torch.inference_mode():
                 logits, value = player(torch.from_numpy(o))
-                # arguments unchecked: the masked logits are finite by construction, and the check costs a pass
-                dist = Categorical(logits=masked_logits(logits, torch.from_numpy(m)), validate_args=False)
-                a = dist.sample()
-                logps[k] = dist.log_prob(a).numpy()
+                log_probabilities, probabilities = masked_policy(logits, torch.from_numpy(m))
+                a = torch.multinomial(probabilities, 1).squeeze(1)
+                logps[k] = log_probabilities.gather(1, a.unsqueeze(1)).squeeze(1).numpy()
             actions[k], values[k] = a.numpy(), value.numpy()
             for result in self.vec.step(actions[k]):
                 rewards[k, result.slot] = float(margin_target(np.float32(result.margin)))
@@ -447,14 +446,14 @@ class Trainer:
             for start in range(0, size, c.minibatch):
                 rows = order[start : start + c.minibatch]
                 logits, value = self.net.forward_folded(tensors["obs"][rows])  # the same function, cheaper
-                dist = Categorical(logits=masked_logits(logits, tensors["masks"][rows]), validate_args=False)
-                logp = dist.log_prob(tensors["actions"][rows])
+                log_probabilities, probabilities = masked_policy(logits, tensors["masks"][rows])
+                logp = log_probabilities.gather(1, tensors["actions"][rows].unsqueeze(1)).squeeze(1)
                 advantage = tensors["advantages"][rows]
                 advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8) if len(rows) > 1 else advantage
                 ratio = torch.exp(logp - tensors["logps"][rows])
                 policy_loss = -torch.min(ratio * advantage, ratio.clamp(1 - c.clip, 1 + c.clip) * advantage).mean()
                 value_loss = F.mse_loss(value, tensors["returns"][rows])
-                entropy = dist.entropy().mean()
+                entropy = -(probabilities * log_probabilities).sum(dim=1).mean()
                 loss = policy_loss + c.value_coef * value_loss - entropy_coef * entropy
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
