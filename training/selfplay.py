@@ -13,7 +13,8 @@ slot ``i`` being row ``i`` of the batch of its game's player count. Between two 
 played in rounds, each answering the pending decision of every waiting game and applying all the answers with
 one ``apply`` per batch: decisions with a single legal action are applied without asking anyone, the random
 seats' actions are drawn for all their games at once from the legal masks, each snapshot answers all its games
-with one forward pass on the batch's observation rows (sampled from the masked policy), and the heuristic and
+with one call of its compiled policy on the batch's observation rows (``training/snapshot_policy.py``; sampled from
+the masked policy), and the heuristic and
 ISMCTS seats play per game from a view determinized for their seat (as in the arena), each game its own agent: on
 the kernels engine the heuristic's view is an array row and its decisions the compiled ones
 (``agents/heuristic_compiled.py``: the same actions and draws as ``HeuristicAgent.act``).
@@ -46,6 +47,9 @@ from .data import final_margins
 
 if TYPE_CHECKING:
     from agents.heuristic_compiled import HeuristicRows
+    from agents.network import FrozenPolicy, PolicyValueNet
+
+    from .snapshot_policy import SnapshotPolicy
 
 RANDOM = "random"
 HEURISTIC = "heuristic"
@@ -92,7 +96,7 @@ class SelfPlayGames:
         size: int,
         level: str,
         schedule: Callable[[np.random.Generator], Deal | None],
-        snapshots: dict[str, Callable],
+        snapshots: dict[str, PolicyValueNet | FrozenPolicy],
         seed: int,
         engine: str = DEFAULT_ENGINE,
         ismcts_iterations: int = 100,
@@ -104,7 +108,10 @@ class SelfPlayGames:
         self.size = size
         self.level = level
         self.schedule = schedule
-        self.snapshots = snapshots  # name -> network (logits, value) = net(obs batch)
+        # name -> a frozen network (the league's dict: it gains and loses snapshots); each is compiled the first
+        # time it plays, so a network changed in place afterwards is not seen: give a new object instead
+        self.snapshots = snapshots
+        self._policies: dict[str, tuple[object, SnapshotPolicy]] = {}  # name -> (its network, compiled)
         self.engine = engine
         self.rng = np.random.default_rng(seed)
         self.batches: dict[int, VectorGame] = {}  # player count -> its games, slot i in row i
@@ -240,16 +247,18 @@ class SelfPlayGames:
             self._ended[slot] = (info.final_scores[slot].tolist(), np.flatnonzero(info.winners[slot]).tolist())
 
     def _sample_snapshot(self, name: str, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One forward pass of snapshot ``name``; an action per row sampled from its masked policy."""
-        import torch
+        """An action per row sampled from snapshot ``name``'s masked policy (``training/snapshot_policy.py``)."""
+        from .snapshot_policy import SnapshotPolicy  # torch and numba only once a snapshot plays
 
-        from agents.network import masked_logits
-
-        with torch.inference_mode():
-            logits, _ = self.snapshots[name](torch.from_numpy(observations))
-            probabilities = torch.softmax(masked_logits(logits, torch.from_numpy(masks)), dim=1).double().numpy()
+        network = self.snapshots[name]
+        known = self._policies.get(name)
+        if known is None or known[0] is not network:  # compiled once a network: the league's snapshots never change
+            for gone in set(self._policies) - set(self.snapshots):
+                del self._policies[gone]
+            known = self._policies[name] = (network, SnapshotPolicy(network))
+        probabilities = known[1].probabilities(observations, masks)
         # inverse CDF: the first action whose cumulative probability passes u * total, u in [0, 1); an illegal
-        # action has probability exactly 0 (its logit is -1e9), so it never is the one that passes
+        # action has probability exactly 0, so it never is the one that passes
         cumulative = np.cumsum(probabilities, axis=1)
         total = cumulative[:, -1]
         threshold = np.minimum(self.rng.random(len(masks)) * total, np.nextafter(total, 0.0))
