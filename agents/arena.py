@@ -166,24 +166,13 @@ def rate(records: Iterable[dict], agents: Sequence[str]) -> dict[str, dict]:
         for name, (new,) in zip(seats, model.rate(teams, ranks=ranks), strict=True):
             ratings[name] = new
             rated[name] += 1
-    unrated = dict.fromkeys(("mu", "sigma", "low", "high", "ordinal"))
-    return {
-        name: {
-            "games": rated[name],
-            **(
-                {
-                    "mu": r.mu,
-                    "sigma": r.sigma,
-                    "low": r.mu - Z95 * r.sigma,
-                    "high": r.mu + Z95 * r.sigma,
-                    "ordinal": r.ordinal(),
-                }
-                if rated[name]
-                else unrated
-            ),
-        }
-        for name, r in ratings.items()
-    }
+    result = {}
+    for name, r in ratings.items():
+        result[name] = {"games": rated[name], **dict.fromkeys(("mu", "sigma", "low", "high", "ordinal"))}
+        if rated[name]:
+            low, high = r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma
+            result[name].update(mu=r.mu, sigma=r.sigma, low=low, high=high, ordinal=r.ordinal())
+    return result
 
 
 def summarize(records: list[dict], config: ArenaConfig) -> dict:
@@ -792,7 +781,7 @@ def format_summary(summary: dict) -> str:
             f"{a:<12}{rating:>10}{rating_interval:>20}{win_rate:>10}{win_interval:>18}{mean_score:>12}{speed:>13}"
         )
     if any(summary["ratings"][a]["mu"] is None for a in agents):
-        lines += ["('-' for a rating: every game of that agent seated it more than once, so none is a rating event)"]
+        lines += ["('-' for a rating: no rating event for that agent; it played no game, or each seated it twice)"]
     lines += ["", "win rate of row against column [Wilson 95%]:"]
     width = max(len(a) for a in agents) + 2
     lines.append(" " * width + "".join(f"{b:>24}" for b in order))

@@ -24,6 +24,7 @@ from training.data import DataConfig, final_margins, generate, load_dataset, sav
 from training.pipeline import file_sha256
 from training.ppo import CHECKPOINT, League, Trainer, evaluate
 from training.selfplay import Deal, SelfPlayGames
+from training.snapshot_policy import SnapshotPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)
@@ -165,7 +166,7 @@ def test_selfplay_games_stop_only_at_learner_decisions_and_resume_exactly() -> N
         players = int(rng.integers(2, 5))
         return Deal(players, int(rng.integers(players)), opponents[int(rng.integers(3))], int(rng.integers(2**40)))
 
-    vec = SelfPlayGames(6, "apprentice", schedule, {"snapshot:0": net}, seed=3)
+    vec = SelfPlayGames(6, "apprentice", schedule, {"snapshot:0": SnapshotPolicy(net)}, seed=3)
     vec.start()
     twin = None
     finished = []
@@ -176,7 +177,7 @@ def test_selfplay_games_stop_only_at_learner_decisions_and_resume_exactly() -> N
             assert vec.game(slot).current_player == vec.deals[slot].seat and mask[slot].sum() >= 2
         actions = [int(rng.choice(np.flatnonzero(m))) for m in mask]
         if step == 40:
-            twin = SelfPlayGames(6, "apprentice", schedule, {"snapshot:0": net}, seed=99)
+            twin = SelfPlayGames(6, "apprentice", schedule, {"snapshot:0": SnapshotPolicy(net)}, seed=99)
             twin.load_state_dict(vec.state_dict())
             twin_actions = list(actions)
             twin_rng = np.random.default_rng(0)

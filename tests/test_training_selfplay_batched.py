@@ -17,13 +17,14 @@ from training.config import make_config
 from training.data import final_margins
 from training.ppo import Trainer
 from training.selfplay import Deal, SelfPlayGames
+from training.snapshot_policy import SnapshotPolicy
 
 OPPONENTS = ("random", "heuristic", "snapshot:0")
 
 
-def tiny_network() -> PolicyValueNet:
+def tiny_snapshot() -> SnapshotPolicy:
     torch.manual_seed(0)
-    return PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1)).eval()
+    return SnapshotPolicy(PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1)))
 
 
 def schedule_of(players: tuple[int, ...], games: int | None = None):
@@ -72,23 +73,23 @@ def continue_side_by_side(vec: SelfPlayGames, twin: SelfPlayGames, rng: np.rando
 def test_a_saved_state_continues_identically() -> None:
     """Saved mid-run (through a weights_only torch file), loaded into a differently seeded instance: the same
     observations, masks, finished records and decision counts from then on."""
-    net = tiny_network()
-    vec = SelfPlayGames(6, "apprentice", schedule_of((2, 3)), {"snapshot:0": net}, seed=5)
+    snapshot = tiny_snapshot()
+    vec = SelfPlayGames(6, "apprentice", schedule_of((2, 3)), {"snapshot:0": snapshot}, seed=5)
     vec.start()
     rng = np.random.default_rng(1)
     for _ in range(30):
         vec.step(learner_actions(vec.observe()[1], rng))
     assert {d.opponent for d in vec.deals} == set(OPPONENTS)  # a heuristic agent's state is saved mid-game
-    twin = SelfPlayGames(6, "apprentice", schedule_of((2, 3)), {"snapshot:0": net}, seed=123)
+    twin = SelfPlayGames(6, "apprentice", schedule_of((2, 3)), {"snapshot:0": snapshot}, seed=123)
     finished = continue_side_by_side(vec, twin, rng, 120)
     assert {r.players for r in finished} == {2, 3} and {r.opponent for r in finished} == set(OPPONENTS)
 
 
 def test_the_same_seed_gives_the_same_run_on_either_engine() -> None:
-    net = tiny_network()
+    snapshot = tiny_snapshot()
     runs = []
     for engine in ("reference", "reference", "kernels"):
-        vec = SelfPlayGames(4, "apprentice", schedule_of((2, 3)), {"snapshot:0": net}, seed=2, engine=engine)
+        vec = SelfPlayGames(4, "apprentice", schedule_of((2, 3)), {"snapshot:0": snapshot}, seed=2, engine=engine)
         records = vec.start()
         rng = np.random.default_rng(0)
         observed = []
@@ -134,7 +135,7 @@ def test_the_games_played_are_legal_reference_games(monkeypatch, engine: str) ->
 
     monkeypatch.setattr(VectorGame, "put", checked_put)
     monkeypatch.setattr(VectorGame, "apply", checked_apply)
-    vec = SelfPlayGames(5, "apprentice", schedule_of((2, 3), games=12), {"snapshot:0": tiny_network()}, 7, engine)
+    vec = SelfPlayGames(5, "apprentice", schedule_of((2, 3), games=12), {"snapshot:0": tiny_snapshot()}, 7, engine)
     finished = vec.start()
     rng = np.random.default_rng(3)
     while vec.active().any():
@@ -171,7 +172,7 @@ def test_bad_deals_and_saved_states_are_named() -> None:
         (deal_of("random", seat=2), r"seat must be 0..1; got 2"),
     ]:
         with pytest.raises(ValueError, match=message):
-            SelfPlayGames(2, "apprentice", schedule, {"snapshot:0": tiny_network()}, 0).start()
+            SelfPlayGames(2, "apprentice", schedule, {"snapshot:0": tiny_snapshot()}, 0).start()
     with pytest.raises(ValueError, match="engine"):
         SelfPlayGames(2, "apprentice", deal_of("random"), {}, 0, engine="gpu")
     vec = SelfPlayGames(2, "apprentice", deal_of("random"), {}, 0)

@@ -53,6 +53,7 @@ from seasons_env.vector.backends import DEFAULT_ENGINE
 
 from .config import TrainConfig, config_json
 from .selfplay import HEURISTIC, ISMCTS, RANDOM, SNAPSHOT, Deal, SelfPlayGames
+from .snapshot_policy import SnapshotPolicy
 
 CHECKPOINT = "checkpoint.pt"
 POLICY = "policy.pt"
@@ -90,7 +91,7 @@ class League:
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
         self.nets: dict[str, PolicyValueNet] = {}  # snapshots, as checkpoints save them
-        self.players: dict[str, FrozenPolicy] = {}  # the same, folded for self-play's forward passes
+        self.players: dict[str, SnapshotPolicy] = {}  # the same, compiled for self-play's decisions
         self.pool: list[str] = list(config.opponents)
         self.stats: dict[str, list[float]] = {name: [0.0, 0.0] for name in self.pool}
         self.next_snapshot = 0
@@ -111,7 +112,7 @@ class League:
 
     def _admit(self, name: str, net: PolicyValueNet) -> None:
         self.nets[name] = net
-        self.players[name] = FrozenPolicy(net)
+        self.players[name] = SnapshotPolicy(net)
 
     def win_rate(self, name: str) -> float:
         wins, games = self.stats[name]

@@ -47,7 +47,6 @@ from .data import final_margins
 
 if TYPE_CHECKING:
     from agents.heuristic_compiled import HeuristicRows
-    from agents.network import FrozenPolicy, PolicyValueNet
 
     from .snapshot_policy import SnapshotPolicy
 
@@ -96,7 +95,7 @@ class SelfPlayGames:
         size: int,
         level: str,
         schedule: Callable[[np.random.Generator], Deal | None],
-        snapshots: dict[str, PolicyValueNet | FrozenPolicy],
+        snapshots: dict[str, SnapshotPolicy],
         seed: int,
         engine: str = DEFAULT_ENGINE,
         ismcts_iterations: int = 100,
@@ -108,10 +107,7 @@ class SelfPlayGames:
         self.size = size
         self.level = level
         self.schedule = schedule
-        # name -> a frozen network (the league's dict: it gains and loses snapshots); each is compiled the first
-        # time it plays, so a network changed in place afterwards is not seen: give a new object instead
-        self.snapshots = snapshots
-        self._policies: dict[str, tuple[object, SnapshotPolicy]] = {}  # name -> (its network, compiled)
+        self.snapshots = snapshots  # name -> its compiled masked policy (the league's dict: it gains and loses some)
         self.engine = engine
         self.rng = np.random.default_rng(seed)
         self.batches: dict[int, VectorGame] = {}  # player count -> its games, slot i in row i
@@ -248,15 +244,7 @@ class SelfPlayGames:
 
     def _sample_snapshot(self, name: str, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """An action per row sampled from snapshot ``name``'s masked policy (``training/snapshot_policy.py``)."""
-        from .snapshot_policy import SnapshotPolicy  # torch and numba only once a snapshot plays
-
-        network = self.snapshots[name]
-        known = self._policies.get(name)
-        if known is None or known[0] is not network:  # compiled once a network: the league's snapshots never change
-            for gone in set(self._policies) - set(self.snapshots):
-                del self._policies[gone]
-            known = self._policies[name] = (network, SnapshotPolicy(network))
-        probabilities = known[1].probabilities(observations, masks)
+        probabilities = self.snapshots[name].probabilities(observations, masks)
         # inverse CDF: the first action whose cumulative probability passes u * total, u in [0, 1); an illegal
         # action has probability exactly 0, so it never is the one that passes
         cumulative = np.cumsum(probabilities, axis=1)
