@@ -204,9 +204,9 @@ def test_evaluation_rotates_seats_and_counts_every_game() -> None:
     "league", [[], ["opponents=random,heuristic,ismcts", "ismcts_iterations=4", "ismcts_share=0.5"]]
 )
 def test_a_stopped_run_resumes_to_the_same_weights(tmp_path, league: list[str]) -> None:
-    """Stopped in the middle of a rollout, resumed from its checkpoint: the same end as a run never stopped (with
-    ISMCTS in the league too, its agents' state saved mid-game)."""
-    config = make_config("smoke", ["steps=256", "eval_games=0", "checkpoint_every=10000", "init=", *league])
+    """Stopped in the middle of a rollout: that rollout and its update finish, then the checkpoint; resumed from it,
+    the same end as a run never stopped (with ISMCTS in the league too, its agents' state saved mid-game)."""
+    config = make_config("smoke", ["steps=384", "eval_games=0", "checkpoint_every=10000", "init=", *league])
     straight = Trainer(tmp_path / "straight", config, log=lambda _: None)
     straight.run(progress=False)
     stopped = Trainer(tmp_path / "stopped", config, log=lambda _: None)
@@ -221,13 +221,13 @@ def test_a_stopped_run_resumes_to_the_same_weights(tmp_path, league: list[str]) 
 
     stopped._collect = collect_then_stop
     result = stopped.run(progress=False)
-    assert result["stopped"] and result["steps"] == 128
+    assert result["stopped"] and result["steps"] == 256 and len(calls) == 2
     resumed = Trainer.resume(tmp_path / "stopped", log=lambda _: None)
-    assert resumed.steps == 128 and resumed.league.pool == stopped.league.pool
+    assert resumed.steps == 256 and resumed.league.pool == stopped.league.pool
     if league:
         assert "ismcts" in {deal.opponent for deal in resumed.vec.deals}
     resumed.run(progress=False)
-    assert resumed.steps == straight.steps == 256
+    assert resumed.steps == straight.steps == 384
     for name, tensor in straight.net.state_dict().items():
         assert torch.equal(tensor, resumed.net.state_dict()[name]), name
     assert resumed.league.stats == straight.league.stats

@@ -11,16 +11,15 @@ the oldest leaving past ``league_size``). The reward comes at the end of a game:
 with GAE (gamma 1), clipped ratios, masked logits (an illegal action has probability 0), linear learning-rate and
 entropy schedules.
 
-The run folder holds ``config.json``, ``checkpoint.pt`` (policy, optimizer, league with its statistics, the
-games in progress, every generator's state, the step count and the history; written atomically every
-``checkpoint_every`` decisions and when the run is stopped by SIGTERM or Ctrl-C), ``policy.pt`` (the latest
-policy, for ``learned:PATH``), ``tb/`` (TensorBoard), ``history.jsonl`` (evaluations) and ``curve.png``.
-``--resume`` continues from the checkpoint exactly: a run stopped and resumed ends with the same weights as
-one that was never stopped. The starting network is evaluated before the first update, so the curve starts
-there; every evaluation carries ``wall_time``, the seconds since the run started, counting the warm-start
-stages before PPO (``training.pipeline``) and the evaluations and checkpoints; work lost to a stop (the
-rollout in progress, which the resumed run plays again) and the time between a stop and its resume are not
-counted.
+The run folder holds ``config.json``, ``checkpoint.pt`` (policy, optimizer, league with its statistics, the games in
+progress, every generator's state, the step count and the history; written atomically every ``checkpoint_every``
+decisions and when the run is stopped by SIGTERM or Ctrl-C, once the rollout under way and its update are done),
+``policy.pt`` (the latest policy, for ``learned:PATH``), ``tb/`` (TensorBoard), ``history.jsonl`` (evaluations) and
+``curve.png``. ``--resume`` continues from the checkpoint exactly: a run stopped and resumed ends with the same
+weights as one that was never stopped. The starting network is evaluated before the first update, so the curve
+starts there; every evaluation carries ``wall_time``, the seconds since the run started, counting the warm-start
+stages before PPO (``training.pipeline``) and the evaluations and checkpoints; the time between a stop and its
+resume is not counted.
 """
 
 from __future__ import annotations
@@ -340,14 +339,15 @@ class Trainer:
             bar = tqdm(total=c.steps, initial=min(self.steps, c.steps), unit="step", disable=not progress, desc="train")
             if self.steps == 0 and not self.history:  # the starting network: where the curve starts
                 self._evaluate(writer)
-            boundary = self.checkpoint_state()  # what a stop saves: the last finished update
             while self.steps < c.steps:
-                started = time.perf_counter()
-                decisions_before = self.vec.decisions
-                batch, finished = self._collect()
-                if batch is None:  # stopped in the middle of a rollout: keep the last finished update
+                if self._stop:
                     stopped = True
                     break
+                started = time.perf_counter()
+                decisions_before = self.vec.decisions
+                # a stop that comes now lets this rollout and its update finish (about a second at the presets'
+                # sizes), so a stopped run loses no work and no copy of the games is kept against a stop
+                batch, finished = self._collect()
                 stats = self._update(batch)
                 self.updates += 1
                 before = self.steps
@@ -360,13 +360,9 @@ class Trainer:
                 self.league.forget_unused(in_use)
                 if self.steps // c.eval_every > before // c.eval_every or self.steps >= c.steps:
                     self._evaluate(writer)
-                boundary = self.checkpoint_state()
                 if self.steps // c.checkpoint_every > before // c.checkpoint_every or self.steps >= c.steps:
-                    self.save(boundary)
+                    self.save()
                 bar.update(self.steps - before)
-                if self._stop:
-                    stopped = True
-                    break
         finally:
             signal.signal(signal.SIGTERM, previous[0])
             signal.signal(signal.SIGINT, previous[1])
@@ -375,11 +371,11 @@ class Trainer:
                     closing.close()
             self.wall_seconds, self._clock = self.wall_time(), None
         if stopped:
-            self.save(boundary)
-            self.log(f"stopped at step {boundary['steps']}; checkpoint written to {self.folder / CHECKPOINT}")
+            self.save()
+            self.log(f"stopped at step {self.steps}; checkpoint written to {self.folder / CHECKPOINT}")
         return {"steps": self.steps, "stopped": stopped, "history": self.history}
 
-    def _collect(self) -> tuple[dict | None, list]:
+    def _collect(self) -> tuple[dict, list]:
         c = self.config
         n, t = c.envs, c.rollout
         obs = np.zeros((t, n, self.vec.obs.shape[1]), dtype=np.float32)
@@ -392,8 +388,6 @@ class Trainer:
         finished_all = []
         player = FrozenPolicy(self.net)  # the weights do not change until the update: folded, a faster forward
         for k in range(t):
-            if self._stop:
-                return None, []
             o, m = self.vec.observe()
             obs[k], masks[k] = o, m
             with torch.inference_mode():
