@@ -115,12 +115,17 @@ def test_the_games_played_are_legal_reference_games(monkeypatch, engine: str) ->
     references: dict[tuple[int, int], Game] = {}  # (id of the batch, row) -> reference game
     ended: dict[int, list[tuple[list[int], list[int]]]] = {}  # slot -> the reference results, in order
     applied = [0]
-    put, apply = VectorGame.put, VectorGame.apply
+    put, new_games, apply = VectorGame.put, VectorGame.new_games, VectorGame.apply
 
     def checked_put(batch, indices, games):
         for row, game in zip(np.asarray(indices).tolist(), games, strict=True):
             references[id(batch), row] = game.clone()
         return put(batch, indices, games)
+
+    def checked_new_games(batch, indices, seeds):  # the deal's game: Game.new of its seed
+        for row, seed in zip(np.asarray(indices).tolist(), seeds, strict=True):
+            references[id(batch), row] = Game.new(batch.num_players, batch.level, seed=seed)
+        return new_games(batch, indices, seeds)
 
     def checked_apply(batch, actions, where=None):
         for row in np.flatnonzero(where & ~batch.is_over).tolist():
@@ -134,6 +139,7 @@ def test_the_games_played_are_legal_reference_games(monkeypatch, engine: str) ->
         return apply(batch, actions, where)
 
     monkeypatch.setattr(VectorGame, "put", checked_put)
+    monkeypatch.setattr(VectorGame, "new_games", checked_new_games)
     monkeypatch.setattr(VectorGame, "apply", checked_apply)
     vec = SelfPlayGames(5, "apprentice", schedule_of((2, 3), games=12), {"snapshot:0": tiny_snapshot()}, 7, engine)
     finished = vec.start()

@@ -275,3 +275,29 @@ def test_put_replaces_games_with_reference_positions(engine: str) -> None:
         batch.put([1], [Game.new(3, "magician", seed=1)])
     with pytest.raises(ValueError, match="one game per distinct index"):
         batch.put([1, 1], fresh)
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_new_games_equal_putting_game_new(engine: str, players: int) -> None:
+    """``new_games`` (what self-play deals with) ends where ``put`` of ``Game.new`` does: the same rows, arrays,
+    observations and play afterwards; a bad seed or index list is refused before any row changes."""
+    seeds = [2**62 - 1, 7]  # self-play's seeds reach 2**62
+    dealt, built = (VectorGame(3, players, "archmage", seed=5, autoreset=False, engine=engine) for _ in range(2))
+    dealt.new_games([2, 0], seeds)
+    built.put([2, 0], [Game.new(players, "archmage", seed=seed) for seed in seeds])
+    for step in range(40):
+        for i in range(3):
+            assert dealt.game(i) == built.game(i)
+        assert np.array_equal(dealt.legal_mask(), built.legal_mask())
+        assert np.array_equal(dealt.observations(), built.observations())
+        assert np.array_equal(dealt.current_player, built.current_player)
+        actions = sample_legal(dealt.legal_mask(), np.random.default_rng(step))
+        dealt.apply(actions)
+        built.apply(actions)
+    before = dealt.game(1)
+    with pytest.raises(ValueError, match=r"seeds\[1\] must be a non-negative int; got -3"):
+        dealt.new_games([1, 2], [4, -3])
+    with pytest.raises(ValueError, match="one seed per distinct index"):
+        dealt.new_games([1, 1], [4, 5])
+    assert dealt.game(1) == before

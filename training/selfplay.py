@@ -268,20 +268,19 @@ class SelfPlayGames:
 
     def _deal(self, slots: list[int]) -> None:
         """The schedule's next game in each of ``slots``, in order (idle once it has no more)."""
-        new: dict[int, tuple[list[int], list[Game]]] = {}
+        new: dict[int, tuple[list[int], list[int]]] = {}
         for slot in slots:
             deal = self.schedule(self.rng)
             self._seat(slot, deal)
             if deal is None:
                 self.agents[slot] = None
                 continue
-            game = Game.new(deal.players, self.level, seed=deal.seed)
             self.agents[slot] = self._new_agent(int(self.kinds[slot]))
-            rows, games = new.setdefault(deal.players, ([], []))
+            rows, seeds = new.setdefault(deal.players, ([], []))
             rows.append(slot)
-            games.append(game)
-        for players, (rows, games) in sorted(new.items()):
-            self._put(players, rows, games)
+            seeds.append(deal.seed)
+        for players, (rows, seeds) in sorted(new.items()):
+            self._batch(players).new_games(rows, seeds)  # Game.new(players, level, seed), dealt in the batch
 
     def _seat(self, slot: int, deal: Deal | None) -> None:
         """Record ``deal`` as the slot's game: checked, as it comes from a schedule or a saved state."""
@@ -321,13 +320,15 @@ class SelfPlayGames:
             return HeuristicAgent(seed)
         return ISMCTSAgent(seed, iterations=self.ismcts_iterations)
 
-    def _put(self, players: int, rows: list[int], games: list[Game]) -> None:
+    def _batch(self, players: int) -> VectorGame:
+        """The batch of ``players``-player games, one row per slot (made on first use; a row is played only while
+        its slot's deal has that player count)."""
         batch = self.batches.get(players)
-        if batch is None:  # the first game of this player count: a batch of its copies, rows then replaced
-            batch = VectorGame.from_games([games[0]] * self.size, autoreset=False, engine=self.engine)
+        if batch is None:
+            batch = VectorGame(self.size, players, self.level, autoreset=False, engine=self.engine)
             self.batches[players] = batch
             self._buffers[players] = np.zeros((self.size, OBSERVATION_SIZE), dtype=np.float32)
-        batch.put(rows, games)
+        return batch
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -375,7 +376,7 @@ class SelfPlayGames:
             rows.append(slot)
             games.append(game)
         for players, (rows, games) in sorted(new.items()):
-            self._put(players, rows, games)
+            self._batch(players).put(rows, games)
         self.agents = [None] * self.size
         for kind, (name, key) in _SEARCHERS.items():
             for slot, saved in enumerate(saved_agents[key]):

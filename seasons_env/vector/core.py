@@ -33,9 +33,9 @@ def game_seed(seed: int, index: int, episode: int) -> int:
     return (int(words[0]) << 31) | (int(words[1]) >> 1)  # 63 bits: any non-negative int Game.new accepts
 
 
-def check_seed(seed: object) -> int:
+def check_seed(seed: object, field: str = "seed") -> int:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int; got {seed!r}")
+        raise ValueError(f"{field} must be a non-negative int; got {seed!r}")
     return int(seed)
 
 
@@ -315,6 +315,19 @@ class VectorGame:
             if not isinstance(game, Game) or (game.num_players, game.level) != (self.num_players, self.level):
                 raise ValueError(f"games[{k}] must be a {self.num_players}-player {self.level} Game; got {game!r:.120}")
         self._backend.restart(idx, [game.clone() for game in games])
+        self._refresh(idx)
+
+    def new_games(self, indices: np.ndarray | Sequence[int], seeds: Sequence[int]) -> None:
+        """Start ``Game.new(num_players, level, seed=seeds[j])`` at ``indices[j]``: ``put`` of those games, dealt by
+        the backend without building them in Python. Their episode counters are left as they are."""
+        idx = self._check_indices(np.asarray(indices, dtype=np.int64), "indices")
+        seeds = list(seeds)
+        if len(seeds) != idx.size or len(set(idx.tolist())) != idx.size:
+            raise ValueError(
+                f"new_games needs one seed per distinct index; got {idx.size} indices and {len(seeds)} seeds"
+            )
+        seeds = [check_seed(seed, f"seeds[{k}]") for k, seed in enumerate(seeds)]
+        self._backend.new_games(idx, self.level, seeds)
         self._refresh(idx)
 
     def reset(self, mask: np.ndarray | None = None) -> None:
