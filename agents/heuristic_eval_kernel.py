@@ -21,7 +21,7 @@ import numpy as np
 
 from seasons_env.engine import steps
 from seasons_env.engine.data import MAX_BONUSES, NUM_CARDS
-from seasons_env.vector.kernels import CACHE_DIR
+from seasons_env.vector.kernels import CACHE_DIR, kernel
 from seasons_env.vector.kernels.state_ops import (
     can_transmute,
     hand_size,
@@ -63,7 +63,6 @@ _SOURCES = ("heuristic_eval_kernel.py", "heuristic_kernel.py", "heuristic_cards.
 # folder is set back once they are all decorated (the end of the module).
 _ENGINE_CACHE_DIR = numba.config.CACHE_DIR
 numba.config.CACHE_DIR = str(kernel_cache_dir())
-kernel = numba.njit(cache=True, nogil=True)
 
 # ---------------------------------------------------------------------------- tables (from the Python modules)
 

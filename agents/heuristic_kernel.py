@@ -23,6 +23,7 @@ import numpy as np
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.data import GAUGE_MAX
+from seasons_env.vector.kernels import kernel
 from seasons_env.vector.kernels.machine import apply_row
 from seasons_env.vector.kernels.row_copy import copy_row
 from seasons_env.vector.kernels.state_ops import (
@@ -60,7 +61,6 @@ from .values import DIE, DRAFT, DRAFT_GAUGE
 
 _ENGINE_CACHE_DIR = numba.config.CACHE_DIR
 numba.config.CACHE_DIR = str(kernel_cache_dir())
-kernel = numba.njit(cache=True, nogil=True)
 
 #: Rows of the scratch state a decision plays its lookahead on.
 SCRATCH_ROWS = 8

@@ -11,12 +11,30 @@ from seasons_env.engine.chance import Chance
 from seasons_env.engine.data import LEVELS
 from seasons_env.engine.machine import Game, IllegalActionError
 from seasons_env.vector.arrays import pack
-from seasons_env.vector.kernels import state_ops
+from seasons_env.vector.kernels import KernelDispatcher, state_ops
 from seasons_env.vector.kernels.batch import RulesBatch, kernel_arrays
 from seasons_env.vector.kernels.differential import compare_random_play
 from seasons_env.vector.kernels.machine import SUPPORTED
 
 GAMES = 12
+
+
+def test_a_kernel_is_compiled_once_per_argument_type_not_once_per_constant() -> None:
+    """A kernel that calls another with constants (as the rules and the heuristic do: instruction codes, seats,
+    zones) compiles the callee once, for int64, not once per constant (numba's ``Literal[int]`` types): each such
+    copy compiled the callee's whole call tree again (two thirds of the rules kernels' compiled code)."""
+
+    def plus_one(x):
+        return x + 1
+
+    inner = KernelDispatcher(py_func=plus_one, locals={}, targetoptions={"nopython": True})
+
+    def with_constants():
+        return inner(1) + inner(2) + inner(40)
+
+    outer = KernelDispatcher(py_func=with_constants, locals={}, targetoptions={"nopython": True})
+    assert outer() == 46
+    assert [tuple(str(t) for t in signature) for signature in inner.signatures] == [("int64",)]
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numba
@@ -52,5 +53,22 @@ CACHE_DIR = _cache_dir()
 # numba reads its cache folder when a function is decorated: set it before any kernel module is imported.
 numba.config.CACHE_DIR = str(CACHE_DIR)
 
-#: The decorator of every kernel function: compiled without the Python interpreter, cached on disk.
-kernel = numba.njit(cache=True, nogil=True)
+
+class KernelDispatcher(numba.core.registry.CPUDispatcher):
+    """A kernel compiled once per argument type: a call from another kernel with a constant argument types it as
+    the constant's type (int64), not as a literal (``Literal[int](1)``), which would compile the kernel and
+    everything it calls again for each constant."""
+
+    def get_call_template(self, args, kws):
+        args = tuple(numba.core.types.unliteral(a) for a in args)
+        kws = {k: numba.core.types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+def kernel(func: Callable) -> numba.core.registry.CPUDispatcher:
+    """The decorator of every kernel function: ``numba.njit(cache=True, nogil=True)``, compiled without the Python
+    interpreter and cached on disk (in the folder ``numba.config.CACHE_DIR`` names when it decorates), once per
+    argument type rather than once per constant argument (``KernelDispatcher``)."""
+    dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions={"nopython": True, "nogil": True})
+    dispatcher.enable_caching()
+    return dispatcher
