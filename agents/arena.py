@@ -760,11 +760,12 @@ def plot(summary: dict, path: Path) -> Figure:
 def format_summary(summary: dict) -> str:
     """The arena's results as text; '-' where nothing was measured (an agent or a pair without games)."""
     agents = summary["config"]["agents"]
+    name_width = max(12, max(len(a) for a in agents) + 1)  # a long name (policy-ismcts) keeps the columns aligned
     lines = [
         f"{summary['games_played']} games, {summary['config']['players']} players, level {summary['config']['level']}",
         "",
-        f"{'agent':<12}{'rating mu':>10}{'95% interval':>20}{'win rate':>10}{'95% interval':>18}{'mean score':>12}"
-        f"{'decisions/s':>13}",
+        f"{'agent':<{name_width}}{'rating mu':>10}{'95% interval':>20}{'win rate':>10}{'95% interval':>18}"
+        f"{'mean score':>12}{'decisions/s':>13}",
     ]
     order = rating_order(summary)
     for a in order:
@@ -776,9 +777,11 @@ def format_summary(summary: dict) -> str:
         win_rate = f"{s['win_rate']:.1%}" if measured else "-"
         win_interval = "[{:.1%}, {:.1%}]".format(s["win_low"], s["win_high"]) if measured else "-"
         mean_score = f"{s['mean_score']:.1f}" if measured else "-"
-        speed = f"{dps:,.0f}" if dps else "-"
+        # three significant figures below 100, so that a search agent's 1.95 a second is not printed as 2
+        speed = "-" if not dps else f"{dps:,.0f}" if dps >= 100 else f"{dps:.3g}"
         lines.append(
-            f"{a:<12}{rating:>10}{rating_interval:>20}{win_rate:>10}{win_interval:>18}{mean_score:>12}{speed:>13}"
+            f"{a:<{name_width}}{rating:>10}{rating_interval:>20}{win_rate:>10}{win_interval:>18}{mean_score:>12}"
+            f"{speed:>13}"
         )
     if any(summary["ratings"][a]["mu"] is None for a in agents):
         lines += ["('-' for a rating: no rating event for that agent; it played no game, or each seated it twice)"]

@@ -137,6 +137,22 @@ def test_an_agent_seated_twice_in_every_game_has_no_rating_rather_than_the_prior
     assert all(r["low"] < r["mu"] < r["high"] for r in rated["ratings"].values())
 
 
+def test_the_printed_table_keeps_long_names_aligned_and_slow_agents_speeds(tmp_path) -> None:
+    """A name longer than the column (``policy-ismcts``) widens it instead of pushing its row out of line, and a
+    search agent's decisions a second keep three significant figures (1.95, not 2)."""
+    register_agent("first-legal-long-name", FirstLegal)
+    config = ArenaConfig(agents=("random", "first-legal-long-name"), players=2, games=2, level="apprentice")
+    summary = Arena(config, tmp_path).run(workers=1, progress=False)
+    summary["agents"]["first-legal-long-name"]["decisions_per_second"] = 1.9466
+    summary["agents"]["random"]["decisions_per_second"] = 154_097.2
+    lines = format_summary(summary).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("agent"))
+    header, rows = lines[start], {line.split()[0]: line for line in lines[start + 1 : start + 3]}
+    assert len(rows) == 2 and all(len(row) == len(header) for row in rows.values())
+    assert rows["first-legal-long-name"].startswith("first-legal-long-name ")
+    assert rows["first-legal-long-name"].endswith(" 1.95") and rows["random"].endswith(" 154,097")
+
+
 def test_interrupted_arena_resumes_to_the_same_totals(tmp_path) -> None:
     config = ArenaConfig(agents=("random", "first"), players=3, games=9, level="magician", seed=4)
     whole = Arena(config, tmp_path / "whole").run(workers=1, progress=False)
