@@ -21,6 +21,7 @@ file (``arena.lock``, holding the pid of the run) keeps two runs from writing in
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import itertools
@@ -28,7 +29,9 @@ import json
 import math
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -594,12 +597,15 @@ class Arena:
         return True
 
     def run(self, workers: int = 1, progress: bool = True, limit: int | None = None) -> dict:
-        """Play the missing games (at most ``limit`` of them, for tests of interruption), then summarize."""
+        """Play the missing games (at most ``limit`` of them, for tests of interruption), then summarize.
+
+        SIGTERM, like Ctrl-C, stops the run with ``ArenaStopped`` (a ``KeyboardInterrupt``): the worker processes are
+        terminated and the folder's lock released, every finished game stays on disk, and the same call resumes."""
         from tqdm import tqdm
 
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.notes = []
-        with FolderLock(self.out_dir) as lock:
+        with _sigterm_stops_the_run(), FolderLock(self.out_dir) as lock:
             if lock.note:
                 self.notes.append(lock.note)
             found = self._read()
@@ -632,7 +638,8 @@ class Arena:
         than an fsync, and a kill then loses no finished game)."""
         with self.games_file.open("ab") as sink:
             if workers > 1 and len(jobs) > 1:
-                with multiprocessing.get_context("spawn").Pool(workers) as pool:
+                context = multiprocessing.get_context("spawn")
+                with context.Pool(workers, initializer=_leave_interrupts_to_the_parent) as pool:
                     for record in pool.imap_unordered(play_one, jobs):
                         _append(sink, record)
                         yield record
@@ -663,6 +670,38 @@ class Arena:
         write_atomic(self.out_dir / "crosstable.csv", ("\n".join(lines) + "\n").encode())
         plot(summary, self.out_dir / "arena.png")
         write_index(summary, self.out_dir)
+
+
+class ArenaStopped(KeyboardInterrupt):
+    """A run stopped by a signal (``signum``); the finished games are on disk and the same run resumes from them."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, frame: object) -> None:
+    raise ArenaStopped(signum)
+
+
+@contextlib.contextmanager
+def _sigterm_stops_the_run() -> Iterator[None]:
+    """SIGTERM raises in the parent as Ctrl-C does, so that leaving the pool's ``with`` terminates its workers and the
+    folder's lock is released; by default SIGTERM would end the parent alone and leave its workers playing on."""
+    if threading.current_thread() is not threading.main_thread():  # signal handlers belong to the main thread
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_stopped)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """Ctrl-C reaches the whole process group: the parent stops the pool, so a worker ignores it (it would only
+    print a traceback of the game it was playing)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _append(sink: io.BufferedWriter, record: dict) -> None:

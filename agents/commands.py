@@ -7,6 +7,7 @@ library does not import this package.
 from __future__ import annotations
 
 import functools
+import signal
 from pathlib import Path
 
 import click
@@ -67,6 +68,14 @@ def arena(
         raise click.ClickException(str(error)) from None
     except OSError as error:  # the folder cannot be written (permissions, a full disk)
         raise click.FileError(str(error.filename or out), hint=error.strerror or str(error)) from None
+    except KeyboardInterrupt as stop:  # SIGTERM (ArenaStopped) or Ctrl-C: the workers are stopped, the games kept
+        signum = getattr(stop, "signum", signal.SIGINT)
+        click.echo(
+            f"arena stopped by {signal.Signals(signum).name}: every finished game is in {out / 'games.jsonl'}; "
+            "run the same command again to resume",
+            err=True,
+        )
+        raise SystemExit(128 + signum) from None
     finally:
         for note in runner.notes:
             click.echo(note, err=True)

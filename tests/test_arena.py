@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -151,6 +158,55 @@ def test_the_printed_table_keeps_long_names_aligned_and_slow_agents_speeds(tmp_p
     assert len(rows) == 2 and all(len(row) == len(header) for row in rows.values())
     assert rows["first-legal-long-name"].startswith("first-legal-long-name ")
     assert rows["first-legal-long-name"].endswith(" 1.95") and rows["random"].endswith(" 154,097")
+
+
+def _spawned_workers(parent: int) -> list[int]:
+    """The pool workers of process ``parent`` (its children that multiprocessing's spawn started), from /proc."""
+    workers = []
+    for entry in Path("/proc").iterdir():
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) if entry.name.isdigit() else 0
+            spawned = ppid == parent and b"spawn_main" in (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):  # a process that ended while being read
+            continue
+        if spawned:
+            workers.append(int(entry.name))
+    return workers
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the worker processes from /proc")
+def test_sigterm_stops_the_workers_keeps_the_games_and_says_how_to_resume(tmp_path) -> None:
+    """SIGTERM to the arena (a job scheduler's stop, ``kill``) ends its worker processes with it, instead of leaving
+    them to play their game on as orphans and print tracebacks; the command says how to resume, exit 128 + 15."""
+    script = "import sys; from seasons_env.cli import main; sys.exit(main())"
+    args = ["arena", "--agents", "ismcts,random", "--games", "4", "--workers", "2", "--level", "apprentice"]
+    command = [sys.executable, "-c", script, *args, "--no-progress", "--out", str(tmp_path)]
+    # stderr to a file, not a pipe: orphaned workers would hold a pipe open after the arena itself ended
+    with (tmp_path / "stderr.txt").open("w") as log:
+        run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True)
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(workers := _spawned_workers(run.pid)) < 2 and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.2)
+        assert len(workers) == 2, "the arena did not start its two workers"
+        time.sleep(3)  # into their first games (ISMCTS at 3,000 iterations: seconds a decision)
+        run.send_signal(signal.SIGTERM)
+        run.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        outlived = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+    finally:
+        run.kill()
+        for pid in workers:  # whatever the outcome, no process of this test keeps running
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    stderr = (tmp_path / "stderr.txt").read_text()
+    assert run.returncode == 128 + signal.SIGTERM, stderr
+    assert not outlived, "a worker outlived the stopped arena"
+    assert "arena stopped by SIGTERM" in stderr and "run the same command again to resume" in stderr
+    assert "Traceback" not in stderr, stderr
 
 
 def test_interrupted_arena_resumes_to_the_same_totals(tmp_path) -> None:
