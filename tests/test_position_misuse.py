@@ -266,7 +266,19 @@ def test_final_scores_must_be_one_per_seat_the_scores_and_only_once_the_game_is_
     _refused(state, r"final_scores \[1, 2\] are not the position's scores")
 
 
-def test_a_copy_must_be_0_or_1() -> None:
+def test_a_finished_game_holds_no_reserve_over_its_limit() -> None:
+    """Found by the mutation property test: a reserve over its limit is discarded by an overflow step, which a
+    finished game (no step pending) no longer has, so such a position is refused instead of read as sound."""
+    game = Game.new(2, "archmage", seed=3)
+    while not game.is_over:
+        game.apply(game.legal_action_list()[0])
+    state = game.to_dict()
+    limit = game.reserve_limit(1)
+    state["players"][1]["reserve"] = {"water": 0, "earth": 0, "fire": 0, "air": limit}
+    assert Game.from_dict(copy.deepcopy(state)).is_over  # at the limit: sound
+    state["players"][1]["reserve"]["water"] = 1
+    _refused(state, rf"players\[1\]\.reserve holds {limit + 1} tokens, over its limit of {limit}, in a finished game")
+
     state = _running()
     state["players"][0]["in_play"].append({"card": 7, "copy": 2})
     _refused(state, r"players\[0\]\.in_play\[\d+\]\.copy must be an int in 0\.\.1; got 2")

@@ -169,6 +169,12 @@ def pending_problems(game: State) -> list[str]:
         elif list(game.final_scores) != [game.score(p) for p in range(game.num_players)]:
             scores = [game.score(p) for p in range(game.num_players)]
             problems.append(f"final_scores {list(game.final_scores)} are not the position's scores {scores}")
+        for p in range(game.num_players):  # no step is left to discard the tokens over the limit
+            if sum(game.reserve[p]) > game.reserve_limit(p):
+                problems.append(
+                    f"players[{p}].reserve holds {sum(game.reserve[p])} tokens, over its limit of "
+                    f"{game.reserve_limit(p)}, in a finished game"
+                )
         return problems
     if not stack:
         return ["pending is empty but the game is not over (final_scores is null)"]
