@@ -279,6 +279,8 @@ def test_a_finished_game_holds_no_reserve_over_its_limit() -> None:
     state["players"][1]["reserve"]["water"] = 1
     _refused(state, rf"players\[1\]\.reserve holds {limit + 1} tokens, over its limit of {limit}, in a finished game")
 
+
+def test_a_copy_must_be_0_or_1() -> None:
     state = _running()
     state["players"][0]["in_play"].append({"card": 7, "copy": 2})
     _refused(state, r"players\[0\]\.in_play\[\d+\]\.copy must be an int in 0\.\.1; got 2")
