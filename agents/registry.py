@@ -97,7 +97,8 @@ def _rllib_agent(seed: int | None, path: str):
 
 
 def _learned_agent(seed: int | None, path: str | None):
-    """``learned`` (the shipped model) or ``learned:PATH``: torch is imported only when such an agent is made."""
+    """``learned`` (the shipped model) or ``learned:PATH``: on torch if it is installed (imported only when such an
+    agent is made), in numpy otherwise."""
     from .learned import PolicyAgent, shipped_model_path
 
     return PolicyAgent(seed, model=path if path is not None else shipped_model_path(), name="learned")
