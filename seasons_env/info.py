@@ -73,7 +73,10 @@ def extra_requirements(
                 result.append(requirement)
         return result
 
-    return {name: expand(name, frozenset({name})) for name in sorted(direct)}
+    def once(requirements: list[Requirement]) -> list[Requirement]:  # an extra reached along two paths: listed once
+        return list({str(requirement): requirement for requirement in requirements}.values())
+
+    return {name: once(expand(name, frozenset({name}))) for name in sorted(direct)}
 
 
 def extras_status(requirements: list[str] | None = None, extras: list[str] | None = None) -> dict[str, dict] | None:

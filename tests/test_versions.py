@@ -16,7 +16,7 @@ from seasons_env.cli import main
 from seasons_env.encoding import OBSERVATION_SIZE, OBSERVATION_VERSION
 from seasons_env.engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS
 from seasons_env.engine.serialization import STATE_VERSION
-from seasons_env.info import extras_status
+from seasons_env.info import extra_requirements, extras_status
 from seasons_env.vector.kernels import CACHE_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +98,7 @@ def test_an_extra_is_installed_when_everything_it_needs_is_within_its_range() ->
         'seasons-env[rl]; extra == "train"',
         'no-such-package-anywhere>=1; extra == "train"',
         'numpy>=999; extra == "big"',
-        'seasons-env[train,big]; extra == "all"',
+        'seasons-env[train,big,rl]; extra == "all"',
     ]
     status = extras_status(requirements, ["rl", "train", "big", "all"])
     click_found = {"click": metadata.version("click")}
@@ -107,4 +107,7 @@ def test_an_extra_is_installed_when_everything_it_needs_is_within_its_range() ->
     assert status["train"]["found"] == click_found  # rl's requirement, through train
     assert not status["big"]["installed"] and status["big"]["outside"][0].startswith("numpy ")
     assert status["big"]["missing"] == [] and "needs >=999" in status["big"]["outside"][0]
+    # rl reached directly and through train: its requirement counted once
     assert status["all"]["missing"] == ["no-such-package-anywhere"] and len(status["all"]["outside"]) == 1
+    names = [r.name for r in extra_requirements(requirements, ["rl", "train", "big", "all"])["all"]]
+    assert names.count("click") == 1 and len(names) == 3
