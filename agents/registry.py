@@ -83,7 +83,7 @@ def _ismcts_agent(seed: int | None, argument: str | None):
 
 
 def _policy_search_agent(seed: int | None, argument: str | None):
-    """``policy-ismcts[:ITERATIONS]``: torch is imported only when such an agent is made."""
+    """``policy-ismcts[:ITERATIONS]``: the learned agent's network (on torch if installed) as prior and value."""
     from .policy_ismcts import PolicyISMCTSAgent
 
     return PolicyISMCTSAgent(seed, iterations=_iterations("policy-ismcts", argument, POLICY_SEARCH_ITERATIONS))
