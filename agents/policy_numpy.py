@@ -49,7 +49,7 @@ STORAGE_TYPES = {
     "ByteStorage": np.dtype("u1"),
     "BoolStorage": np.dtype("?"),
 }
-#: A file larger than this is not a policy (the shipped one is 2.4 MB).
+#: A file larger than this, or whose members unpack to more, is not a policy (the shipped one is 2.4 MB).
 MAX_FILE_BYTES = 1 << 30
 
 
@@ -131,6 +131,8 @@ def read_policy_file(path: Path | str) -> object:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
         with zipfile.ZipFile(path) as archive:
+            if sum(info.file_size for info in archive.infolist()) > MAX_FILE_BYTES:
+                raise ValueError(f"its members hold more than {MAX_FILE_BYTES} bytes")
             pickles = [name for name in archive.namelist() if name.count("/") == 1 and name.endswith("/data.pkl")]
             if len(pickles) != 1:
                 raise ValueError("not a torch archive (no single data.pkl)")

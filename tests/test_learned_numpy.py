@@ -171,6 +171,19 @@ def test_files_that_are_not_plain_weights_are_refused_and_nothing_in_them_runs(t
         load_numpy_policy(_torch_archive(tmp_path, good, {"0": values.tobytes()}))
 
 
+def test_an_archive_that_unpacks_to_more_than_the_limit_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
+    import agents.policy_numpy
+
+    path = tmp_path / "big.pt"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("model/data.pkl", _tensor_pickle(6, (6,), (1,)))
+        archive.writestr("model/data/0", bytes(24) * 1000)  # compresses to almost nothing
+    monkeypatch.setattr(agents.policy_numpy, "MAX_FILE_BYTES", 10_000)
+    assert path.stat().st_size < 10_000
+    with pytest.raises(CheckpointError, match="members hold more than 10000 bytes"):
+        read_policy_file(path)
+
+
 def test_a_policy_file_with_the_wrong_weights_is_named_with_its_fault(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     from agents.network import NetworkConfig, PolicyValueNet, policy_payload
