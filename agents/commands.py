@@ -30,7 +30,7 @@ def _agent_list(value: str) -> tuple[str, ...]:
 @click.option(
     "--agents",
     "agent_names",
-    default="random,heuristic",
+    default="learned,heuristic,random",
     show_default=True,
     help="Comma-separated agent specs (see --help of seasons arena for the list): random, heuristic, ismcts, ...",
 )

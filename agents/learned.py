@@ -6,6 +6,10 @@ training checkpoint of ``seasons train`` (its current policy). It encodes the se
 illegal action and plays the most probable legal one (``greedy=True``, the default) or samples from the
 masked policy at ``temperature`` with its own seeded generator. It never returns an illegal action.
 
+The network runs on torch where torch is installed (the ``train`` extra), and otherwise in numpy
+(``agents/policy_numpy.py``: the same actions; the file is read without torch and without running anything in
+it); ``backend="torch"`` or ``"numpy"`` chooses.
+
 Arena and environment names (registered in ``agents/registry.py``): ``"learned"`` is the shipped model,
 ``"learned:PATH"`` the model at ``PATH``.
 """
@@ -37,22 +41,44 @@ def shipped_model_path() -> Path:
     return Path(str(resources.files("agents") / "models" / SHIPPED_MODEL))
 
 
+#: The forward passes of the network: torch's (the training dependency) and numpy's (agents/policy_numpy.py).
+BACKENDS = ("torch", "numpy")
+
+
+def default_backend() -> str:
+    """``"torch"`` where torch can be imported, ``"numpy"`` otherwise."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return "numpy"
+    return "torch"
+
+
 @functools.lru_cache(maxsize=8)
-def _cached_policy(path: str, modified: float, size: int):  # keyed by the file's identity: a new file reloads
+def _cached_policy(path: str, modified: float, size: int, backend: str):  # keyed by the file's identity
+    if backend == "numpy":
+        from .policy_numpy import load_numpy_policy
+
+        return load_numpy_policy(path)
     from .network import load_policy
 
     return load_policy(path)
 
 
-def load_cached(path: Path | str):
-    """``load_policy(path)``, loaded once per process while the file is unchanged (arena games reuse it)."""
+def load_cached(path: Path | str, backend: str | None = None):
+    """The network of a policy file and its ``info``, loaded once per process while the file is unchanged (arena
+    games reuse it): a ``PolicyValueNet`` (``backend="torch"``) or a ``NumpyPolicy`` (``"numpy"``); by default
+    torch's where torch imports."""
+    backend = backend or default_backend()
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}; got {backend!r}")
     path = Path(path).resolve()
     if not path.is_file():
-        from .network import CheckpointError
+        from .policy_format import CheckpointError
 
         raise CheckpointError(f"{path}: no such model file")
     stat = path.stat()
-    return _cached_policy(str(path), stat.st_mtime, stat.st_size)
+    return _cached_policy(str(path), stat.st_mtime, stat.st_size, backend)
 
 
 @functools.lru_cache(maxsize=32)
@@ -92,23 +118,29 @@ class PolicyAgent(SeededAgent):
         temperature: float = 1.0,
         threads: int | None = 1,
         name: str | None = None,
+        backend: str | None = None,
     ) -> None:
         super().__init__(seed)
-        try:
-            import torch
-        except ImportError as error:
-            raise ImportError(
-                f"the learned agent needs torch, which could not be imported ({error}); "
-                "install it with: pip install 'seasons-env[train]'"
-            ) from error
-
+        backend = backend or default_backend()
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}; got {backend!r}")
+        self.backend = backend
         if not temperature > 0:
             raise ValueError(f"temperature must be positive; got {temperature!r}")
-        if threads is not None:
-            # one thread per process: several agents or arena workers share a 2-core machine
-            torch.set_num_threads(threads)
+        if backend == "torch":
+            try:
+                import torch
+            except ImportError as error:
+                raise ImportError(
+                    f"the learned agent's torch backend needs torch, which could not be imported ({error}); "
+                    "install it with: pip install 'seasons-env[train]', or leave the backend to the default (numpy "
+                    "without torch)"
+                ) from error
+            if threads is not None:
+                # one thread per process: several agents or arena workers share a 2-core machine
+                torch.set_num_threads(threads)
         self.model_path = Path(model) if model is not None else shipped_model_path()
-        self.net, self.info = load_cached(self.model_path)
+        self.net, self.info = load_cached(self.model_path, backend)
         self.greedy = greedy
         self.temperature = float(temperature)
         if name is not None:
@@ -116,15 +148,22 @@ class PolicyAgent(SeededAgent):
         self._obs = np.zeros((1, OBSERVATION_SIZE), dtype=np.float32)
 
     def __repr__(self) -> str:
-        return f"PolicyAgent(model={str(self.model_path)!r}, greedy={self.greedy})"
+        return f"PolicyAgent(model={str(self.model_path)!r}, greedy={self.greedy}, backend={self.backend!r})"
 
-    def _forward(self, view: Game, seat: int):
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The network's logits ``[rows, 314]`` and values ``[rows]`` for float32 observations ``[rows, size]``."""
+        if self.backend == "numpy":
+            return self.net(obs)
         import torch
 
-        encode_observation(view, seat, self._obs[0])
         with torch.inference_mode():
-            logits, value = self.net(torch.from_numpy(self._obs))
-        return logits[0].numpy(), float(value[0])
+            logits, values = self.net(torch.from_numpy(obs))
+        return logits.numpy(), values.numpy()
+
+    def _forward(self, view: Game, seat: int):
+        encode_observation(view, seat, self._obs[0])
+        logits, values = self.forward(self._obs)
+        return logits[0], float(values[0])
 
     def policy(self, view: Game, seat: int, legal: Sequence[int]) -> tuple[np.ndarray, float]:
         """The masked policy's probabilities over ``legal`` (in that order) and the value of the position."""

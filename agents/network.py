@@ -21,7 +21,7 @@ observation layout and action table they were trained on; they are read with ``t
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -29,85 +29,27 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from seasons_env.encoding import (
-    LAYOUT,
-    OBSERVATION_SIZE,
-    OBSERVATION_SIZES,
-    OBSERVATION_VERSION,
-    OPP_FEATURES,
-    OPP_IN_PLAY,
-    OPP_TAPPED,
-)
+from seasons_env.encoding import OBSERVATION_SIZES, OBSERVATION_VERSION
 from seasons_env.engine import actions as A
-from seasons_env.engine.data import NUM_CARDS, card_of
+from seasons_env.engine.data import NUM_CARDS
 from seasons_env.files import replace_atomically
 
-CHECKPOINT_FORMAT = "seasons-policy"
-CHECKPOINT_VERSION = 1
-#: Margins are divided by this before ``tanh`` to make the value target.
-VALUE_SCALE = 40.0
-#: The logit of an illegal action.
-MASKED = -1e9
-
-#: Observation slices that count cards (one value per card id 1..50).
-CARD_ZONES = (
-    "context_cards",
-    "context_card",
-    "self_hand",
-    "self_library_year2",
-    "self_library_year3",
-    "self_in_play",
-    "self_tapped",
-    "self_draft_pack",
-    "self_draft_seen",
-    "self_orb_seen",
+# The checkpoint format and the network's reading of the observation live where the numpy forward reads them too;
+# their names stay importable from here.
+from .policy_format import (
+    CHECKPOINT_FORMAT,
+    CHECKPOINT_VERSION,
+    VALUE_SCALE,
+    ZONE_STARTS,
+    CheckpointError,
+    NetworkConfig,
+    check_payload,
+    pointer_places,
+    unwrap_checkpoint,
 )
 
-
-def _zone_starts() -> list[int]:
-    starts = [LAYOUT[name].start for name in CARD_ZONES]
-    opponents = LAYOUT["opponents"].start
-    for slot in range(3):
-        at = opponents + slot * OPP_FEATURES
-        starts += [at + OPP_IN_PLAY, at + OPP_TAPPED]
-    for start in starts:
-        assert start + NUM_CARDS <= OBSERVATION_SIZE
-    return starts
-
-
-ZONE_STARTS = tuple(_zone_starts())
-
-
-def _action_cards() -> tuple[np.ndarray, np.ndarray]:
-    """For each action id: the pointer group (0 = none, 1 summon, 2 activate, 3 choose card, 4 choose in play)
-    and the card id it names (0 = none)."""
-    group = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
-    card = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
-    for c in range(1, NUM_CARDS + 1):
-        group[A.summon_action(c)], card[A.summon_action(c)] = 1, c
-        group[A.choose_card_action(c)], card[A.choose_card_action(c)] = 3, c
-    for instance in A.ACTIVATABLE_INSTANCES:
-        action = A.activate_action(instance)
-        group[action], card[action] = 2, card_of(instance)
-    for instance in range(2 * NUM_CARDS):
-        action = A.choose_in_play_action(instance)
-        group[action], card[action] = 4, card_of(instance)
-    return group, card
-
-
-@dataclass(frozen=True)
-class NetworkConfig:
-    """The shape of a ``PolicyValueNet``."""
-
-    card_dim: int = 32
-    hidden: int = 512
-    layers: int = 2
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"network config: {f.name} must be a positive integer; got {value!r}")
+#: The logit of an illegal action.
+MASKED = -1e9
 
 
 class PolicyValueNet(nn.Module):
@@ -139,12 +81,9 @@ class PolicyValueNet(nn.Module):
         self.trunk = nn.Sequential(*trunk)
         self.policy = nn.Linear(config.hidden, A.NUM_ACTIONS)
         self.pointer = nn.Linear(config.hidden, 4 * d)
-        group, card = _action_cards()
-        named = np.flatnonzero(group)  # the actions that name a card, and where their term sits in the table
+        named, places = pointer_places()  # the actions that name a card, and where their term sits in the table
         self.register_buffer("pointer_actions", torch.from_numpy(named), persistent=False)
-        self.register_buffer(
-            "pointer_index", torch.from_numpy((group[named] - 1) * (NUM_CARDS + 1) + card[named]), persistent=False
-        )
+        self.register_buffer("pointer_index", torch.from_numpy(places), persistent=False)
         self.value = nn.Linear(config.hidden, 1)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -276,10 +215,6 @@ def margin_target(margin: np.ndarray | torch.Tensor) -> np.ndarray | torch.Tenso
 # ---------------------------------------------------------------------------- checkpoints
 
 
-class CheckpointError(ValueError):
-    """A policy file that cannot be loaded: the message names the file and the fault."""
-
-
 def policy_payload(net: PolicyValueNet, extra: dict | None = None) -> dict:
     """What ``save_policy`` writes (also embedded in training checkpoints)."""
     from seasons_env.engine.actions import ACTION_TABLE_VERSION
@@ -307,45 +242,14 @@ def save_policy(net: PolicyValueNet, path: Path | str, info: dict | None = None)
 
 def policy_from_payload(payload: object, where: str) -> tuple[PolicyValueNet, dict]:
     """The network a checked payload describes, and its ``info``; ``CheckpointError`` naming ``where`` otherwise."""
-    from seasons_env.engine.actions import ACTION_TABLE_VERSION
-
-    def fault(problem: str) -> CheckpointError:
-        return CheckpointError(f"{where}: {problem}")
-
-    if not isinstance(payload, dict):
-        raise fault(f"not a policy checkpoint (a {type(payload).__name__}, not a dict)")
-    if payload.get("format") != CHECKPOINT_FORMAT:
-        raise fault(f"not a policy checkpoint: format is {payload.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
-    if payload.get("version") != CHECKPOINT_VERSION:
-        raise fault(f"checkpoint version {payload.get('version')!r}; this code reads version {CHECKPOINT_VERSION}")
-    if payload.get("action_table_version") != ACTION_TABLE_VERSION:
-        raise fault(
-            f"trained for action_table_version {payload.get('action_table_version')!r}; this code has "
-            f"{ACTION_TABLE_VERSION} (retrain the model)"
-        )
-    observation_version = payload.get("observation_version")
-    if observation_version not in OBSERVATION_SIZES:  # earlier layouts are prefixes of today's: they still read
-        raise fault(
-            f"trained for observation_version {observation_version!r}; this code reads versions "
-            f"{sorted(OBSERVATION_SIZES)} (retrain the model)"
-        )
-    config = payload.get("config")
-    if not isinstance(config, dict) or set(config) != {f.name for f in fields(NetworkConfig)}:
-        raise fault(f"config must be a dict with keys {sorted(f.name for f in fields(NetworkConfig))}; got {config!r}")
-    try:
-        net = PolicyValueNet(NetworkConfig(**config), observation_version)
-    except ValueError as error:
-        raise fault(str(error)) from None
-    state = payload.get("state_dict")
-    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise fault("state_dict must be a dict of tensors")
+    config, observation_version, state, info = check_payload(payload, where)
+    net = PolicyValueNet(config, observation_version)
+    if not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise CheckpointError(f"{where}: state_dict must be a dict of tensors")
     try:
         net.load_state_dict(state, strict=True)
     except RuntimeError as error:
-        raise fault(f"weights do not fit the network: {error}") from None
-    info = payload.get("info", {})
-    if not isinstance(info, dict):
-        raise fault(f"info must be a dict; got {type(info).__name__}")
+        raise CheckpointError(f"{where}: weights do not fit the network: {error}") from None
     net.eval()
     return net, info
 
@@ -361,6 +265,4 @@ def load_policy(path: Path | str) -> tuple[PolicyValueNet, dict]:
         raise CheckpointError(
             f"{path}: cannot be read as a policy checkpoint ({type(error).__name__}: {error})"
         ) from None
-    if isinstance(payload, dict) and "policy" in payload and payload.get("format") != CHECKPOINT_FORMAT:
-        payload = payload["policy"]  # a training checkpoint: its policy
-    return policy_from_payload(payload, str(path))
+    return policy_from_payload(unwrap_checkpoint(payload), str(path))

@@ -30,6 +30,7 @@ from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 from .base import SeededAgent
 from .ismcts import Node, logistic, most_visited, run_iterations
 from .learned import PolicyAgent
+from .policy_format import VALUE_SCALE
 
 
 class _Node(Node):
@@ -78,19 +79,13 @@ class PolicyISMCTSAgent(SeededAgent):
 
     def _network(self, game: Game, players: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Logits and values of the network for each of ``players``' observations of ``game``."""
-        import torch
-
         obs = self._obs[: len(players)]
         for k, p in enumerate(players):
             encode_observation(game, p, obs[k])
-        with torch.inference_mode():
-            logits, values = self.policy.net(torch.from_numpy(obs))
-        return logits.numpy(), values.numpy()
+        return self.policy.forward(obs)
 
     def _margins(self, game: Game) -> list[float]:
         """Every player's expected final margin by the value head (score points)."""
-        from .network import VALUE_SCALE
-
         _, values = self._network(game, range(game.num_players))
         return [VALUE_SCALE * math.atanh(max(-0.999, min(0.999, float(v)))) for v in values]
 

@@ -83,7 +83,7 @@ def _ismcts_agent(seed: int | None, argument: str | None):
 
 
 def _policy_search_agent(seed: int | None, argument: str | None):
-    """``policy-ismcts[:ITERATIONS]``: torch is imported only when such an agent is made."""
+    """``policy-ismcts[:ITERATIONS]``: the learned agent's network (on torch if installed) as prior and value."""
     from .policy_ismcts import PolicyISMCTSAgent
 
     return PolicyISMCTSAgent(seed, iterations=_iterations("policy-ismcts", argument, POLICY_SEARCH_ITERATIONS))
@@ -97,7 +97,8 @@ def _rllib_agent(seed: int | None, path: str):
 
 
 def _learned_agent(seed: int | None, path: str | None):
-    """``learned`` (the shipped model) or ``learned:PATH``: torch is imported only when such an agent is made."""
+    """``learned`` (the shipped model) or ``learned:PATH``: on torch if it is installed (imported only when such an
+    agent is made), in numpy otherwise."""
     from .learned import PolicyAgent, shipped_model_path
 
     return PolicyAgent(seed, model=path if path is not None else shipped_model_path(), name="learned")

@@ -18,7 +18,8 @@ import importlib.util
 from .engine import LEVELS, Game, IllegalActionError
 from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS, describe_action
 
-__version__ = "0.1.0"
+#: The package's version: its one source (pyproject.toml reads it; CHANGELOG.md lists the releases).
+__version__ = "0.2.0"
 
 GYM_ENV_ID = "seasons_env/Seasons-v0"
 PETTINGZOO_ENV_ID = "seasons_env/Seasons-v0"

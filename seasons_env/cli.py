@@ -252,6 +252,17 @@ def _write_replay_outputs(
         click.echo(f"{kind} written to {target} ({len(game_replay) - 1} actions of {game_replay.record.source})")
 
 
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def info(as_json: bool) -> None:
+    """Print the package's version, the versions of the state format, observation and action table, which extras
+    are installed, and where the compiled kernels are cached."""
+    from .info import collect, format_info
+
+    report = collect()
+    click.echo(json.dumps(report, indent=2) if as_json else format_info(report))
+
+
 # Last, so that every command above is defined when the module runs as a script (python -m seasons_env.cli).
 if __name__ == "__main__":  # pragma: no cover
     main()

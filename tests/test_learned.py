@@ -372,7 +372,7 @@ def test_arena_records_of_another_model_under_the_same_name_are_refused(tmp_path
         )
 
 
-def test_without_torch_the_learned_agent_says_what_to_install(monkeypatch) -> None:
+def test_without_torch_the_torch_backend_says_what_to_install(monkeypatch) -> None:
     monkeypatch.setitem(__import__("sys").modules, "torch", None)  # as if torch were not installed
     with pytest.raises(ImportError, match=r"pip install 'seasons-env\[train\]'"):
-        PolicyAgent()
+        PolicyAgent(backend="torch")

@@ -38,3 +38,15 @@ def test_an_edit_to_any_source_the_kernels_freeze_changes_the_digest(tmp_path: P
     # a module the kernels never read leaves the key alone
     (package / "picture.py").write_text("# another picture module\n")
     assert source_digest(package) == before
+
+
+def test_another_numba_release_compiles_into_another_folder(monkeypatch) -> None:
+    """The key holds numba's version: code compiled by one release is never loaded by another (the dependency
+    range admits several), which compiles its own."""
+    import numba
+
+    before = source_digest(PACKAGE)
+    monkeypatch.setattr(numba, "__version__", "0.69.0")
+    assert source_digest(PACKAGE) != before
+    monkeypatch.undo()
+    assert source_digest(PACKAGE) == before

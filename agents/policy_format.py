@@ -1,0 +1,146 @@
+"""What a policy file holds and how the network reads the observation, without torch.
+
+Both forward passes of the learned agents read these: the torch network (``agents/network.py``, the training
+dependency) and the numpy one (``agents/policy_numpy.py``, used where torch is not installed). A policy file
+(``save_policy``) is a dict: ``format``, ``version``, ``observation_version``, ``action_table_version``,
+``config`` (a ``NetworkConfig``), ``state_dict`` (the weights) and ``info``; ``check_payload`` checks every field
+but the weights, whose kind depends on who read the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from seasons_env.encoding import LAYOUT, OBSERVATION_SIZE, OBSERVATION_SIZES, OPP_FEATURES, OPP_IN_PLAY, OPP_TAPPED
+from seasons_env.engine import actions as A
+from seasons_env.engine.actions import ACTION_TABLE_VERSION
+from seasons_env.engine.data import NUM_CARDS, card_of
+
+CHECKPOINT_FORMAT = "seasons-policy"
+CHECKPOINT_VERSION = 1
+#: Margins are divided by this before ``tanh`` to make the value target.
+VALUE_SCALE = 40.0
+#: LayerNorm's epsilon in the trunk (torch's default).
+LAYER_NORM_EPS = 1e-5
+
+#: Observation slices that count cards (one value per card id 1..50).
+CARD_ZONES = (
+    "context_cards",
+    "context_card",
+    "self_hand",
+    "self_library_year2",
+    "self_library_year3",
+    "self_in_play",
+    "self_tapped",
+    "self_draft_pack",
+    "self_draft_seen",
+    "self_orb_seen",
+)
+
+
+def _zone_starts() -> list[int]:
+    starts = [LAYOUT[name].start for name in CARD_ZONES]
+    opponents = LAYOUT["opponents"].start
+    for slot in range(3):
+        at = opponents + slot * OPP_FEATURES
+        starts += [at + OPP_IN_PLAY, at + OPP_TAPPED]
+    for start in starts:
+        assert start + NUM_CARDS <= OBSERVATION_SIZE
+    return starts
+
+
+#: Where each card-counting zone starts in the observation (its 50 counts follow).
+ZONE_STARTS = tuple(_zone_starts())
+
+
+def action_cards() -> tuple[np.ndarray, np.ndarray]:
+    """For each action id: the pointer group (0 = none, 1 summon, 2 activate, 3 choose card, 4 choose in play)
+    and the card id it names (0 = none)."""
+    group = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
+    card = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
+    for c in range(1, NUM_CARDS + 1):
+        group[A.summon_action(c)], card[A.summon_action(c)] = 1, c
+        group[A.choose_card_action(c)], card[A.choose_card_action(c)] = 3, c
+    for instance in A.ACTIVATABLE_INSTANCES:
+        action = A.activate_action(instance)
+        group[action], card[action] = 2, card_of(instance)
+    for instance in range(2 * NUM_CARDS):
+        action = A.choose_in_play_action(instance)
+        group[action], card[action] = 4, card_of(instance)
+    return group, card
+
+
+def pointer_places() -> tuple[np.ndarray, np.ndarray]:
+    """The actions that name a card, and for each where its term sits in the flattened ``[group, card]`` table of
+    pointer terms (group 0 = summon, ..., card 0 = no card)."""
+    group, card = action_cards()
+    named = np.flatnonzero(group)
+    return named, (group[named] - 1) * (NUM_CARDS + 1) + card[named]
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """The shape of a ``PolicyValueNet``."""
+
+    card_dim: int = 32
+    hidden: int = 512
+    layers: int = 2
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"network config: {f.name} must be a positive integer; got {value!r}")
+
+
+class CheckpointError(ValueError):
+    """A policy file that cannot be loaded: the message names the file and the fault."""
+
+
+def unwrap_checkpoint(payload: object) -> object:
+    """A policy file's payload, or the ``policy`` of a training checkpoint."""
+    if isinstance(payload, dict) and "policy" in payload and payload.get("format") != CHECKPOINT_FORMAT:
+        return payload["policy"]
+    return payload
+
+
+def check_payload(payload: object, where: str) -> tuple[NetworkConfig, int, dict, dict]:
+    """The configuration, observation version, weights (a dict, not checked here) and ``info`` of a policy
+    payload; ``CheckpointError`` naming ``where`` and the first field at fault otherwise."""
+
+    def fault(problem: str) -> CheckpointError:
+        return CheckpointError(f"{where}: {problem}")
+
+    if not isinstance(payload, dict):
+        raise fault(f"not a policy checkpoint (a {type(payload).__name__}, not a dict)")
+    if payload.get("format") != CHECKPOINT_FORMAT:
+        raise fault(f"not a policy checkpoint: format is {payload.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
+    if payload.get("version") != CHECKPOINT_VERSION:
+        raise fault(f"checkpoint version {payload.get('version')!r}; this code reads version {CHECKPOINT_VERSION}")
+    if payload.get("action_table_version") != ACTION_TABLE_VERSION:
+        raise fault(
+            f"trained for action_table_version {payload.get('action_table_version')!r}; this code has "
+            f"{ACTION_TABLE_VERSION} (retrain the model)"
+        )
+    observation_version = payload.get("observation_version")
+    if observation_version not in OBSERVATION_SIZES:  # earlier layouts are prefixes of today's: they still read
+        raise fault(
+            f"trained for observation_version {observation_version!r}; this code reads versions "
+            f"{sorted(OBSERVATION_SIZES)} (retrain the model)"
+        )
+    config = payload.get("config")
+    if not isinstance(config, dict) or set(config) != {f.name for f in fields(NetworkConfig)}:
+        raise fault(f"config must be a dict with keys {sorted(f.name for f in fields(NetworkConfig))}; got {config!r}")
+    try:
+        network_config = NetworkConfig(**config)
+    except ValueError as error:
+        raise fault(str(error)) from None
+    state = payload.get("state_dict")
+    if not isinstance(state, dict):
+        raise fault("state_dict must be a dict of tensors")
+    info = payload.get("info", {})
+    if not isinstance(info, dict):
+        raise fault(f"info must be a dict; got {type(info).__name__}")
+    return network_config, observation_version, state, info
