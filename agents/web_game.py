@@ -267,8 +267,15 @@ class WebGame:
                     f"{self.game.pending_decision} (GET /api/state lists them)"
                 )
             self._apply(action)
-            self.write_record()
+            self._save()
             self._condition.notify_all()
+
+    def _save(self) -> None:
+        """Write the record; if it cannot be written, the game stops (with the reason) rather than play on unsaved."""
+        try:
+            self.write_record()
+        except OSError as failure:
+            self.error = f"cannot write the record {self.record_path}: {failure.strerror or failure}"
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the person decides again, the game ends or an agent fails; False on timeout."""
@@ -315,7 +322,7 @@ class WebGame:
                     return
                 self.thinking = None
                 self._apply(action)
-                self.write_record()
+                self._save()
                 self._condition.notify_all()
 
 

@@ -360,6 +360,35 @@ def test_a_killed_servers_record_resumes_to_the_same_position(tmp_path: Path) ->
     Replay(parse_record(resumed))  # every action legal
 
 
+def test_ctrl_c_stops_the_server_and_keeps_the_record(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    process, url = _start(["--vs", "random", "--seed", "2", "--record", str(record)], tmp_path)
+    try:
+        now = _http(url, "/api/action", {"action": _http(url, "/api/state")["legal"][0]["action"]})
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 128 + signal.SIGINT and "Traceback" not in err
+    assert "Server stopped" in out and len(json.loads(record.read_text())["actions"]) == now["moves"]
+
+
+def test_a_record_that_cannot_be_written_stops_the_game_with_a_message(tmp_path: Path) -> None:
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    game = WebGame("random", 2, "archmage", 4, 0, folder / "game.json")
+    try:
+        (folder / "game.json").unlink()
+        folder.rmdir()
+        game.play(game.game.legal_action_list()[0])
+        assert game.wait(30)
+        assert game.state()["error"].startswith(f"cannot write the record {folder / 'game.json'}")
+        with pytest.raises(ValueError, match="the game is stopped"):
+            game.play(game.game.legal_action_list()[0])
+    finally:
+        game.stop()
+
+
 def test_play_web_options_are_checked(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -6,6 +6,7 @@ keyboard play."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -75,7 +76,12 @@ def _play_to_the_end(watched: Watched, rng: np.random.Generator) -> int:
 
 @pytest.mark.parametrize(
     ("num_players", "level", "opponent", "seed"),
-    [(2, "archmage", "random", 11), (3, "apprentice", "heuristic", 12)],
+    [
+        (2, "archmage", "random", 11),
+        (2, "magician", "heuristic", 13),
+        (3, "magician", "random", 14),
+        (3, "apprentice", "heuristic", 12),
+    ],
 )
 def test_a_whole_game_clicked_in_chromium_ends_with_the_records_scores(
     browser, tmp_path: Path, num_players: int, level: str, opponent: str, seed: int
@@ -185,3 +191,27 @@ def test_keys_choose_options_by_number_and_with_the_arrows(browser, tmp_path: Pa
         watched.settle()
         assert last_human_action() == legal[min(2, len(legal)) - 1]
         watched.close()
+
+
+def test_the_page_says_who_is_thinking_while_an_agent_decides(browser, tmp_path: Path) -> None:
+    release = threading.Event()
+
+    class Slow:
+        name = "slow"
+
+        def act(self, view, seat, legal):
+            assert release.wait(30)
+            return legal[0]
+
+    with web_server(tmp_path, "slow", 2, "archmage", seed=3, seat=1, agent_factory=lambda spec, seed: Slow()) as server:
+        watched_page = browser.new_page(viewport={"width": 1000, "height": 800})
+        watched_page.goto(f"{base_url(server)}/?token={server.table.token}&pause=0")
+        watched_page.wait_for_function("() => document.getElementById('status').textContent.includes('thinking')")
+        assert watched_page.inner_text("#status").startswith("Player 0 (slow) is thinking")
+        assert watched_page.evaluate("() => document.body.dataset.phase") == "waiting"
+        assert watched_page.locator(".choice").count() == 0
+        release.set()
+        watched_page.wait_for_function(SETTLED)
+        assert watched_page.evaluate("() => document.body.dataset.phase") == "ready"
+        assert watched_page.inner_text("#status") == "Your move."
+        watched_page.close()

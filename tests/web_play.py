@@ -24,12 +24,15 @@ def web_server(
     seat: int = 0,
     record: Path | None = None,
     resume: Path | None = None,
+    agent_factory=None,
 ) -> Iterator[PlayServer]:
     """A server with one game, listening on a free port; stopped at the end."""
     if resume is not None:
         game = WebGame.resume(resume)
     else:
-        game = WebGame(opponent, num_players, level, seed, seat, record or tmp_path / "game.json")
+        game = WebGame(
+            opponent, num_players, level, seed, seat, record or tmp_path / "game.json", agent_factory=agent_factory
+        )
     table = Table(game, lambda: WebGame(opponent, num_players, level, seed + 1, seat, tmp_path / "next.json"))
     server = PlayServer(table)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
