@@ -101,6 +101,13 @@ def arena(
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="--web: port (0: any free).")
 @click.option("--no-browser", is_flag=True, help="--web: print the address without opening a browser.")
 @click.option(
+    "--humans",
+    type=click.IntRange(1, 4),
+    default=1,
+    show_default=True,
+    help="--web: people at one screen (hot-seat), from --seat on; agents play the other seats.",
+)
+@click.option(
     "--resume",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     default=None,
@@ -118,6 +125,7 @@ def play(
     web: bool,
     port: int,
     no_browser: bool,
+    humans: int,
     resume: Path | None,
 ) -> None:
     """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit.
@@ -127,12 +135,12 @@ def play(
         parse_agent_spec(opponent, "--vs")
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--vs'") from None
-    if web or resume is not None:
+    if web:
         from .web_commands import play_web  # the server is loaded only for --web
 
-        play_web(ctx, opponent, players, level, seed, seat, record_path, port, not no_browser, resume)
+        play_web(ctx, opponent, players, level, seed, seat, record_path, port, not no_browser, humans, resume)
         return
-    for name in ("port", "no_browser"):
+    for name in ("port", "no_browser", "humans", "resume"):
         if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
             raise click.BadParameter("is an option of --web", param_hint=f"'--{name.replace('_', '-')}'")
     if seat >= players:

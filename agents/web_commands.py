@@ -9,7 +9,7 @@ import click
 from .web_server import run_web_game
 
 #: Options a resumed game takes from its record; giving them with --resume is an error.
-SETTINGS_OF_THE_RECORD = ("players", "level", "seed", "seat")
+SETTINGS_OF_THE_RECORD = ("players", "level", "seed", "seat", "humans")
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -26,6 +26,7 @@ def play_web(
     record_path: Path | None,
     port: int,
     open_browser: bool,
+    humans: int,
     resume: Path | None,
 ) -> None:
     """Check the options of ``seasons play --web`` and serve the game until Ctrl-C or SIGTERM."""
@@ -39,6 +40,8 @@ def play_web(
         raise click.BadParameter(
             f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
         )
+    elif humans > players:
+        raise click.BadParameter(f"{humans} people cannot sit at {players} seats", param_hint="'--humans'")
     if record_path is not None and not record_path.resolve().parent.is_dir():
         raise click.BadParameter(f"folder {str(record_path.parent)!r} does not exist", param_hint="'--record'")
     try:
@@ -52,6 +55,7 @@ def play_web(
             resume,
             port,
             open_browser,
+            humans,
         )
     except ValueError as error:  # a record that cannot be resumed, a port in use
         raise click.ClickException(str(error)) from None

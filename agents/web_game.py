@@ -85,8 +85,10 @@ def seat_state(
     log: Sequence[dict],
     thinking: int | None = None,
     error: str | None = None,
+    pass_to: int | None = None,
 ) -> dict:
-    """The API's state for ``seat`` (``docs/web.md``), built only from what the seat may know."""
+    """The API's state for ``seat`` (``docs/web.md``), built only from what the seat may know. ``pass_to``: the
+    person at another seat of a hot-seat game who decides now (the screen is to be passed to them)."""
     view = seat_view(game, seat)
     over = view.is_over
     deciding = None if over else int(view.current_player)
@@ -102,6 +104,8 @@ def seat_state(
     shown.update(option["card"] for option in legal if "card" in option)
     if over:
         prompt = "The game is over."
+    elif pass_to is not None:
+        prompt = f"Pass the screen to player {pass_to}: it is their decision."
     elif mine:
         prompt = describe_decision(view, seat)
     else:
@@ -118,6 +122,7 @@ def seat_state(
         "winners": [int(p) for p in view.winners()] if over else None,
         "players": list(names),
         "thinking": thinking,
+        "pass_to": pass_to,
         "error": error,
         "moves": len(log),
         "log": list(log),
@@ -134,15 +139,20 @@ def encode_state(state: dict) -> bytes:
     return json.dumps(state, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
-def _log_entry(game: Game, human_seat: int, action: int) -> dict:
+def _log_entry(game: Game, seat: int, action: int) -> dict:
+    """The move as ``seat`` may know it."""
     actor = int(game.current_player)
-    view = seat_view(game, human_seat)
-    label = option_label(view, actor, action) if actor == human_seat else public_label(view, actor, action)
+    view = seat_view(game, seat)
+    label = option_label(view, actor, action) if actor == seat else public_label(view, actor, action)
     return {"player": actor, "decision": view.pending_decision, "label": label}
 
 
 class WebGame:
-    """The one game of a web run. Thread-safe: the server's threads call ``state``, ``play`` and ``wait``."""
+    """The one game of a web run. Thread-safe: the server's threads call ``state``, ``play`` and ``wait``.
+
+    People sit at ``human_seats`` (several: hot-seat at one screen), agents made from the spec ``opponent`` at the
+    others. The screen shows one person's seat (``screen``); when another person decides, the state says so
+    (``pass_to``) and shows nothing more until ``pass_screen``."""
 
     def __init__(
         self,
@@ -150,36 +160,40 @@ class WebGame:
         num_players: int,
         level: str,
         seed: int,
-        human_seat: int,
+        human_seats: int | Sequence[int],
         record_path: Path,
         actions: Sequence[int] = (),
         agent_factory: Callable[[str, int], Any] | None = None,
     ) -> None:
-        if not 0 <= human_seat < num_players:
-            raise ValueError(f"seat must be 0..{num_players - 1} with {num_players} players; got {human_seat}")
+        seats = (human_seats,) if isinstance(human_seats, int) else tuple(human_seats)
+        if not seats or len(set(seats)) != len(seats) or not all(0 <= s < num_players for s in seats):
+            raise ValueError(f"the people's seats must be different seats 0..{num_players - 1}; got {list(seats)}")
         self.opponent = opponent
         self.num_players = num_players
         self.level = level
         self.seed = int(seed)
-        self.human_seat = human_seat
+        self.human_seats = seats
+        self.screen = seats[0]  # the seat whose view the page shows
         self.record_path = Path(record_path)
         make = agent_factory or (lambda spec, agent_seed: make_agent(spec, agent_seed, "--vs"))
         # Seeded as agents.base.play_game seeds them, so a game against agents replays as it does there.
         self.agents: dict[int, Any] = {}
         for seat in range(num_players):
-            if seat != human_seat:
+            if seat not in seats:
                 agent = make(opponent, self.seed * 8 + seat)
                 reset = getattr(agent, "reset", None)
                 if reset is not None:
                     reset(seed=self.seed * 8 + seat)
                 self.agents[seat] = agent
-        self.names = [HUMAN if seat == human_seat else str(self.agents[seat].name) for seat in range(num_players)]
+        self.names = [HUMAN if seat in seats else str(self.agents[seat].name) for seat in range(num_players)]
         self._view_rng = np.random.default_rng([self.seed, 0x51EE])
         self.game = Game.new(num_players, level, seed=self.seed)
         self.actions: list[int] = []
-        self.log: list[dict] = []
+        self.logs: dict[int, list[dict]] = {seat: [] for seat in seats}  # each person's own account of the moves
         for action in actions:
             self._apply(int(action))
+        if not self.game.is_over and self.game.current_player in seats:
+            self.screen = self.game.current_player
         self._condition = threading.Condition()
         self.thinking: int | None = None
         self.error: str | None = None
@@ -197,8 +211,8 @@ class WebGame:
             raise ValueError(f"{path}: the game is finished; there is nothing to resume (seasons replay {path})")
         seats = data.get("seats")
         human_seats = [k for k, name in enumerate(seats or []) if name == HUMAN]
-        if len(human_seats) != 1:
-            raise ValueError(f"{path}: the record names no seat {HUMAN!r} (one seat must be the person's)")
+        if not human_seats:
+            raise ValueError(f"{path}: the record names no seat {HUMAN!r} (a person's seat)")
         saved = data.get("opponent")
         if opponent is None:
             if not isinstance(saved, str):
@@ -210,7 +224,7 @@ class WebGame:
             record.num_players,
             record.level,
             record.seed,
-            human_seats[0],
+            human_seats,
             record_path if record_path is not None else Path(path),
             actions=record.actions,
             **kwargs,
@@ -219,10 +233,18 @@ class WebGame:
     # ------------------------------------------------------------------ the game
 
     def _apply(self, action: int) -> None:
-        entry = _log_entry(self.game, self.human_seat, action)
+        entries = {seat: _log_entry(self.game, seat, action) for seat in self.human_seats}
         self.game.apply(action)
         self.actions.append(action)
-        self.log.append(entry)
+        for seat, entry in entries.items():
+            self.logs[seat].append(entry)
+
+    def _pass_to(self) -> int | None:
+        """The person who decides now, if the screen shows another person's seat."""
+        if self.game.is_over or self.error is not None:
+            return None
+        seat = self.game.current_player
+        return seat if seat in self.human_seats and seat != self.screen else None
 
     def record(self) -> dict:
         """The game's record (``seasons replay`` reads it), with the agent spec so that it can be resumed."""
@@ -244,7 +266,9 @@ class WebGame:
 
     def state(self) -> dict:
         with self._condition:
-            return seat_state(self.game, self.human_seat, self.names, self.log, self.thinking, self.error)
+            return seat_state(
+                self.game, self.screen, self.names, self.logs[self.screen], self.thinking, self.error, self._pass_to()
+            )
 
     def play(self, action: object) -> None:
         """Apply the person's action; ``WebGameError`` (the game unchanged) if it is not theirs to play."""
@@ -255,7 +279,11 @@ class WebGame:
                 raise WebGameError("the game is over: no action is legal")
             if self.error is not None:
                 raise WebGameError(f"the game is stopped: {self.error}")
-            if self.game.current_player != self.human_seat:
+            if self._pass_to() is not None:
+                raise WebGameError(
+                    f"player {self.game.current_player} decides: pass the screen to them first (POST /api/pass)"
+                )
+            if self.game.current_player != self.screen:
                 raise WebGameError(
                     f"it is not your turn: player {self.game.current_player} ({self.names[self.game.current_player]})"
                     " decides"
@@ -268,6 +296,15 @@ class WebGame:
                 )
             self._apply(action)
             self._save()
+            self._condition.notify_all()
+
+    def pass_screen(self) -> None:
+        """Show the seat of the person who decides now (hot-seat); ``WebGameError`` if nobody is waiting for it."""
+        with self._condition:
+            seat = self._pass_to()
+            if seat is None:
+                raise WebGameError("no other person decides now: there is nobody to pass the screen to")
+            self.screen = seat
             self._condition.notify_all()
 
     def _save(self) -> None:
@@ -289,7 +326,7 @@ class WebGame:
         if self.game.is_over or self.error is not None:
             return None
         seat = self.game.current_player
-        return seat if seat != self.human_seat else None
+        return seat if seat not in self.human_seats else None
 
     def stop(self) -> None:
         with self._condition:

@@ -165,12 +165,12 @@ class Handler(BaseHTTPRequestHandler):
             return
         everything = parse_qs(urlsplit(self.path).query).get("view", [""])[-1] == "all"
         replay = Replay(parse_record(game.record(), str(game.record_path)))
-        page = html_page(replay, seat=None if everything else game.human_seat)
+        page = html_page(replay, seat=None if everything else game.screen)
         self._send(HTTPStatus.OK, page.encode("utf-8"), "text/html; charset=utf-8", REPLAY_POLICY)
 
     def do_POST(self) -> None:
         route = urlsplit(self.path).path
-        if route not in ("/api/action", "/api/new"):
+        if route not in ("/api/action", "/api/new", "/api/pass"):
             self._error(HTTPStatus.NOT_FOUND, f"no API {route}")
             return
         if not self._allowed():
@@ -180,10 +180,14 @@ class Handler(BaseHTTPRequestHandler):
             return
         table = self.server.table
         try:
-            if route == "/api/new":
+            if route in ("/api/new", "/api/pass"):
                 if body:
-                    raise WebGameError(f"/api/new takes an empty object; got fields {sorted(body)}")
-                game = table.start_new_game()
+                    raise WebGameError(f"{route} takes an empty object; got fields {sorted(body)}")
+                if route == "/api/new":
+                    game = table.start_new_game()
+                else:
+                    game = table.game
+                    game.pass_screen()
             else:
                 unknown = sorted(set(body) - {"action"})
                 if unknown:
@@ -275,17 +279,21 @@ def run_web_game(
     resume: Path | None,
     port: int,
     open_browser: bool,
+    humans: int = 1,
     results: Path = Path("results") / "play",
 ) -> int:
-    """``seasons play --web``: a new game (or, with ``resume``, the record's unfinished one, against ``opponent``
-    if given, else the agent the record names). ``ValueError`` names a bad record or port before anything is
-    served. Each game after the first (from the page's "new game") gets a random seed and a new record file."""
+    """``seasons play --web``: a new game with people at ``humans`` seats from ``human_seat`` on (hot-seat when
+    several) and agents ``opponent`` at the others; or, with ``resume``, the record's unfinished one (against
+    ``opponent`` if given, else the agent the record names). ``ValueError`` names a bad record or port before
+    anything is served. Each game after the first (from the page's "new game") gets a random seed and a new
+    record file."""
     if resume is not None:
         first = WebGame.resume(resume, opponent=opponent, record_path=record_path)
     else:
         first_seed = seed if seed is not None else secrets.randbelow(2**31)
         target = record_path if record_path is not None else default_record_path(results, first_seed)
-        first = WebGame(opponent or "heuristic", num_players, level, first_seed, human_seat, target)
+        seats = [(human_seat + k) % num_players for k in range(humans)]
+        first = WebGame(opponent or "heuristic", num_players, level, first_seed, seats, target)
 
     def new_game() -> WebGame:
         game_seed = secrets.randbelow(2**31)
@@ -294,7 +302,7 @@ def run_web_game(
             first.num_players,
             first.level,
             game_seed,
-            first.human_seat,
+            first.human_seats,
             default_record_path(results, game_seed),
         )
 

@@ -232,6 +232,37 @@ def test_after_the_end_no_action_is_taken_and_a_new_game_starts(tmp_path: Path) 
         assert (tmp_path / "next.json").is_file()
 
 
+def test_hot_seat_people_pass_the_screen_and_each_sees_only_their_own(tmp_path: Path) -> None:
+    with web_server(tmp_path, "random", 3, "archmage", seed=6, seat=[0, 1]) as server:
+        first = state(server)
+        assert first["seat"] == 0 and first["pass_to"] is None and first["legal"]
+        assert first["players"] == ["human", "human", "random"]
+        status, passing = act(server, first["legal"][0]["action"])
+        # Player 1 (the other person) drafts next: the screen shows nothing of seat 0's options, only the hand-over.
+        assert status == 200 and passing["seat"] == 0 and passing["pass_to"] == 1 and passing["legal"] == []
+        assert passing["prompt"] == "Pass the screen to player 1: it is their decision."
+        assert passing["log"][0]["label"] == first["legal"][0]["label"]  # seat 0 knows its own pick
+        status, answer = act(server, server.table.game.game.legal_action_list()[0])  # player 1's own option
+        assert status == 400 and "pass the screen to them first" in answer["error"]
+        status, body = request(server, "POST", "/api/pass", b"{}")
+        other = json.loads(body)
+        assert status == 200 and other["seat"] == 1 and other["pass_to"] is None and other["legal"]
+        assert other["log"][0]["label"].endswith("(a card you do not see)")  # seat 0's pick, as seat 1 knows it
+        assert other["view"]["players"][0]["pack"] is None and other["view"]["players"][1]["pack"]
+        status, body = request(server, "POST", "/api/pass", b"{}")
+        assert status == 400 and "nobody to pass the screen to" in json.loads(body)["error"]
+        status, after = act(server, other["legal"][0]["action"])
+        # The agent (seat 2) picks, and seat 0 decides again: the screen is to be passed back.
+        assert status == 200 and after["seat"] == 1 and after["pass_to"] == 0 and after["moves"] == 3
+    record = json.loads((tmp_path / "game.json").read_text())
+    assert record["seats"] == ["human", "human", "random"]
+    resumed = WebGame.resume(tmp_path / "game.json")
+    try:  # both people sit again; the screen shows the seat that decides
+        assert resumed.human_seats == (0, 1) and resumed.screen == 0 and resumed.actions == record["actions"]
+    finally:
+        resumed.stop()
+
+
 # ---------------------------------------------------------------------------- only what the seat may see
 
 
@@ -402,6 +433,10 @@ def test_play_web_options_are_checked(tmp_path: Path) -> None:
     game.stop()
     result = runner.invoke(main, ["play", "--web", "--no-browser", "--resume", str(record), "--players", "3"])
     assert result.exit_code == 2 and "--players come from its record" in result.output
+    result = runner.invoke(main, ["play", "--humans", "2"])
+    assert result.exit_code == 2 and "is an option of --web" in result.output
+    result = runner.invoke(main, ["play", "--web", "--no-browser", "--humans", "3"])
+    assert result.exit_code == 2 and "3 people cannot sit at 2 seats" in result.output
     result = runner.invoke(main, ["play", "--web", "--no-browser", "--seat", "2"])
     assert result.exit_code == 2 and "seat must be 0..1" in result.output
     broken = tmp_path / "broken.json"

@@ -17,7 +17,7 @@ from web_play import base_url, web_server
 
 from seasons_env.replay import Replay, parse_record
 
-SETTLED = "() => ['ready', 'over', 'error'].includes(document.body.dataset.phase)"
+SETTLED = "() => ['ready', 'over', 'error', 'pass'].includes(document.body.dataset.phase)"
 
 
 @pytest.fixture(scope="module")
@@ -215,3 +215,26 @@ def test_the_page_says_who_is_thinking_while_an_agent_decides(browser, tmp_path:
         assert watched_page.evaluate("() => document.body.dataset.phase") == "ready"
         assert watched_page.inner_text("#status") == "Your move."
         watched_page.close()
+
+
+def test_hot_seat_the_screen_is_passed_between_two_people(browser, tmp_path: Path) -> None:
+    with web_server(tmp_path, "random", 2, "apprentice", seed=8, seat=[0, 1]) as server:
+        watched = Watched(browser, server)
+        page, rng = watched.page, np.random.default_rng(8)
+        passes = 0
+        while watched.moves() < 40:
+            phase = watched.settle()
+            if phase == "pass":
+                # Nothing of the last seat stays on the screen: no board, no hand, no moves.
+                assert page.locator("#board *").count() == 0 and page.locator("#log li").count() == 0
+                assert page.is_hidden("#options") and page.is_visible("#pass-button")
+                seat = server.table.game.game.current_player
+                assert page.inner_text("#pass-prompt") == f"Pass the screen to player {seat}."
+                page.click("#pass-button")
+                page.wait_for_function(f"() => document.getElementById('meta').textContent.includes('player {seat}.')")
+                passes += 1
+            else:
+                assert phase == "ready"
+                watched.click_random(rng)
+        assert passes >= 5
+        watched.close()

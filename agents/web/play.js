@@ -287,6 +287,7 @@
     if (state.error) status = state.error;
     else if (state.over) status = "Game over.";
     else if (state.thinking !== null) status = "Player " + state.thinking + " (" + state.players[state.thinking] + ") is thinking";
+    else if (state.pass_to !== null) status = "Player " + state.pass_to + "'s move.";
     else if (state.legal.length) status = "Your move.";
     else status = "Player " + state.current_player + " (" + state.players[state.current_player] + ") to move";
     $("status").textContent = status;
@@ -321,6 +322,16 @@
   }
   function settle() {
     if (draining || sending) return;
+    $("pass").hidden = state.pass_to === null;
+    if (state.pass_to !== null) {  // hot-seat: nothing of this seat stays on the screen for the next person
+      $("board").replaceChildren();
+      $("log").replaceChildren();
+      $("pass-prompt").textContent = "Pass the screen to player " + state.pass_to + ".";
+      $("pass-button").textContent = "I am player " + state.pass_to + ": show my view";
+      drawStatus();
+      setPhase("pass");
+      return;
+    }
     drawBoard();
     drawDecision();
     drawOver();
@@ -332,7 +343,7 @@
   }
   function update(next, first) {
     state = next;
-    if (next.log.length < shown) { shown = 0; $("log").replaceChildren(); queue = []; }  // a new game
+    if (first || next.log.length < shown) { shown = 0; $("log").replaceChildren(); queue = []; }  // a new game, a new seat
     const fresh = next.log.slice(shown);
     shown = next.log.length;
     if (first) { fresh.forEach((entry) => logLine(entry, false)); }
@@ -410,6 +421,12 @@
     if (b) b.scrollIntoView({block: "nearest"});
   }
   $("skip").addEventListener("click", () => { skipping = true; });
+  $("pass-button").addEventListener("click", async () => {
+    if (document.body.dataset.phase !== "pass") return;
+    setPhase("waiting");
+    try { update(await api("POST", "/api/pass", {}), true); showError(""); }
+    catch (e) { showError(e.message); settle(); }
+  });
   $("new-game").addEventListener("click", async () => {
     try { update(await api("POST", "/api/new", {}), true); showError(""); }
     catch (e) { showError(e.message); }
