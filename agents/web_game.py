@@ -294,6 +294,9 @@ class WebGame:
                     f"action {action} is not one of your {len(legal)} legal actions for decision "
                     f"{self.game.pending_decision} (GET /api/state lists them)"
                 )
+            # agents.base.play_game draws a view for every decision, the person's too: the agents' views (and so
+            # their choices) then follow the same random stream as in a terminal or arena game of the same seed.
+            self.game.determinize(self.screen, self._view_rng)
             self._apply(action)
             self._save()
             self._condition.notify_all()

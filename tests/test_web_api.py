@@ -60,6 +60,27 @@ def game_actions(server) -> list[int]:
     return list(server.table.game.actions)
 
 
+def test_a_web_game_is_the_game_the_terminal_and_the_arena_play(tmp_path: Path) -> None:
+    """Same seed, same choices of the person: the agents answer as in agents.base.play_game, move for move."""
+    from agents.base import play_game
+    from agents.heuristic import HeuristicAgent
+
+    class First:
+        name = "human"
+
+        def act(self, view, seat, legal):
+            return legal[0]
+
+    expected = play_game([HeuristicAgent(), First(), HeuristicAgent()], level="magician", seed=31).actions
+    game = WebGame("heuristic", 3, "magician", 31, 1, tmp_path / "game.json")
+    try:
+        while game.wait(60) and not game.game.is_over:
+            game.play(game.state()["legal"][0]["action"])
+        assert game.actions == expected
+    finally:
+        game.stop()
+
+
 def test_a_wrong_or_missing_token_is_refused_with_403(tmp_path: Path) -> None:
     with web_server(tmp_path) as server:
         before = _snapshot(server, tmp_path / "game.json")

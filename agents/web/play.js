@@ -89,7 +89,7 @@
     s.appendChild(svg("path", {d: marker[0], fill: "none", stroke: "#222", "stroke-width": 3}));
     s.appendChild(svg("circle", {cx: 55 * Math.cos(marker[1]), cy: 55 * Math.sin(marker[1]), r: 7, fill: "#222", stroke: "#fff", "stroke-width": 2, id: "marker"}));
     s.appendChild(svg("circle", {r: 40, fill: "#fff", stroke: "#222"}));
-    s.appendChild(svg("text", {y: -4, "text-anchor": "middle", "font-size": 15, id: "year"}, view.past_end ? "Year 3 (end)" : "Year " + view.year));
+    s.appendChild(svg("text", {y: -4, "text-anchor": "middle", "font-size": view.past_end ? 11 : 15, id: "year"}, view.past_end ? "Year 3 (end)" : "Year " + view.year));
     s.appendChild(svg("text", {y: 14, "text-anchor": "middle", "font-size": 13, id: "season"}, view.season));
     return s;
   }
