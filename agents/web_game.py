@@ -40,6 +40,7 @@ PUBLIC_CARD_CHOICES = frozenset({"divine_chalice", "potion_of_dreams"})
 #: The seed of the generator that redraws what the seat cannot see when its view is built: fixed, so that the
 #: view depends only on what the seat knows.
 VIEW_SEED = 0x5EA7
+CARD_OF_NAME = {name: card for card, name in CARD_NAMES.items()}
 
 
 class WebGameError(ValueError):
@@ -129,9 +130,6 @@ def seat_state(
         "cards": {name: card_text(CARD_OF_NAME[name], view.num_players) for name in sorted(shown)},
         "view": {**board, "text": render_text(view, viewer=seat)},
     }
-
-
-CARD_OF_NAME = {name: card for card, name in CARD_NAMES.items()}
 
 
 def encode_state(state: dict) -> bytes:
