@@ -97,12 +97,52 @@ def arena(
     default=None,
     help="Write the game's record (every action, for 'seasons replay') to this JSON file, also if you quit.",
 )
-def play(opponent: str, players: int, level: str, seed: int | None, seat: int, record_path: Path | None) -> None:
-    """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit."""
+@click.option("--web", is_flag=True, help="Play in the browser: a local server on 127.0.0.1 (docs/web.md).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="--web: port (0: any free).")
+@click.option("--no-browser", is_flag=True, help="--web: print the address without opening a browser.")
+@click.option(
+    "--humans",
+    type=click.IntRange(1, 4),
+    default=1,
+    show_default=True,
+    help="--web: people at one screen (hot-seat), from --seat on; agents play the other seats.",
+)
+@click.option(
+    "--resume",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="--web: continue the unfinished game of this record (written back to it, or to --record).",
+)
+@click.pass_context
+def play(
+    ctx: click.Context,
+    opponent: str,
+    players: int,
+    level: str,
+    seed: int | None,
+    seat: int,
+    record_path: Path | None,
+    web: bool,
+    port: int,
+    no_browser: bool,
+    humans: int,
+    resume: Path | None,
+) -> None:
+    """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit.
+
+    With --web, in the browser: the address (with its token) is the first line printed."""
     try:
         parse_agent_spec(opponent, "--vs")
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--vs'") from None
+    if web:
+        from .web_commands import play_web  # the server is loaded only for --web
+
+        play_web(ctx, opponent, players, level, seed, seat, record_path, port, not no_browser, humans, resume)
+        return
+    for name in ("port", "no_browser", "humans", "resume"):
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
+            raise click.BadParameter("is an option of --web", param_hint=f"'--{name.replace('_', '-')}'")
     if seat >= players:
         raise click.BadParameter(
             f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"

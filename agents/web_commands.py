@@ -1,0 +1,65 @@
+"""The ``--web`` part of ``seasons play``: checks its options and runs the server (``agents/web_server.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .web_server import run_web_game
+
+#: Options a resumed game takes from its record; giving them with --resume is an error.
+SETTINGS_OF_THE_RECORD = ("players", "level", "seed", "seat", "humans")
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+
+
+def play_web(
+    ctx: click.Context,
+    opponent: str,
+    players: int,
+    level: str,
+    seed: int | None,
+    seat: int,
+    record_path: Path | None,
+    port: int,
+    open_browser: bool,
+    humans: int,
+    resume: Path | None,
+) -> None:
+    """Check the options of ``seasons play --web`` and serve the game until Ctrl-C or SIGTERM."""
+    if resume is not None:
+        given = [f"--{name}" for name in SETTINGS_OF_THE_RECORD if _given(ctx, name)]
+        if given:
+            raise click.BadParameter(
+                f"a resumed game's {', '.join(given)} come from its record; leave them out", param_hint="'--resume'"
+            )
+    elif seat >= players:
+        raise click.BadParameter(
+            f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
+        )
+    elif humans > players:
+        raise click.BadParameter(f"{humans} people cannot sit at {players} seats", param_hint="'--humans'")
+    if record_path is not None and not record_path.resolve().parent.is_dir():
+        raise click.BadParameter(f"folder {str(record_path.parent)!r} does not exist", param_hint="'--record'")
+    try:
+        status = run_web_game(
+            opponent if resume is None or _given(ctx, "opponent") else None,
+            players,
+            level,
+            seed,
+            seat,
+            record_path,
+            resume,
+            port,
+            open_browser,
+            humans,
+        )
+    except ValueError as error:  # a record that cannot be resumed, a port in use
+        raise click.ClickException(str(error)) from None
+    except OSError as error:  # the record cannot be written
+        raise click.FileError(str(error.filename or record_path or resume), hint=error.strerror or str(error)) from None
+    if status:
+        raise SystemExit(status)
