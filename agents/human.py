@@ -411,11 +411,13 @@ def run_terminal_game(
     input_stream: TextIO | None = None,
     output_stream: TextIO | None = None,
     record_path: Path | None = None,
+    agent_seed: int | None = None,
 ) -> GameRecord | None:
     """Play one game: the person at ``human_seat``, ``opponent_factory(seat)`` (or ``opponent_factory()``) at the
     other seats. Prints the final scores and the winner and returns the ``GameRecord``; returns ``None`` if
     the person quit, after a goodbye line with the scores so far. With ``record_path``, the game's record
-    (every action, for ``seasons replay``) is written there atomically, also for a game left unfinished."""
+    (every action, for ``seasons replay``) is written there atomically, also for a game left unfinished.
+    ``agent_seed`` seeds the other seats (``play_game``; ``None``: at random)."""
     if not 0 <= human_seat < num_players:
         raise ValueError(f"human_seat must be a seat 0..{num_players - 1}; got {human_seat!r}")
     if record_path is not None and not Path(record_path).resolve().parent.is_dir():
@@ -436,7 +438,7 @@ def run_terminal_game(
         + ". Type h for help, q to quit."
     )
     try:
-        record = play_game(agents, level=level, seed=seed)
+        record = play_game(agents, level=level, seed=seed, agent_seed=agent_seed)
     except QuitGame:
         game = _replay(num_players, level, seed, log)
         say(f"Goodbye: you left the game. Scores so far: {_score_line(game.scores(), names, human_seat)}.")
