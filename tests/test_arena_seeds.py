@@ -132,6 +132,12 @@ def test_a_blind_run_refuses_a_folder_of_a_public_one(tmp_path: Path) -> None:
     assert not (tmp_path / "arena.secret").exists()
     result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "x"), "--seed", "sometimes"])
     assert result.exit_code == 2 and "non-negative integer or 'random'" in result.output
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "arena.secret").write_text("12ab\n")
+    result = CliRunner().invoke(main, [*args, "--out", str(damaged), "--seed", "random"])
+    assert result.exit_code == 1 and "arena.secret: must hold the blind run's secret seed" in result.output
+    assert "Traceback" not in result.output and sorted(p.name for p in damaged.iterdir()) == ["arena.secret"]
 
 
 def test_the_agents_stream_reveals_no_deal_of_a_public_run() -> None:
