@@ -5,6 +5,13 @@ or, with fewer agents than seats, the agents repeated in turn) is played in ever
 the same deal (the same game seed), so each agent plays each seat equally often and luck of the deal
 cancels within a block. Game ``g`` is block ``g // players``, rotation ``g % players``.
 
+Seeds. Game ``g`` is dealt from the arena's seed and its block; the agents' own randomness (their seeds and the
+redraws in their views) comes from a separate stream (``agent_seed``), which says nothing about any deal. The
+arena's ``seed`` is public (default 0), so anyone can rebuild its deals: a blind run (``blind=True``, ``seasons
+arena --seed random``) draws a secret seed, keeps it in ``arena.secret`` (to resume), deals each block from a
+digest of it, shows only its SHA-256 digest in ``config.json`` and the records, and writes it to ``results.json``
+when the run ends.
+
 Results. Ratings come from openskill's Plackett-Luce model (ranks by final score; ties tie), reported as
 mu with a 95% interval mu ± 1.96 sigma; pairwise win rates (a beats b when it finishes ahead of b in a game
 both played) with Wilson 95% intervals; mean scores and game lengths. ``results.json``, ``crosstable.csv``,
@@ -23,12 +30,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import io
 import itertools
 import json
 import math
 import multiprocessing
 import os
+import secrets
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,7 +52,7 @@ from seasons_env.registry import make_agent, parse_agent_spec
 from seasons_env.replay import current_versions
 
 from .arena_pages import notable_lines, write_index, write_notable_replays
-from .base import play_game
+from .base import agent_streams, play_game
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -58,6 +67,9 @@ class ArenaConfig:
     games: int = 400
     level: str = "archmage"
     seed: int = 0
+    #: ``seed`` is a secret (a blind run): the settings show its SHA-256 digest instead, and the deals come from
+    #: digests of it, so no record reveals another game's deal.
+    blind: bool = False
 
     def __post_init__(self) -> None:
         for k, spec in enumerate(self.agents):
@@ -72,15 +84,26 @@ class ArenaConfig:
             raise ValueError(f"games must be at least 1; got {self.games!r}")
         if not _is_int(self.seed) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
+        if not isinstance(self.blind, bool):
+            raise ValueError(f"blind must be true or false; got {self.blind!r}")
 
     def to_dict(self) -> dict:
-        return {
+        """The settings as ``config.json``, the records and ``results.json`` show them (a blind run's seed as its
+        digest only)."""
+        settings = {
             "agents": list(self.agents),
             "players": self.players,
             "games": self.games,
             "level": self.level,
             "seed": self.seed,
         }
+        if self.blind:
+            settings.update(seed=None, blind=True, seed_sha256=hashlib.sha256(str(self.seed).encode()).hexdigest())
+        return settings
+
+    def fields(self) -> dict:
+        """Every field, the secret seed too: what a worker process needs to play a game (never written to a file)."""
+        return {**self.to_dict(), "seed": self.seed, "blind": self.blind}
 
     def settings(self) -> dict:
         """What a game record must share with this arena to be counted in it: every setting but the number
@@ -116,16 +139,34 @@ def seating(config: ArenaConfig, game_index: int) -> tuple[tuple[str, ...], int]
     block, rotation = divmod(game_index, config.players)
     lineup = lineups(config.agents, config.players)[block % len(lineups(config.agents, config.players))]
     seats = lineup[rotation:] + lineup[:rotation]
+    if config.blind:
+        return seats, _digest_seed(config.seed, "deal", block)
     return seats, config.seed * 1_000_003 + block
+
+
+def agent_seed(config: ArenaConfig, game_index: int) -> int:
+    """The seed of the agents' side of game ``game_index`` (``agents.base.agent_streams``): a digest of the arena's
+    seed and the game index, apart from the deal's seed, so an agent learns nothing of the deal from it."""
+    return _digest_seed(config.seed, "agents", game_index)
+
+
+def _digest_seed(seed: int, purpose: str, index: int) -> int:
+    """A 63-bit seed from the SHA-256 digest of ``seed``, ``purpose`` and ``index``: it reveals none of them."""
+    digest = hashlib.sha256(f"seasons-arena/{purpose}/{seed}/{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def play_one(args: tuple[dict, int]) -> dict:
     """Play game ``game_index`` of the arena (a top-level function, so worker processes can run it)."""
-    config_dict, game_index = args
-    config = ArenaConfig(agents=tuple(config_dict["agents"]), **{k: v for k, v in config_dict.items() if k != "agents"})
+    fields, game_index = args
+    config = ArenaConfig(
+        agents=tuple(fields["agents"]), **{k: fields[k] for k in ("players", "games", "level", "seed", "blind")}
+    )
     seats, seed = seating(config, game_index)
-    agents = [make_agent(spec, seed * 8 + k) for k, spec in enumerate(seats)]
-    record = play_game(agents, level=config.level, seed=seed).to_dict()
+    agents_seed = agent_seed(config, game_index)
+    seat_seeds, _ = agent_streams(agents_seed, config.players)
+    agents = [make_agent(spec, seat_seed) for spec, seat_seed in zip(seats, seat_seeds, strict=True)]
+    record = play_game(agents, level=config.level, seed=seed, agent_seed=agents_seed).to_dict()
     record["seats"] = list(seats)  # the specs the arena knows them by (an agent's own name may differ)
     record["game_index"] = game_index
     record["config"] = config.settings()
@@ -548,6 +589,29 @@ def _pid_alive(pid: int) -> bool:
 # ---------------------------------------------------------------------------- running and files
 
 
+def secret_seed(out_dir: Path | str) -> int:
+    """The secret seed of a blind run in ``out_dir``: the one its ``arena.secret`` keeps (so the run resumes with
+    it), else a new one from the operating system's randomness, kept there (readable by its owner only)."""
+    path = Path(out_dir) / "arena.secret"
+    if path.exists():
+        text = path.read_text(encoding="ascii", errors="replace").strip()
+        if not (text.isascii() and text.isdigit() and len(text) <= 20):
+            raise ArenaFolderError(
+                f"{path}: must hold the blind run's secret seed (a decimal number); got {text[:40]!r}"
+            )
+        return int(text)
+    if (Path(out_dir) / "config.json").exists():
+        raise ArenaFolderError(
+            f"{out_dir} holds an arena that is not blind (or whose {path.name} is gone): choose another folder for a "
+            "blind run, or that arena's --seed to resume it"
+        )
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    seed = secrets.randbits(63)
+    write_atomic(path, f"{seed}\n".encode())
+    path.chmod(0o600)
+    return seed
+
+
 class Arena:
     """Runs an arena into ``out_dir``; ``run`` resumes from the games already recorded there."""
 
@@ -619,7 +683,7 @@ class Arena:
             todo = [g for g in range(self.config.games) if g not in records]
             if limit is not None:
                 todo = todo[:limit]
-            jobs = [(self.config.to_dict(), g) for g in todo]
+            jobs = [(self.config.fields(), g) for g in todo]
             bar = tqdm(total=self.config.games, initial=len(records), disable=not progress, desc="arena", unit="game")
             try:
                 for record in self._play(jobs, workers):
@@ -630,6 +694,8 @@ class Arena:
             played = [records[g] for g in sorted(records)]
             summary = summarize(played, self.config)
             summary["notable_games"] = write_notable_replays(played, self.out_dir)
+            if self.config.blind:  # the run is over: its deals may be known now
+                summary["secret_seed"] = self.config.seed
             self.write(summary)
         return summary
 
@@ -841,6 +907,8 @@ def format_summary(summary: dict) -> str:
         lines.append(f"{a:<{width}}" + "".join(cells))
     mean_decisions = summary["mean_decisions_per_game"]
     lines += ["", f"mean decisions per game: {mean_decisions:.1f}" if mean_decisions is not None else ""]
+    if summary.get("secret_seed") is not None:
+        lines += [f"blind run: its secret seed was {summary['secret_seed']} (now in results.json)"]
     notable = notable_lines(summary.get("notable_games", {}))
     if notable:
         lines += ["notable games (replay pages in the results folder; index.html links them):"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -76,19 +77,36 @@ class GameRecord:
         return dict(self.__dict__)
 
 
+def agent_streams(agent_seed: int, num_players: int) -> tuple[list[int], np.random.Generator]:
+    """The agents' side of a game from ``agent_seed``: each seat's ``reset`` seed, and the generator that redraws
+    the hidden cards of their views. A stream apart from the game's seed, so nothing an agent is given (its seed,
+    its views) says anything about the deal."""
+    sequence = np.random.SeedSequence(agent_seed)
+    seats, views = sequence.spawn(num_players), sequence.spawn(1)[0]
+    return [int(s.generate_state(1, np.uint64)[0] >> np.uint64(1)) for s in seats], np.random.default_rng(views)
+
+
 def play_game(
     agents: Sequence[Agent],
     level: str = "archmage",
     seed: int = 0,
     max_decisions: int = 50_000,
+    agent_seed: int | None = None,
 ) -> GameRecord:
-    """Play one game, seat ``i`` played by ``agents[i]``. Each decision gets a fresh determinized view."""
+    """Play one game, seat ``i`` played by ``agents[i]``. Each decision gets a fresh determinized view.
+
+    The game is ``Game.new(len(agents), level, seed)``; the agents' randomness (their ``reset`` seeds and the
+    redraws in their views) comes from ``agent_seed`` (``agent_streams``), never from ``seed``, so an agent
+    cannot rebuild the deal from what it is given. ``None`` draws ``agent_seed`` from the operating system; give
+    one to replay the agents' decisions too."""
     game = Game.new(len(agents), level, seed=seed)
-    view_rng = np.random.default_rng([seed, 0x51EE])
-    for k, agent in enumerate(agents):
+    if agent_seed is None:
+        agent_seed = secrets.randbits(63)
+    seat_seeds, view_rng = agent_streams(agent_seed, len(agents))
+    for agent, agent_seed_k in zip(agents, seat_seeds, strict=True):
         reset = getattr(agent, "reset", None)
         if reset is not None:
-            reset(seed=int(seed) * 8 + k)
+            reset(seed=agent_seed_k)
     n = len(agents)
     seconds = [0.0] * n
     counts = [0] * n

@@ -15,7 +15,7 @@ import click
 from seasons_env.engine import LEVELS
 from seasons_env.registry import make_agent, parse_agent_spec
 
-from .arena import Arena, ArenaConfig, ArenaFolderError, format_summary
+from .arena import Arena, ArenaConfig, ArenaFolderError, format_summary, secret_seed
 from .human import run_terminal_game
 
 
@@ -24,6 +24,22 @@ def _agent_list(value: str) -> tuple[str, ...]:
     if len(names) < 2:
         raise click.BadParameter(f"name at least 2 agents separated by commas; got {value!r}")
     return names
+
+
+class ArenaSeed(click.ParamType):
+    """A non-negative integer, or ``random`` for a blind run (a secret seed, revealed when the run ends)."""
+
+    name = "SEED|random"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+        text = str(value).strip()
+        if text == "random":
+            return text
+        if text.isascii() and text.isdigit():
+            return int(text)
+        self.fail(f"must be a non-negative integer or 'random'; got {value!r}", param, ctx)
 
 
 @click.command()
@@ -37,7 +53,14 @@ def _agent_list(value: str) -> tuple[str, ...]:
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
 @click.option("--games", type=click.IntRange(min=1), default=200, show_default=True, help="Games in the whole arena.")
 @click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the whole schedule.")
+@click.option(
+    "--seed",
+    type=ArenaSeed(),
+    default="0",
+    show_default=True,
+    help="Seed of the whole schedule (public: anyone can rebuild its deals), or 'random' for a blind run: a secret "
+    "seed drawn at the start and written to results.json when the run ends.",
+)
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes.")
 @click.option(
     "--out",
@@ -47,20 +70,36 @@ def _agent_list(value: str) -> tuple[str, ...]:
 )
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
 def arena(
-    agent_names: str, players: int, games: int, level: str, seed: int, workers: int, out: Path | None, progress: bool
+    agent_names: str,
+    players: int,
+    games: int,
+    level: str,
+    seed: int | str,
+    workers: int,
+    out: Path | None,
+    progress: bool,
 ) -> None:
     """Play agents against each other with seats rotated, rate them, and write the results.
 
     Writes games.jsonl (one line per finished game: an interrupted run resumes from it), results.json,
     ratings.csv, crosstable.csv and arena.png into the results folder. Records are never deleted (a smaller
-    --games reports on the first games), and one folder takes one run at a time.
+    --games reports on the first games), and one folder takes one run at a time. --seed random makes a blind run:
+    nobody can know its deals in advance; rerun with --seed random and the same folder to resume it.
     """
     names = _agent_list(agent_names)
+    out = out or Path("results") / f"arena-{'-'.join(names)}-{players}p-{level}"
+    blind = seed == "random"
     try:
-        config = ArenaConfig(agents=names, players=players, games=games, level=level, seed=seed)
+        ArenaConfig(agents=names, players=players, games=games, level=level)  # the settings, before any file
+        if blind:
+            seed = secret_seed(out)  # a resumed blind run keeps its secret
+        config = ArenaConfig(agents=names, players=players, games=games, level=level, seed=seed, blind=blind)
+    except ArenaFolderError as error:
+        raise click.ClickException(str(error)) from None
+    except OSError as error:
+        raise click.FileError(str(error.filename or out), hint=error.strerror or str(error)) from None
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="'--agents'") from None
-    out = out or Path("results") / f"arena-{'-'.join(names)}-{players}p-{level}"
     runner = Arena(config, out)
     try:
         summary = runner.run(workers=workers, progress=progress)

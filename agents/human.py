@@ -18,7 +18,7 @@ from seasons_env import Game, describe_action
 from seasons_env.engine import steps
 from seasons_env.engine.actions import SEASON_MOVES, decode, instance_of_activation
 from seasons_env.engine.data import CARD_BY_NAME, CARD_NAMES, CARDS, ENERGIES, SEASONS, TRANSMUTE_RATE, card_of
-from seasons_env.rendering import face_label, render_text
+from seasons_env.rendering import card_choice_is_public, face_label, render_text
 from seasons_env.replay import make_record, write_record
 
 from .base import Agent, GameRecord, play_game
@@ -137,8 +137,6 @@ COMMANDS_HELP = (
     "whose name contains NAME); q or quit: stop the game."
 )
 
-# Card choices another player makes without showing the card (everything else they choose is public).
-_PUBLIC_CARD_CHOICES = frozenset({"divine_chalice", "potion_of_dreams"})
 ELEMENTAL_AMULET = CARD_BY_NAME["Elemental Amulet"]
 
 
@@ -371,9 +369,10 @@ class _Seat:
 
 
 def _public_label(view: Game, seat: int, action: int) -> str:
-    """What everyone at the table learns of ``seat`` taking ``action``."""
-    decision = view.pending_decision or ""
-    if decode(action)[0] == "CHOOSE_CARD" and decision not in _PUBLIC_CARD_CHOICES:
+    """What everyone at the table learns of ``seat`` taking ``action``: a card chosen is named only when it enters
+    play (a Divine Chalice's card without room is discarded face down)."""
+    if not card_choice_is_public(view, action):
+        decision = view.pending_decision or ""
         spec = steps.STEP_BY_NAME.get(decision)
         return f"{spec.doc if spec is not None and spec.doc else decision} (a card you do not see)"
     return option_label(view, seat, action)
@@ -411,11 +410,13 @@ def run_terminal_game(
     input_stream: TextIO | None = None,
     output_stream: TextIO | None = None,
     record_path: Path | None = None,
+    agent_seed: int | None = None,
 ) -> GameRecord | None:
     """Play one game: the person at ``human_seat``, ``opponent_factory(seat)`` (or ``opponent_factory()``) at the
     other seats. Prints the final scores and the winner and returns the ``GameRecord``; returns ``None`` if
     the person quit, after a goodbye line with the scores so far. With ``record_path``, the game's record
-    (every action, for ``seasons replay``) is written there atomically, also for a game left unfinished."""
+    (every action, for ``seasons replay``) is written there atomically, also for a game left unfinished. The seed
+    is told only once the game is over; ``agent_seed`` seeds the other seats (``play_game``; ``None``: at random)."""
     if not 0 <= human_seat < num_players:
         raise ValueError(f"human_seat must be a seat 0..{num_players - 1}; got {human_seat!r}")
     if record_path is not None and not Path(record_path).resolve().parent.is_dir():
@@ -430,16 +431,18 @@ def run_terminal_game(
         for seat in range(num_players)
     ]
     names = [a.name for a in agents]
+    # The seed deals every pack, the draw pile and the dice: it is told only once the game is over.
     say(
-        f"Seasons, {num_players} players, level {level}, seed {seed}. You are player {human_seat}; "
+        f"Seasons, {num_players} players, level {level}. You are player {human_seat}; "
         + ", ".join(f"player {s} is {names[s]}" for s in range(num_players) if s != human_seat)
         + ". Type h for help, q to quit."
     )
     try:
-        record = play_game(agents, level=level, seed=seed)
+        record = play_game(agents, level=level, seed=seed, agent_seed=agent_seed)
     except QuitGame:
         game = _replay(num_players, level, seed, log)
         say(f"Goodbye: you left the game. Scores so far: {_score_line(game.scores(), names, human_seat)}.")
+        say(_seed_line(seed))
         if record_path is not None:
             write_record(record_path, make_record(num_players, level, seed, log, seats=names))
             say(f"Record of the unfinished game written to {record_path} (seasons replay {record_path}).")
@@ -460,6 +463,11 @@ def run_terminal_game(
         say("You win!")
     else:
         say(f"Winner: {winners[0]}.")
+    say(_seed_line(seed))
     if record_path is not None:
         say(f"Game record written to {record_path} (seasons replay {record_path}).")
     return record
+
+
+def _seed_line(seed: int) -> str:
+    return f"The deal's seed was {seed} (seasons play --seed {seed} deals this game again)."

@@ -30,7 +30,9 @@ def _mirror_game(args: tuple[int, str]) -> dict:
     from agents.heuristic import HeuristicAgent
 
     seed, level = args
-    record = play_game([HeuristicAgent(seed * 2), HeuristicAgent(seed * 2 + 1)], level=level, seed=seed)
+    record = play_game(
+        [HeuristicAgent(seed * 2), HeuristicAgent(seed * 2 + 1)], level=level, seed=seed, agent_seed=seed
+    )
     return record.to_dict()
 
 

@@ -47,7 +47,7 @@ def play(args: tuple[str, int]) -> tuple[float, int, int]:
     drafter = RandomAgent(index) if other == "random" else HeuristicAgent(index)
     rival = DraftedBy(PolicyAgent(index + 2), drafter, f"{other} draft")
     seats = [learned, rival] if index % 2 == 0 else [rival, learned]
-    record = play_game(seats, level="archmage", seed=50_000 + index // 2)
+    record = play_game(seats, level="archmage", seed=50_000 + index // 2, agent_seed=index)
     me = seats.index(learned)
     win = 1.0 / len(record.winners) if me in record.winners else 0.0
     return win, record.scores[me], record.scores[1 - me]

@@ -28,7 +28,7 @@ def play(args: tuple[str, int, str, int]) -> tuple[float, int, float]:
     deal, learned_seat = divmod(index, players)
     agents = [OPPONENTS[opponent](index * 8 + k) for k in range(players)]
     agents[learned_seat] = PolicyAgent(index * 8 + learned_seat)
-    record = play_game(agents, level=level, seed=70_000 + deal)
+    record = play_game(agents, level=level, seed=70_000 + deal, agent_seed=deal)
     win = 1.0 / len(record.winners) if learned_seat in record.winners else 0.0
     others = [s for k, s in enumerate(record.scores) if k != learned_seat]
     return win, record.scores[learned_seat], sum(others) / len(others)

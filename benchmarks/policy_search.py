@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in range(args.games):
         searcher, heuristic = PolicyISMCTSAgent(seed=k, seconds=args.seconds), HeuristicAgent(seed=k)
         seats = [searcher, heuristic] if k % 2 == 0 else [heuristic, searcher]
-        record = play_game(seats, level="archmage", seed=70_000 + k // 2)
+        record = play_game(seats, level="archmage", seed=70_000 + k // 2, agent_seed=k)
         me = seats.index(searcher)
         wins += 1 / len(record.winners) if me in record.winners else 0.0
         mine.append(record.scores[me])

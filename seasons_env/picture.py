@@ -7,7 +7,8 @@ and for each player the crystals, energy reserve, summoning gauge, bonuses used,
 decision.
 
 Observer-aware: with ``seat=p`` only what seat ``p`` may see is drawn (its own hand, library and draft pack by
-name; other seats' hidden cards only as counts; the legal options only when ``p`` decides). The default
+name, the cards it saw and passed on in the draft, the top card its Crystal Orb showed; other seats' hidden cards
+only as counts; the legal options and the decision's cards only when ``p`` decides). The default
 ``seat=None`` is the god view: every hand, library and pack, labelled "god view" on the picture.
 
 The pixels depend only on the position and the seat (Pillow's bundled font, no system fonts, no clock), and
@@ -17,7 +18,6 @@ the size only on the number of players (``picture_size``), so the frames of a ga
 from __future__ import annotations
 
 import functools
-import numbers
 import os
 import sys
 
@@ -26,10 +26,22 @@ from PIL import Image, ImageDraw, ImageFont
 
 from . import Game, describe_action
 from .engine.data import CARD_NAMES, CARD_OF, CARDS, DICE, ENERGIES, GAUGE_MAX, MAX_BONUSES, SEASONS
-from .rendering import render_text
+from .rendering import (
+    check_viewer,
+    decision_context,
+    deferred_text,
+    draft_seen_cards,
+    game_dice_text,
+    orb_card,
+    render_text,
+    turn_text,
+)
 
 WIDTH = 1200
-HEADER_HEIGHT = 224
+HEADER_HEIGHT = 336  # the wheel, the dice and the decision (224), then the band of notes (112)
+NOTES_TOP = 226
+NOTE_LINES = 7
+NOTE_LINE_HEIGHT = 15
 PANEL_HEIGHT = 176  # both multiples of 16, so that video encoders need not resize the frames
 
 BACKGROUND = (246, 243, 236)
@@ -104,10 +116,7 @@ class Canvas:
 
 
 def _check_seat(game: Game, seat: int | None) -> None:
-    if seat is None:
-        return
-    if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat < game.num_players:
-        raise ValueError(f"seat must be None (god view) or a seat 0..{game.num_players - 1}; got {seat!r}")
+    check_viewer(game, seat, "seat")
 
 
 def _fit(draw: Canvas, text: str, font: ImageFont.FreeTypeFont, width: int) -> str:
@@ -178,6 +187,7 @@ def board_view(game: Game, seat: int | None = None) -> dict:
                     "stored": [int(n) for n in stored] if stored is not None and any(stored) else None,
                 }
             )
+        orb = orb_card(game, p) if visible else None
         players.append(
             {
                 "crystals": int(game.crystals[p]),
@@ -193,8 +203,14 @@ def board_view(game: Game, seat: int | None = None) -> dict:
                 "hand": [CARD_NAMES[c] for c in game.hand[p]] if visible else None,
                 "library": [[CARD_NAMES[c] for c in year2], [CARD_NAMES[c] for c in year3]] if visible else None,
                 "pack": [CARD_NAMES[c] for c in game.draft_pack[p]] if visible else None,
+                "turn": turn_text(game, p),
+                "may_transmute": bool(game.can_transmute(p)),
+                "transmute_bonus_used": bool(game.used_transmute_bonus(p)),
+                "draft_seen": [CARD_NAMES[c] for c in draft_seen_cards(game, p)] if visible else None,
+                "orb_seen": CARD_NAMES[orb] if orb is not None else None,
             }
         )
+    context = decision_context(game, seat) if not over else []
     return {
         "num_players": game.num_players,
         "level": game.level,
@@ -213,8 +229,31 @@ def board_view(game: Game, seat: int | None = None) -> dict:
         "decider": decider,
         "decision": game.pending_decision,
         "options": options,
+        "context": context or None,
+        "turn_player": int(game.turn_player) if game.turn_player >= 0 else None,
+        "game_dice": {SEASONS[k]: [int(d) for d in sorted(dice)] for k, dice in enumerate(game.game_dice)},
+        "deferred_tokens": [[int(p), int(n)] for p, n in game.deferred_tokens],
         "players": players,
+        "notes": _notes(game, seat, context, players),
     }
+
+
+def _notes(game: Game, seat: int | None, context: list[str], players: list[dict]) -> list[str]:
+    """The facts the picture writes in its band of notes (and the replay page under its board): the game's dice,
+    Hourglass tokens owed, what the pending decision is about (for its decider), and the observer's memories
+    (the top card its Crystal Orb showed, the cards it saw and passed on in the draft)."""
+    notes = [f"Game dice: {game_dice_text(game)}"]
+    owed = deferred_text(game)
+    if owed is not None:
+        notes.append(owed)
+    if context:
+        notes.append(f"Player {game.current_player}'s decision is about {'; '.join(context)}")
+    if seat is not None:
+        if players[seat]["orb_seen"] is not None:
+            notes.append(f"Your Crystal Orb showed the draw pile's top card: {players[seat]['orb_seen']}")
+        if players[seat]["draft_seen"]:
+            notes.append(f"You saw and passed on in the draft: {', '.join(players[seat]['draft_seen'])}")
+    return notes
 
 
 def _wheel(draw: Canvas, view: dict) -> None:
@@ -361,7 +400,11 @@ def _panel(draw: Canvas, view: dict, p: int) -> None:
     draw.text((x + 160, y), f"{player['bonuses_used']}/{MAX_BONUSES}", font=body, fill=MUTED)
     y += 20
     library = sum(player["library_sizes"])
-    draw.text((x, y), f"Hand {_count(player['hand_size'], 'card')}, library {library}", font=body, fill=INK)
+    year2, year3 = player["library_sizes"]
+    hand = f"Hand {_count(player['hand_size'], 'card')}, library {year2} + {year3} (years 2, 3)"
+    draw.text((x, y), hand, font=body, fill=INK)
+    if player["turn"] is not None:
+        draw.text((x, y + 17), _fit(draw, player["turn"].capitalize(), small, 290), font=small, fill=SEAT_COLORS[p])
     # Right: the cards in play (at most 15: the gauge's maximum), 5 to a row.
     cx0, cy0 = 310, y0 + 10
     if not player["in_play"]:
@@ -391,6 +434,31 @@ def _panel(draw: Canvas, view: dict, p: int) -> None:
         ty += 15
 
 
+def _wrap(draw: Canvas, text: str, font: ImageFont.FreeTypeFont, width: int) -> list[str]:
+    """``text`` cut at spaces into lines of at most ``width`` pixels."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if line and draw.textlength(candidate, font=font) > width:
+            lines.append(line)
+            line = "    " + word
+        else:
+            line = candidate
+    return [*lines, line]
+
+
+def _notes_band(draw: Canvas, view: dict) -> None:
+    """The band under the header: ``view["notes"]``, wrapped (the last line cut with an ellipsis if they overflow)."""
+    font, width = _font(12), WIDTH - 32
+    lines = [line for note in view["notes"] for line in _wrap(draw, note, font, width)]
+    if len(lines) > NOTE_LINES:
+        lines = [*lines[: NOTE_LINES - 1], _fit(draw, lines[NOTE_LINES - 1] + " ...", font, width)]
+    draw.line((12, NOTES_TOP - 1, WIDTH - 12, NOTES_TOP - 1), fill=MUTED)
+    for k, line in enumerate(lines):
+        draw.text((16, NOTES_TOP + 2 + NOTE_LINE_HEIGHT * k), _fit(draw, line, font, width), font=font, fill=INK)
+
+
 def draw_view(view: dict) -> Image.Image:
     """The picture of a ``board_view``."""
     image = Image.new("RGB", picture_size(view["num_players"]), BACKGROUND)
@@ -403,6 +471,7 @@ def draw_view(view: dict) -> Image.Image:
     else:
         draw.text((236, 40), "No dice rolled yet this round", font=_font(13), fill=MUTED)
     _header_text(draw, view)
+    _notes_band(draw, view)
     for p in range(view["num_players"]):
         _panel(draw, view, p)
     return image

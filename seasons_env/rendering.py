@@ -1,19 +1,38 @@
-"""A readable text board (the ``ansi`` render mode and the terminal game)."""
+"""A readable text board (the ``ansi`` render mode, the terminal game and replays at the terminal).
+
+``render_text(game, viewer=seat)`` shows exactly what ``seat`` knows: every public fact its observation carries
+(``encoding.py``) and its own private facts (hand, library, draft pack, what it saw in the draft and through a
+Crystal Orb, the cards and costs of its pending decision), and of other seats' hidden cards only their counts.
+``docs/human_channels.md`` lists what each channel shows.
+"""
 
 from __future__ import annotations
 
 import numbers
 
-from .engine import Game
-from .engine.actions import describe_action
-from .engine.data import CARD_NAMES, CARD_OF, DICE, ENERGIES, MAX_BONUSES, SEASONS, TRANSMUTE_RATE
+from .engine import Game, steps
+from .engine.actions import decode, describe_action
+from .engine.data import CARD_NAMES, CARD_OF, DICE, ENERGIES, MAX_BONUSES, NUM_CARDS, SEASONS, TRANSMUTE_RATE
 
 _ENERGY_SHORT = {"water": "W", "earth": "E", "fire": "F", "air": "A"}
+
+#: The card choices that are public when the chosen card enters play: everyone sees it arrive (without room, a
+#: Divine Chalice's card is discarded face down instead, RULES.md section 9).
+_CHOICES_INTO_PLAY = frozenset({"divine_chalice", "potion_of_dreams"})
 
 
 def _tokens(tokens) -> str:
     parts = [f"{n}{_ENERGY_SHORT[e]}" for e, n in zip(ENERGIES, tokens, strict=True) if n]
     return " ".join(parts) if parts else "-"
+
+
+def _names(cards) -> str:
+    return ", ".join(CARD_NAMES[c] for c in cards) or "-"
+
+
+def _energy_words(tokens) -> str:
+    parts = [f"{n} {e}" for e, n in zip(ENERGIES, tokens, strict=True) if n]
+    return " + ".join(parts) if parts else "nothing"
 
 
 def face_label(season: int, die: int, face_index: int) -> str:
@@ -33,14 +52,98 @@ def face_label(season: int, die: int, face_index: int) -> str:
     return f"[{face.pips}] " + ", ".join(parts)
 
 
+def check_viewer(game: Game, viewer: object, name: str = "viewer") -> None:
+    """``viewer`` must be ``None`` (the god view) or a seat of ``game``: a ``ValueError`` naming ``name`` if not."""
+    if viewer is not None and (
+        isinstance(viewer, bool) or not isinstance(viewer, numbers.Integral) or not 0 <= viewer < game.num_players
+    ):
+        raise ValueError(f"{name} must be None (god view) or a seat 0..{game.num_players - 1}; got {viewer!r}")
+
+
+def decision_context(game: Game, viewer: int | None) -> list[str]:
+    """What the pending decision is about, as its decider knows it (the observation's context slices): the card or
+    cards it looks at, the energy still to pay, how many tokens or cards are left, who receives, the year. Only the
+    decider (and the god view, ``None``) is shown it: for another seat it is empty."""
+    task = game.pending_task()
+    if task is None or (viewer is not None and viewer != task[1]):
+        return []
+    name = steps.spec(task[0]).name
+    parts = []
+    for arg, value in zip(steps.spec(task[0]).args, task[2:], strict=True):
+        if arg == "card" and name == "crystal_orb_seen":
+            parts.append(f"the draw pile's top card: {CARD_NAMES[value]}")
+        elif arg == "card":
+            parts.append(f"the card: {CARD_NAMES[value]}")
+        elif arg == "cards":
+            parts.append(f"the cards: {_names(value)}")
+        elif arg == "instance":
+            parts.append(f"the card in play: {CARD_NAMES[CARD_OF[value]]}")
+        elif arg == "need":
+            parts.append(f"still to pay: {_energy_words(value)}")
+        elif arg == "energy":
+            parts.append(f"energy: {ENERGIES[value]}")
+        elif arg in ("count", "remaining"):
+            parts.append(f"{'tokens' if arg == 'count' else 'cards'} still to choose: {value}")
+        elif arg == "waivers":
+            parts.append(f"tokens Hand of Fortune may save: {value}")
+        elif arg == "recipients":
+            parts.append(f"given to player {value[0]}")
+        elif arg == "year":
+            parts.append(f"for the library of year {value}")
+    return parts
+
+
+def card_choice_is_public(game: Game, action: int) -> bool:
+    """Whether the other seats learn which card the decider of ``game`` chooses with ``action``: only when the card
+    enters play (Divine Chalice with room, Potion of Dreams). A card chosen from a hand, a pack or drawn cards that
+    goes to a hand, a library or the discard pile stays hidden. Actions other than a card choice are public."""
+    if decode(action)[0] != "CHOOSE_CARD":
+        return True
+    task = game.pending_task()
+    return task is not None and steps.spec(task[0]).name in _CHOICES_INTO_PLAY and game.has_room(task[1])
+
+
+def game_dice_text(game: Game) -> str:
+    """The game's dice of every season (public from the start: which of the five dice each season uses)."""
+    return "; ".join(
+        f"{season} {', '.join(str(d + 1) for d in sorted(dice))}"
+        for season, dice in zip(SEASONS, game.game_dice, strict=True)
+    )
+
+
+def deferred_text(game: Game) -> str | None:
+    """The Hourglass of Time tokens owed at the end of the turn (after a Temporal Boots season change), or None."""
+    if not game.deferred_tokens:
+        return None
+    owed = ", ".join(f"player {p} {n} token{'s' * (n != 1)}" for p, n in game.deferred_tokens)
+    return f"Hourglass of Time tokens owed at the end of this turn: {owed}"
+
+
+def turn_text(game: Game, player: int) -> str | None:
+    """The turn facts of ``player`` while its turn is under way (its transmute ability and bonus), or None."""
+    if game.turn_player != player:
+        return None
+    ability = "may transmute" if game.can_transmute(player) else "may not transmute"
+    bonus = "; transmute bonus used" if game.used_transmute_bonus(player) else ""
+    return f"its turn: {ability}{bonus}"
+
+
+def draft_seen_cards(game: Game, player: int) -> list[int]:
+    """The cards ``player`` saw in a pack and passed on during the draft (its memory of the draft)."""
+    seen = game.draft_seen[player]
+    return [c for c in range(1, NUM_CARDS + 1) if seen >> c & 1]
+
+
+def orb_card(game: Game, player: int) -> int | None:
+    """The draw pile's top card as ``player``'s Crystal Orb showed it (while it is still the top card), or None."""
+    return game.orb_seen[1] if game.orb_seen and game.orb_seen[0] == player else None
+
+
 def render_text(game: Game, viewer: int | None = None) -> str:
     """The board as text. With ``viewer`` set, only what that seat may know is shown of other seats (their
     hidden cards as counts, the name of their pending decision without its options); ``None`` is the god view
     (every hand, draft pack and library, and the options of whoever decides), labelled as such."""
-    if viewer is not None and (
-        isinstance(viewer, bool) or not isinstance(viewer, numbers.Integral) or not 0 <= viewer < game.num_players
-    ):
-        raise ValueError(f"viewer must be None (god view) or a seat 0..{game.num_players - 1}; got {viewer!r}")
+    check_viewer(game, viewer)
     lines = [
         f"Seasons - {game.num_players} players, {game.level} - year {min(game.year, 3)}"
         f"{' (past the end)' if game.year > 3 else ''}, {SEASONS[game.season]} (space {game.position}/12),"
@@ -49,13 +152,17 @@ def render_text(game: Game, viewer: int | None = None) -> str:
         "Transmuting a token now gives "
         + ", ".join(f"{e} {r}" for e, r in zip(ENERGIES, TRANSMUTE_RATE[game.season], strict=True))
         + " crystals (tokens: W water, E earth, F fire, A air)",
+        f"Game dice: {game_dice_text(game)}",
     ]
     if game.rolled:
         dice = []
         for die, face_index, owner in game.rolled:
             taker = f" -> player {owner}" if owner >= 0 else ""
             dice.append(f"die {die + 1} {face_label(game.dice_season, die, face_index)}{taker}")
-        lines.append("Dice: " + " | ".join(dice))
+        lines.append(f"Dice ({SEASONS[game.dice_season]}): " + " | ".join(dice))
+    owed = deferred_text(game)
+    if owed is not None:
+        lines.append(owed)
     for p in range(game.num_players):
         marker = ">" if game.current_player == p else " "
         in_play = []
@@ -68,28 +175,31 @@ def render_text(game: Game, viewer: int | None = None) -> str:
             in_play.append(name)
         you = " (you)" if viewer == p else ""
         lines.append(
-            f"{marker} player {p}{you}: {game.crystals[p]} crystals, reserve {_tokens(game.reserve[p])}, "
-            f"summoning gauge {game.gauge[p]} ({len(game.in_play[p])} in play), "
-            f"bonuses used {game.bonuses_used[p]}/{MAX_BONUSES}"
+            f"{marker} player {p}{you}: {game.crystals[p]} crystals, reserve {_tokens(game.reserve[p])} "
+            f"({sum(game.reserve[p])}/{game.reserve_limit(p)}), summoning gauge {game.gauge[p]} "
+            f"({len(game.in_play[p])} in play), bonuses used {game.bonuses_used[p]}/{MAX_BONUSES}"
         )
+        turn = turn_text(game, p)
+        if turn is not None:
+            lines.append(f"    {turn}")
         lines.append(f"    in play: {', '.join(in_play) if in_play else '-'}")
+        year2, year3 = game.library[p]
         if viewer is None or viewer == p:
-            hand = ", ".join(CARD_NAMES[c] for c in game.hand[p]) or "-"
-            lines.append(f"    hand: {hand}")
+            lines.append(f"    hand: {_names(game.hand[p])}")
             if game.draft_pack[p]:
-                lines.append(f"    draft pack: {', '.join(CARD_NAMES[c] for c in game.draft_pack[p])}")
-            year2, year3 = game.library[p]
+                lines.append(f"    draft pack: {_names(game.draft_pack[p])}")
             if year2 or year3:
-                lines.append(
-                    "    library: year 2: "
-                    + (", ".join(CARD_NAMES[c] for c in year2) or "-")
-                    + "; year 3: "
-                    + (", ".join(CARD_NAMES[c] for c in year3) or "-")
-                )
+                lines.append(f"    library: year 2: {_names(year2)}; year 3: {_names(year3)}")
+            seen = draft_seen_cards(game, p)
+            if seen:
+                lines.append(f"    seen in the draft and passed on: {_names(seen)}")
+            orb = orb_card(game, p)
+            if orb is not None:
+                lines.append(f"    Crystal Orb showed the draw pile's top card: {CARD_NAMES[orb]}")
         else:
             pack = f", draft pack {len(game.draft_pack[p])} cards" if game.draft_pack[p] else ""
             lines.append(
-                f"    hand: {len(game.hand[p])} cards, library {sum(len(s) for s in game.library[p])} cards{pack}"
+                f"    hand: {len(game.hand[p])} cards, library {len(year2)} + {len(year3)} cards (years 2 and 3){pack}"
             )
     lines.append(f"Draw pile {len(game.draw_pile)}, discard pile {len(game.discard_pile)}")
     if game.is_over:
@@ -98,7 +208,9 @@ def render_text(game: Game, viewer: int | None = None) -> str:
         legal = game.legal_action_list()
         shown = ", ".join(describe_action(a) for a in legal[:8])
         more = f" (+{len(legal) - 8} more)" if len(legal) > 8 else ""
-        lines.append(f"Player {game.current_player} decides: {game.pending_decision}: {shown}{more}")
+        context = decision_context(game, viewer)
+        about = f" ({'; '.join(context)})" if context else ""
+        lines.append(f"Player {game.current_player} decides: {game.pending_decision}{about}: {shown}{more}")
     else:  # another seat's options may name its hidden cards (its draft pack, its hand): only the decision
         lines.append(f"Player {game.current_player} decides: {game.pending_decision}")
     return "\n".join(lines)

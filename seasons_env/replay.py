@@ -36,10 +36,9 @@ from typing import TextIO
 
 from . import ACTION_TABLE_VERSION, LEVELS, NUM_ACTIONS, Game, describe_action
 from .engine import STATE_VERSION
-from .engine.actions import decode
 from .files import replace_atomically, write_atomic
 from .picture import SEAT_COLORS, board_view, draw_view
-from .rendering import render_text
+from .rendering import card_choice_is_public, render_text
 
 MAX_ACTIONS = 50_000  # agents.base.play_game's limit: no real game comes near it
 MAX_SEED = 2**64
@@ -326,7 +325,7 @@ class Replay:
     def label(self, k: int, seat: int | None = None) -> str:
         """The label of action ``k``; another seat's choice of a card ``seat`` does not see is not named."""
         game, action = self.positions[k], self.record.actions[k]
-        if seat is not None and game.current_player != seat and decode(action)[0] == "CHOOSE_CARD":
+        if seat is not None and game.current_player != seat and not card_choice_is_public(game, action):
             return f"chooses a card (not shown to player {seat})"
         return describe_action(action)
 
@@ -659,8 +658,10 @@ def html_page(replay: Replay, seat: int | None = None) -> str:
     seats = ", ".join(replay.seat_name(p) for p in range(n))
     view = "god view (every hand shown)" if seat is None else f"as seen by player {seat}"
     status = "finished" if replay.finished else "unfinished"
+    # The seed deals everything hidden: a seat's view names it only once the game is over.
+    seed = f", seed {record.seed}" if seat is None or replay.finished else ""
     meta = (
-        f"{n} players, {record.level}, seed {record.seed}: {seats}. {len(record.actions)} actions ({status} game), "
+        f"{n} players, {record.level}{seed}: {seats}. {len(record.actions)} actions ({status} game), "
         f"{view}. Keys: left and right arrows."
     )
     title = f"Seasons replay: {record.source}"

@@ -33,13 +33,13 @@ def test_heuristic_returns_a_legal_action_in_random_positions(num_players: int, 
 def test_heuristic_plays_whole_games_at_every_level_and_player_count() -> None:
     for level in ("apprentice", "magician", "archmage"):
         for n in (2, 3, 4):
-            record = play_game([HeuristicAgent() for _ in range(n)], level, seed=n)
+            record = play_game([HeuristicAgent() for _ in range(n)], level, seed=n, agent_seed=n)
             assert len(record.scores) == n and record.winners
 
 
 def test_seeded_heuristic_games_are_reproducible() -> None:
     def run(agents: list) -> dict:
-        out = play_game(agents, "archmage", seed=11).to_dict()
+        out = play_game(agents, "archmage", seed=11, agent_seed=11).to_dict()
         out.pop("seconds_per_seat")
         return out
 
@@ -98,6 +98,6 @@ def test_heuristic_beats_random_with_seats_rotated() -> None:
         agents = [HeuristicAgent(), RandomAgent()]
         if heuristic_seat:
             agents.reverse()
-        record = play_game(agents, "archmage", seed=seed)
+        record = play_game(agents, "archmage", seed=seed, agent_seed=seed)
         wins += heuristic_seat in record.winners
     assert wins >= 18

@@ -66,7 +66,7 @@ def test_single_option_is_returned_without_search() -> None:
 
 def test_same_seed_same_game() -> None:
     def game(seed: int) -> tuple:
-        record = play_game([ISMCTSAgent(iterations=12), RandomAgent()], level="magician", seed=seed)
+        record = play_game([ISMCTSAgent(iterations=12), RandomAgent()], level="magician", seed=seed, agent_seed=seed)
         return record.scores, record.winners, record.decisions, record.decks
 
     assert game(11) == game(11)
@@ -126,6 +126,6 @@ def test_beats_random() -> None:
         seat = seed % 2
         agents = [RandomAgent(), RandomAgent()]
         agents[seat] = ISMCTSAgent(iterations=25)
-        record = play_game(agents, level="archmage", seed=seed)
+        record = play_game(agents, level="archmage", seed=seed, agent_seed=seed)
         wins += record.winners == [seat]
     assert wins >= 4

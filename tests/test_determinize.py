@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from random_play import random_positions
@@ -74,3 +76,30 @@ def test_crystal_orb_top_card_stays_known_to_its_owner() -> None:
 def test_bad_seat_is_refused() -> None:
     with pytest.raises(ValueError, match="player"):
         Game.new(2, seed=0).determinize(2, np.random.default_rng(0))
+
+
+def kriss_decision() -> Game:
+    """Player 1 choosing its Necrotic Kriss's target, its one familiar in hand (Syllas the Faithful among two items),
+    the draw pile all items but one familiar (Figrim the Avaricious)."""
+    from scenario import scenario
+
+    return scenario(
+        turn_player=1,
+        players=[{}, {"hand": [10, 3, 5], "in_play": [{"card": 44, "tapped": True}]}],
+        draw_pile=[1, 2, 4, 6, 7, 8, 9, 11, 13, 14, 18, 19],
+        pending=[{"step": "necrotic_kriss", "player": 1}, {"step": "turn", "player": 1}],
+    )
+
+
+def test_an_opponent_choosing_its_kriss_target_keeps_a_familiar_in_every_sample() -> None:
+    """Every seat saw the Kriss activated, so its player holds a familiar: a redraw that dealt its hand none was a
+    position no history reaches (its decision had no option, and Game.from_dict refuses it)."""
+    game = kriss_decision()
+    assert game.pending_decision == "necrotic_kriss" and game.current_player == 1
+    familiars = Counter()
+    for k in range(60):
+        sample = game.determinize(0, np.random.default_rng(k))
+        assert sample.legal_action_list() and not invariant_violations(sample, check_cards=False)
+        assert Game.from_dict(sample.to_dict()).pending_decision == "necrotic_kriss"
+        familiars.update(c for c in sample.hand[1] if c in (10, 11))
+    assert familiars[10] and familiars[11]  # either familiar may be the one held

@@ -30,7 +30,7 @@ def evaluated_positions(monkeypatch: pytest.MonkeyPatch, num_players: int, seed:
 
     monkeypatch.setattr(heuristic_module, "evaluate", recording)
     agents = [HeuristicAgent(), *(RandomAgent() for _ in range(num_players - 1))]
-    play_game(agents, "archmage", seed=seed)
+    play_game(agents, "archmage", seed=seed, agent_seed=seed)
     monkeypatch.undo()
     return seen[::3]
 

@@ -13,6 +13,7 @@ from seasons_env import Game
 from seasons_env.engine import steps
 
 SEED = 7
+AGENT_SEED = 70
 JUNK = ["abc", "", "0", "-1", "99", "1.5"]  # each must re-prompt
 
 
@@ -30,6 +31,7 @@ def _play(lines: Sequence[str], **kwargs) -> tuple[object, str]:
     record = run_terminal_game(
         RandomAgent,
         seed=SEED,
+        agent_seed=AGENT_SEED,
         input_stream=io.StringIO("".join(f"{line}\n" for line in lines)),
         output_stream=out,
         **kwargs,
@@ -58,7 +60,7 @@ def test_a_full_game_with_junk_help_and_board_in_between() -> None:
     # The other player's draft picks are told without naming the card.
     assert "player 1 (random): pick a card from the pack held (a card you do not see)" in text
     # The scripted person always chose option 1: the same game as an agent that always takes the first action.
-    same = play_game([FirstAgent(), RandomAgent()], level="archmage", seed=SEED)
+    same = play_game([FirstAgent(), RandomAgent()], level="archmage", seed=SEED, agent_seed=AGENT_SEED)
     assert (record.scores, record.winners, record.decisions) == (same.scores, same.winners, same.decisions)
     assert f"Game over. Scores {record.scores}" in text  # the final board
 

@@ -244,7 +244,7 @@ class _Checked:
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_shipped_model_plays_only_legal_actions(level: str, players: int) -> None:
     agents = [_Checked(PolicyAgent(seed=k, greedy=k % 2 == 0)) for k in range(players)]
-    record = play_game(agents, level=level, seed=11 * players)
+    record = play_game(agents, level=level, seed=11 * players, agent_seed=11 * players)
     assert sum(a.decisions for a in agents) == record.decisions
 
 
@@ -253,7 +253,7 @@ def test_shipped_model_beats_random_in_a_seeded_match() -> None:
     for game in range(6):
         learned, random_agent = PolicyAgent(seed=game), RandomAgent(seed=game)
         seats = [learned, random_agent] if game % 2 == 0 else [random_agent, learned]
-        record = play_game(seats, level="archmage", seed=100 + game // 2)
+        record = play_game(seats, level="archmage", seed=100 + game // 2, agent_seed=game)
         wins += seats.index(learned) in record.winners
     assert wins >= 5
 
@@ -328,7 +328,7 @@ def test_policy_ismcts_plays_legal_actions_within_its_budget(tmp_path) -> None:
     save_policy(tiny_net(), tmp_path / "mine.pt")
     searcher = PolicyISMCTSAgent(seed=1, model=tmp_path / "mine.pt", iterations=8)
     agents = [_Checked(searcher), _Checked(RandomAgent(seed=2))]
-    play_game(agents, level="apprentice", seed=5)
+    play_game(agents, level="apprentice", seed=5, agent_seed=5)
     assert agents[0].decisions > 10
     game = Game.new(2, "archmage", seed=2)
     assert searcher.act(game, game.current_player, game.legal_action_list()) in game.legal_action_list()

@@ -466,3 +466,145 @@ def test_dice_listed_out_of_order_are_offered_in_order() -> None:
         rolled=[{"die": 2, "face": 0}, {"die": 0, "face": 0}, {"die": 1, "face": 0}],
     )
     assert game.legal_action_list() == sorted(game.legal_action_list()) and len(game.legal_action_list()) == 3
+
+
+# ---------------------------------------------------------------------------- pending steps that no history reaches
+
+ITEM, FAMILIAR = 3, 10  # Amulet of Earth, Syllas the Faithful
+CAULDRON, SOUL = 2 * (35 - 1), 2 * (50 - 1)
+
+
+@pytest.mark.parametrize(
+    ("step", "unreachable", "reachable", "message"),
+    [
+        (  # the issue's example: an opponent's Necrotic Kriss decision without a familiar
+            {"step": "necrotic_kriss"},
+            {"hand": [ITEM], "in_play": [{"card": 44, "tapped": True}]},
+            {"hand": [FAMILIAR], "in_play": [{"card": 44, "tapped": True}]},
+            "needs a familiar in hand or in play",
+        ),
+        (
+            {"step": "potion_of_dreams"},
+            {"hand": [], "summoning_gauge": 2},
+            {"hand": [ITEM], "summoning_gauge": 2},
+            "a card in hand",
+        ),
+        (
+            {"step": "potion_of_dreams"},
+            {"hand": [ITEM], "summoning_gauge": 0},
+            {"hand": [ITEM], "summoning_gauge": 1},
+            "no room",
+        ),
+        ({"step": "vampiric_crown_discard"}, {"hand": []}, {"hand": [ITEM]}, "needs a card in hand"),
+        ({"step": "balance_of_ishtar"}, {"reserve": {"water": 2}}, {"reserve": {"water": 3}}, "3 identical tokens"),
+        ({"step": "tree_of_light"}, {"crystals": 2}, {"crystals": 3}, "3 crystals or a token"),
+        (
+            {"step": "glutton_cauldron", "instance": CAULDRON},
+            {"in_play": [35]},
+            {"in_play": [35], "reserve": {"fire": 1}},
+            "a reserve token to move onto it",
+        ),
+        ({"step": "mirror_from"}, {"crystals": 3}, {"crystals": 3, "reserve": {"air": 1}}, "needs a reserve token"),
+        ({"step": "mirror_from"}, {"reserve": {"air": 1}}, {"crystals": 1, "reserve": {"air": 1}}, "no crystal"),
+        (
+            {"step": "mirror_count", "energy": 0},
+            {"crystals": 3, "reserve": {"fire": 1}},
+            {"crystals": 3, "reserve": {"water": 1}},
+            "a token of that type and a crystal",
+        ),
+        (
+            {"step": "mirror_to", "energy": 0, "count": 2},
+            {"crystals": 3, "reserve": {"water": 1}},
+            {"crystals": 2, "reserve": {"water": 2}},
+            "the tokens and crystals it exchanges",
+        ),
+        (
+            {"step": "dragon_skull", "remaining": 3, "after": -1},
+            {"in_play": [37, 1]},
+            {"in_play": [37, 1, 2]},
+            "enough cards in play",
+        ),
+        (
+            {"step": "damned_soul_water", "instance": SOUL},
+            {"in_play": [50]},
+            {"in_play": [50], "reserve": {"water": 1}},
+            "a water token",
+        ),
+        (
+            {"step": "exchange_discard", "count": 2, "from_type": 0},
+            {"reserve": {"earth": 1}},
+            {"reserve": {"earth": 2}},
+            "reserve tokens to give back",
+        ),
+        (
+            {"step": "discard_tokens", "count": 2, "from_action": 0},
+            {"reserve": {"earth": 1}},
+            {"reserve": {"air": 2}},
+            "tokens to discard",
+        ),
+        (
+            {"step": "overflow", "from_type": 0},
+            {"reserve": {"earth": 7}},
+            {"reserve": {"earth": 8}},
+            "a reserve over its limit",
+        ),
+    ],
+)
+def test_a_pending_step_whose_precondition_fails_is_refused(
+    step: dict, unreachable: dict, reachable: dict, message: str
+) -> None:
+    """Issue 36 item 6: a decision is pushed only when its player can answer it, and is answered at once; pending
+    without what it needs (an opponent's Necrotic Kriss without a familiar), no history reaches the position (the
+    engine would skip the step in silence)."""
+
+    def position(player: dict):
+        return scenario(
+            turn_player=1, players=[{}, player], pending=[{**step, "player": 1}, {"step": "turn", "player": 1}]
+        )
+
+    with pytest.raises(ValueError, match=rf"pending\[0\] \({step['step']}\): player 1 .*{message}"):
+        position(unreachable)
+    assert position(reachable).current_player == 1
+
+
+def test_a_die_choice_needs_a_die_left_and_none_taken() -> None:
+    choose = {"step": "choose_die", "player": 1}
+    rest = [{"step": "turn_start", "player": 0}, {"step": "turn_start", "player": 1}]
+    taken = [{"die": 0, "face": 0, "taken_by": 1}, {"die": 1, "face": 0}, {"die": 2, "face": 0}]
+    with pytest.raises(ValueError, match=r"pending\[0\] \(choose_die\): player 1 has no option: it needs a die left"):
+        scenario(pending=[choose, *rest], rolled=taken)
+    taken[0]["taken_by"] = 0
+    assert scenario(pending=[choose, *rest], rolled=taken).current_player == 1
+
+
+def test_a_crystal_orb_look_is_recorded_as_its_players() -> None:
+    look = {"step": "crystal_orb_seen", "player": 0, "card": 5}
+    with pytest.raises(ValueError, match=r"orb_seen must record player 0's look at card 5"):
+        scenario(players=[{"in_play": [34]}], draw_pile=[5], pending=[look])
+    game = scenario(players=[{"in_play": [34]}], draw_pile=[5], orb_seen={"player": 0, "card": 5}, pending=[look])
+    assert game.orb_seen == (0, 5)
+
+
+def test_draft_picks_need_a_card_in_the_pack_and_library_splits_a_card_in_hand() -> None:
+    game = Game.new(2, "magician", seed=1)
+    state = game.to_dict()
+    assert Game.from_dict(copy.deepcopy(state)).to_dict() == state
+    empty = copy.deepcopy(state)
+    empty["out_of_game"] = sorted(empty["out_of_game"] + empty["players"][1]["draft_pack"])
+    empty["players"][1]["draft_pack"] = []
+    _refused(empty, r"pending\[1\] \(draft_pick\): player 1 holds no card of a draft pack to pick")
+    leftover = copy.deepcopy(state)
+    leftover["pending"] = [s for s in leftover["pending"] if s["step"] not in ("draft_pick", "draft_pass")]
+    _refused(leftover, r"draft packs hold 18 card.s. that no pending draft_pick takes")
+    split = scenario(
+        level="magician",
+        players=[{"hand": [1, 2]}],
+        pending=[{"step": "library_split", "player": 0, "year": 2}] * 2 + [{"step": "turn", "player": 0}],
+    )
+    assert split.pending_decision == "library_split"
+    with pytest.raises(ValueError, match=r"player 0 has 3 library_split steps pending but 2 card.s. in hand"):
+        scenario(
+            level="magician",
+            players=[{"hand": [1, 2]}],
+            pending=[{"step": "library_split", "player": 0, "year": 2}] * 3 + [{"step": "turn", "player": 0}],
+        )

@@ -86,7 +86,9 @@ class Logged:
 
 def test_a_game_of_play_game_replays_to_its_final_scores() -> None:
     log: list[int] = []
-    result = play_game([Logged(RandomAgent(), log), Logged(HeuristicAgent(), log)], level="archmage", seed=11)
+    result = play_game(
+        [Logged(RandomAgent(), log), Logged(HeuristicAgent(), log)], level="archmage", seed=11, agent_seed=11
+    )
     record = {**result.to_dict(), "actions": log, **current_versions(), "game_index": 3}
     replay = Replay(parse_record(json.loads(json.dumps(record)), "games.jsonl line 4"))
     assert replay.positions[-1].scores() == result.scores and replay.record.seats == ("random", "heuristic")
@@ -363,7 +365,12 @@ def test_play_record_option_writes_a_replayable_record(tmp_path: Path) -> None:
     path = tmp_path / "mine.json"
     out = io.StringIO()
     result = run_terminal_game(
-        RandomAgent, seed=5, input_stream=io.StringIO("1\n" * 3000), output_stream=out, record_path=path
+        RandomAgent,
+        seed=5,
+        agent_seed=6,
+        input_stream=io.StringIO("1\n" * 3000),
+        output_stream=out,
+        record_path=path,
     )
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert saved["action_table_version"] == ACTION_TABLE_VERSION and saved["seats"] == ["human", "random"]
@@ -373,7 +380,12 @@ def test_play_record_option_writes_a_replayable_record(tmp_path: Path) -> None:
     # Quitting keeps the unfinished game.
     quit_path = tmp_path / "quit.json"
     run_terminal_game(
-        RandomAgent, seed=5, input_stream=io.StringIO("1\n1\nq\n"), output_stream=io.StringIO(), record_path=quit_path
+        RandomAgent,
+        seed=5,
+        agent_seed=6,
+        input_stream=io.StringIO("1\n1\nq\n"),
+        output_stream=io.StringIO(),
+        record_path=quit_path,
     )
     unfinished = load_replay(quit_path)
     assert not unfinished.finished and "scores" not in json.loads(quit_path.read_text(encoding="utf-8"))

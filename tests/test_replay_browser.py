@@ -15,6 +15,7 @@ import pytest
 
 from seasons_env import Game
 from seasons_env.engine.data import CARD_NAMES
+from seasons_env.picture import board_view
 from seasons_env.replay import Replay, make_record, parse_record, write_html
 
 CHROMIUM_FLAGS = [
@@ -78,8 +79,10 @@ def test_replay_page_steps_forward_and_back_in_chromium(tmp_path: Path) -> None:
                 for p in range(2):
                     assert page.inner_text(f"#p{p}-crystals") == f"Crystals {game.crystals[p]}"
                     hand = page.inner_text(f"#p{p}-hand-size")
-                    count, library = len(game.hand[p]), sum(len(s) for s in game.library[p])
-                    assert hand == f"Hand {count} card{'' if count == 1 else 's'}, library {library}"
+                    count, (year2, year3) = len(game.hand[p]), (len(s) for s in game.library[p])
+                    cards = f"Hand {count} card{'' if count == 1 else 's'}"
+                    assert hand == f"{cards}, library {year2} + {year3} (years 2, 3)"
+                assert page.inner_text("#notes").splitlines() == board_view(game)["notes"]
                 scores = ", ".join(f"{replay.seat_name(p)} {s}" for p, s in enumerate(game.scores()))
                 assert page.inner_text("#scores") == f"Scores: {scores}"
                 if game.is_over:

@@ -255,7 +255,9 @@ def test_one_ppo_iteration_without_remote_runners_evaluates_and_exports(algorith
     assert isinstance(module, MaskedPPOModule)
 
     agent = RLlibPolicyAgent.load(export_module(module, tmp_path / "policy"))
-    record = play_game([agent, RandomAgent(0)], seed=4)  # play_game applies every action: an illegal one raises
+    record = play_game(
+        [agent, RandomAgent(0)], seed=4, agent_seed=4
+    )  # play_game applies every action: an illegal one raises
     assert record.seats == ["rllib", "random"] and record.decisions_per_seat[0] > 20
     # the arena knows it by name: rllib:PATH (seasons_env.registry, filled by agents/registry.py)
     from seasons_env.registry import make_agent

@@ -62,3 +62,22 @@ def test_a_row_copy_lists_every_field_of_the_layout() -> None:
     source = (Path(__file__).parents[1] / "seasons_env" / "vector" / "kernels" / "row_copy.py").read_text()
     missing = [name for name in FIELD_NAMES if f"target.{name}[j] = s.{name}[i]" not in source]
     assert not missing, f"row_copy.copy_row does not copy {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_an_opponent_choosing_its_kriss_target_keeps_a_familiar_in_the_row_too(engine: str) -> None:
+    """The kernel keeps a familiar in the hand of another seat choosing its Necrotic Kriss's target, as
+    ``Game.determinize`` does (``tests/test_determinize.py``), with the same draws."""
+    from test_determinize import kriss_decision
+
+    game = kriss_decision()
+    batch = VectorGame.from_games([game], engine=engine)
+    view = ArrayState.empty(1, 2)
+    kept = 0
+    for k in range(40):
+        want = pack([game.determinize(0, np.random.default_rng(k))])
+        batch.determinize_into(0, 0, np.random.default_rng(k), view, 0)
+        differ = [f for f in FIELD_NAMES if not np.array_equal(getattr(want, f)[0], getattr(view, f)[0])]
+        assert not differ, f"sample {k}: {differ}"
+        kept += bool(view.hand[0, 1, 10] + view.hand[0, 1, 11])
+    assert kept == 40

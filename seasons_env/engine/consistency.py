@@ -48,6 +48,34 @@ OVERFLOW = steps.kind("overflow")
 GAIN_ENERGY = steps.kind("gain_energy")
 #: The steps that carry the game on past the current round: the last pending step of a running game.
 CONTINUATIONS = tuple(steps.kind(name) for name in ("start_round", "move_marker", "next_round", "game_end"))
+#: Decisions pushed only when their player can answer them, and answered before anything else changes what they
+#: need (each is asked at once): pending, they must have an option, or no history leads there. What each needs.
+NEEDS_AN_OPTION: dict[int, str] = {
+    steps.kind(name): needs
+    for name, needs in (
+        ("choose_die", "a die left to take and none taken yet"),
+        ("overflow", "a reserve over its limit"),
+        ("exchange_discard", "reserve tokens to give back"),
+        ("discard_tokens", "tokens to discard"),
+        ("balance_of_ishtar", "3 identical tokens"),
+        ("tree_of_light", "3 crystals or a token"),
+        ("crystal_orb", "a card in the draw or discard pile"),
+        ("glutton_cauldron", "a reserve token to move onto it"),
+        ("vampiric_crown_discard", "a card in hand"),
+        ("potion_of_dreams", "a card in hand"),
+        ("necrotic_kriss", "a familiar in hand or in play"),
+        ("dragon_skull", "enough cards in play to sacrifice"),
+        ("mirror_from", "a reserve token"),
+        ("mirror_count", "a token of that type and a crystal"),
+        ("mirror_to", "the tokens and crystals it exchanges"),
+        ("damned_soul_water", "a water token"),
+    )
+}
+MIRROR_FROM = steps.kind("mirror_from")
+DREAMS = steps.kind("potion_of_dreams")
+DRAFT_PICK = steps.kind("draft_pick")
+DRAFT_PASS = steps.kind("draft_pass")
+LIBRARY_SPLIT = steps.kind("library_split")
 #: The most tokens a card in play can hold: Amulet of Water gets 4 once; Glutton Cauldron completes at 7.
 MAX_STORED = {Card.AMULET_OF_WATER: 4, Card.GLUTTON_CAULDRON: 6}
 
@@ -219,6 +247,7 @@ def pending_problems(game: State) -> list[str]:
                 problems.append(f"{where}: recipients {list(recipients)} must be distinct opponents of player {player}")
         if kind in NEXT_ONLY:
             problems.extend(_next_step_problems(game, index))
+        problems.extend(_precondition_problems(game, task, where))
     for inst, count in sorted(stored_gains.items()):
         held = sum(game.stored.get(inst, ()))
         if held + count > MAX_STORED[Card.AMULET_OF_WATER]:
@@ -227,6 +256,49 @@ def pending_problems(game: State) -> list[str]:
         problems.append(f"limbo holds {_name(card)}, but no pending step decides its fate")
     if game.orb_seen and (not game.draw_pile or game.orb_seen[1] != game.draw_pile[-1]):
         problems.append(f"orb_seen names card {game.orb_seen[1]}, which is not the draw pile's top card")
+    return problems + _draft_problems(game)
+
+
+def _precondition_problems(game: State, task: tuple, where: str) -> list[str]:
+    """What must hold for ``task`` to be pending at all (what the engine checked when it pushed it)."""
+    kind, p = task[0], task[1]
+    if kind in NEEDS_AN_OPTION and not steps.OPTIONS[kind](game, task):
+        return [f"{where}: player {p} has no option: it needs {NEEDS_AN_OPTION[kind]}"]
+    if kind == MIRROR_FROM and game.crystals[p] < 1:
+        return [f"{where}: player {p} has no crystal to pay Mirror of the Seasons with"]
+    if kind == DREAMS and not game.has_room(p):
+        return [f"{where}: player {p} has no room in play for the card Potion of Dreams puts there"]
+    if kind == ORB_SEEN and game.orb_seen != (p, _arg(task, "card")):
+        return [f"{where}: orb_seen must record player {p}'s look at card {_arg(task, 'card')}"]
+    return []
+
+
+def _draft_problems(game: State) -> list[str]:
+    """Every pick takes a card of the pack its player holds then (the packs pass to the left between rounds of
+    picks), every library split a card of the hand, and no card is left in a pack that no pick will take."""
+    sizes = [len(pack) for pack in game.draft_pack]
+    picks = [0] * game.num_players
+    splits = [0] * game.num_players
+    problems = []
+    for index in range(len(game.stack) - 1, -1, -1):  # in pending order
+        kind, p = game.stack[index][0], game.stack[index][1]
+        if kind == DRAFT_PICK:
+            if not sizes[p]:
+                problems.append(f"{_pending_path(game, index)}: player {p} holds no card of a draft pack to pick")
+            sizes[p] = max(0, sizes[p] - 1)
+            picks[p] += 1
+        elif kind == DRAFT_PASS:
+            sizes = [sizes[(q - 1) % game.num_players] for q in range(game.num_players)]
+        elif kind == LIBRARY_SPLIT:
+            splits[p] += 1
+    if sum(sizes) and not problems:  # (a pick without a card is reported already)
+        problems.append(f"draft packs hold {sum(sizes)} card(s) that no pending draft_pick takes")
+    for p in range(game.num_players):
+        if splits[p] > len(game.hand[p]) + picks[p]:
+            problems.append(
+                f"player {p} has {splits[p]} library_split steps pending but {len(game.hand[p])} card(s) in hand and "
+                f"{picks[p]} still to draft"
+            )
     return problems
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import steps
 from .chance import Chance
+from .data import CARD_OF, IS_ITEM
 from .state import State
 
 S = TypeVar("S", bound=State)
@@ -22,6 +23,8 @@ PRIVATE_CARD_STEPS = frozenset(
 )
 #: Crystal Orb's look: its card is the draw pile's top card, not a limbo card.
 ORB_SEEN_STEP = steps.kind("crystal_orb_seen")
+#: Necrotic Kriss's target: every seat saw it activated, so its player holds a familiar (in hand or in play).
+KRISS_STEP = steps.kind("necrotic_kriss")
 
 
 def determinize(state: S, player: int, rng: np.random.Generator) -> S:
@@ -35,9 +38,11 @@ def determinize(state: S, player: int, rng: np.random.Generator) -> S:
     (``Game.determinize``) recomputes the legal options of the pending decision. Everything
     ``player`` may know — its observation — is unchanged (``tests/test_determinize.py``).
 
-    The redraw is uniform over the unseen cards: it does not use what ``player`` inferred from the packs it
-    saw during the draft (``draft_seen``) about which cards its opponents kept. Every sample is a position
-    the observation allows, but not always one the draft history allows.
+    The redraw is uniform over the unseen cards, but for one fact every seat knows: a player choosing its
+    Necrotic Kriss's target holds a familiar, so one with none in play keeps one in hand (``_keep_kriss_familiar``).
+    It does not use what ``player`` inferred from the packs it saw during the draft (``draft_seen``) about which
+    cards its opponents kept. Every sample is a position the observation allows (``Game.from_dict`` reads it
+    back), but not always one the draft history allows.
     """
     if not 0 <= player < state.num_players:
         raise ValueError(f"player must be a seat 0..{state.num_players - 1}; got {player!r}")
@@ -73,6 +78,7 @@ def determinize(state: S, player: int, rng: np.random.Generator) -> S:
     pool.sort()  # the redraw depends on which cards are unseen, never on where they really are
     order = rng.permutation(len(pool)).tolist()  # Python ints index a list faster than numpy's
     shuffled = list(map(pool.__getitem__, order))
+    _keep_kriss_familiar(game, player, slots, shuffled)
     at = 0
 
     def take(size: int) -> list[int]:
@@ -106,3 +112,22 @@ def determinize(state: S, player: int, rng: np.random.Generator) -> S:
         if task[0] == ORB_SEEN_STEP and task[1] != player and game.draw_pile:
             game.stack[k] = (task[0], task[1], game.draw_pile[-1])
     return game
+
+
+def _keep_kriss_familiar(state: State, player: int, slots: list[tuple[str, int, int]], shuffled: list[int]) -> None:
+    """Another seat choosing its Necrotic Kriss's target activated it holding a familiar: with none in play, where the
+    redraw deals its hand none, the first familiar of the redraw trades places with the first card dealt to that
+    hand (the batched kernels do the same: ``vector/kernels/hidden_kernels.py``)."""
+    deciding = {task[1] for task in state.stack if task[0] == KRISS_STEP and task[1] != player}
+    at = 0
+    for zone, q, size in slots:
+        if (
+            zone == "hand"
+            and q in deciding
+            and all(IS_ITEM[CARD_OF[i]] for i in state.in_play[q])
+            and all(IS_ITEM[c] for c in shuffled[at : at + size])
+        ):
+            familiar = next((k for k, c in enumerate(shuffled) if not IS_ITEM[c]), None)
+            if familiar is not None:
+                shuffled[at], shuffled[familiar] = shuffled[familiar], shuffled[at]
+        at += size

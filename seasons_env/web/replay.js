@@ -96,7 +96,9 @@
     stats.appendChild(gauge);
     stats.appendChild(el("div", {id: "p" + p + "-bonuses"}, "Bonuses used " + info.bonuses_used + "/" + data.maxBonuses));
     const library = info.library_sizes[0] + info.library_sizes[1];
-    stats.appendChild(el("div", {id: "p" + p + "-hand-size"}, "Hand " + countCards(info.hand_size) + ", library " + library));
+    stats.appendChild(el("div", {id: "p" + p + "-hand-size"}, "Hand " + countCards(info.hand_size) + ", library " +
+      info.library_sizes[0] + " + " + info.library_sizes[1] + " (years 2, 3)"));
+    if (info.turn !== null) stats.appendChild(el("div", {id: "p" + p + "-turn"}, info.turn));
     box.appendChild(stats);
     const right = el("div");
     const cards = el("div", {class: "cards", id: "p" + p + "-in-play"});
@@ -152,6 +154,9 @@
     }
     head.appendChild(info);
     root.appendChild(head);
+    const notes = el("div", {class: "notes", id: "notes"});
+    for (const note of view.notes) notes.appendChild(el("div", {}, note));
+    root.appendChild(notes);
     const players = el("div", {class: "players"});
     for (let p = 0; p < view.players.length; p++) players.appendChild(player(view, p));
     root.appendChild(players);

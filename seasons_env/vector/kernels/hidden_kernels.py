@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from seasons_env.engine.hidden import ORB_SEEN_STEP, PRIVATE_CARD_STEPS
+from seasons_env.engine.hidden import KRISS_STEP, ORB_SEEN_STEP, PRIVATE_CARD_STEPS
 
 from ..step_codes import ARG_COLUMNS
 from . import kernel
 from .row_copy import copy_row
-from .tables import NO_VALUE, NUM_KINDS, STEP_WIDTH
+from .tables import CARD_OF_INSTANCE, IS_ITEM_CARD, NO_VALUE, NUM_KINDS, STEP_WIDTH
 
 #: ``PRIVATE_STEP[kind]``: a decision whose cards in limbo only its decider has seen.
 PRIVATE_STEP = np.zeros(NUM_KINDS, dtype=np.bool_)
@@ -30,6 +30,7 @@ for _kind in PRIVATE_CARD_STEPS:
         if _col.name in ("card", "cards"):
             CARD_COLUMN[_kind, _col.start : _col.start + _col.width] = True
 _ORB_SEEN_STEP = ORB_SEEN_STEP
+_KRISS_STEP = KRISS_STEP
 _ORB_SEEN_CARD = next(c.start for c in ARG_COLUMNS[ORB_SEEN_STEP] if c.name == "card")
 
 
@@ -96,6 +97,36 @@ def _gather(counts, i, q, pool, size):
             pool[size] = c
             size += 1
     return size
+
+
+@kernel
+def _keep_kriss_familiar(s, i, player, slots, count, shuffled):
+    """``hidden._keep_kriss_familiar``: another seat choosing its Necrotic Kriss's target keeps a familiar in hand
+    when it has none in play (the first familiar of the redraw trades places with the first card of that hand)."""
+    at = 0
+    for k in range(count):
+        zone, q, size = slots[k, 0], slots[k, 1], slots[k, 2]
+        deciding = False
+        for m in range(s.stack_depth[i]):
+            if s.stack[i, m, 0] == _KRISS_STEP and s.stack[i, m, 1] == q and q != player:
+                deciding = True
+        familiar_in_play = False
+        for m in range(s.in_play_count[i, q]):
+            if not IS_ITEM_CARD[CARD_OF_INSTANCE[s.in_play[i, q, m]]]:
+                familiar_in_play = True
+        if zone == 0 and deciding and not familiar_in_play:
+            dealt = False
+            for m in range(at, at + size):
+                if not IS_ITEM_CARD[shuffled[m]]:
+                    dealt = True
+            if not dealt:
+                for m in range(shuffled.shape[0]):
+                    if not IS_ITEM_CARD[shuffled[m]]:
+                        card = shuffled[m]
+                        shuffled[m] = shuffled[at]
+                        shuffled[at] = card
+                        break
+        at += size
 
 
 @kernel
@@ -167,6 +198,7 @@ def determinize_row(s, i, player, view, j, key, order):
                 size += 1
     _sort(pool)  # the redraw depends on which cards are unseen, never on where they really are
     shuffled = pool[order]
+    _keep_kriss_familiar(s, i, player, slots, count, shuffled)
     at = 0
     for k in range(count):
         zone, q, zone_size = slots[k, 0], slots[k, 1], slots[k, 2]
