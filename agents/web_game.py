@@ -14,6 +14,7 @@ see give the same bytes (``tests/test_web_api.py``).
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -31,6 +32,7 @@ from seasons_env.registry import make_agent
 from seasons_env.rendering import render_text
 from seasons_env.replay import Replay, make_record, parse_record, read_record_lines, select_game, write_record
 
+from .base import agent_streams
 from .human import DECISION_HELP, card_text, describe_decision, option_label
 
 #: The name of the person's seat in records (as the terminal game writes it).
@@ -162,6 +164,7 @@ class WebGame:
         record_path: Path,
         actions: Sequence[int] = (),
         agent_factory: Callable[[str, int], Any] | None = None,
+        agent_seed: int | None = None,
     ) -> None:
         seats = (human_seats,) if isinstance(human_seats, int) else tuple(human_seats)
         if not seats or len(set(seats)) != len(seats) or not all(0 <= s < num_players for s in seats):
@@ -174,17 +177,20 @@ class WebGame:
         self.screen = seats[0]  # the seat whose view the page shows
         self.record_path = Path(record_path)
         make = agent_factory or (lambda spec, agent_seed: make_agent(spec, agent_seed, "--vs"))
-        # Seeded as agents.base.play_game seeds them, so a game against agents replays as it does there.
+        # Seeded as agents.base.play_game seeds them (a stream apart from the deal's seed, so an agent learns
+        # nothing of the deal from it): given the same agent_seed, a game against agents replays as it does there.
+        seat_seeds, self._view_rng = agent_streams(
+            secrets.randbits(63) if agent_seed is None else agent_seed, num_players
+        )
         self.agents: dict[int, Any] = {}
         for seat in range(num_players):
             if seat not in seats:
-                agent = make(opponent, self.seed * 8 + seat)
+                agent = make(opponent, seat_seeds[seat])
                 reset = getattr(agent, "reset", None)
                 if reset is not None:
-                    reset(seed=self.seed * 8 + seat)
+                    reset(seed=seat_seeds[seat])
                 self.agents[seat] = agent
         self.names = [HUMAN if seat in seats else str(self.agents[seat].name) for seat in range(num_players)]
-        self._view_rng = np.random.default_rng([self.seed, 0x51EE])
         self.game = Game.new(num_players, level, seed=self.seed)
         self.actions: list[int] = []
         self.logs: dict[int, list[dict]] = {seat: [] for seat in seats}  # each person's own account of the moves

@@ -71,8 +71,9 @@ def test_a_web_game_is_the_game_the_terminal_and_the_arena_play(tmp_path: Path) 
         def act(self, view, seat, legal):
             return legal[0]
 
-    expected = play_game([HeuristicAgent(), First(), HeuristicAgent()], level="magician", seed=31).actions
-    game = WebGame("heuristic", 3, "magician", 31, 1, tmp_path / "game.json")
+    agents = [HeuristicAgent(), First(), HeuristicAgent()]
+    expected = play_game(agents, level="magician", seed=31, agent_seed=7).actions
+    game = WebGame("heuristic", 3, "magician", 31, 1, tmp_path / "game.json", agent_seed=7)
     try:
         while game.wait(60) and not game.game.is_over:
             game.play(game.state()["legal"][0]["action"])
