@@ -15,7 +15,8 @@
 
 Checkpoints (``save_policy``/``load_policy``) hold the configuration, the weights and the versions of the
 observation layout and action table they were trained on; they are read with ``torch.load(weights_only=True)``
-(no code in a file is ever run) and checked field by field.
+(no code in a file is ever run) and checked field by field: the configuration within ``NETWORK_LIMITS`` and against
+the stored weights' shapes before anything is built, and the weights free of NaN and infinite values.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from seasons_env.encoding import (
 from seasons_env.engine import actions as A
 from seasons_env.engine.data import NUM_CARDS, card_of
 from seasons_env.files import replace_atomically
+from seasons_env.masked_mlp import weight_shapes, weights_problem
 
 CHECKPOINT_FORMAT = "seasons-policy"
 CHECKPOINT_VERSION = 1
@@ -95,6 +97,11 @@ def _action_cards() -> tuple[np.ndarray, np.ndarray]:
     return group, card
 
 
+#: The largest value of each ``NetworkConfig`` field: far above anything trained here (the shipped model is 2 x 256
+#: with 32-value cards), and low enough that a configuration read from a file cannot ask for gigabytes.
+NETWORK_LIMITS = {"card_dim": 1024, "hidden": 16384, "layers": 64}
+
+
 @dataclass(frozen=True)
 class NetworkConfig:
     """The shape of a ``PolicyValueNet``."""
@@ -105,9 +112,9 @@ class NetworkConfig:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"network config: {f.name} must be a positive integer; got {value!r}")
+            value, limit = getattr(self, f.name), NETWORK_LIMITS[f.name]
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= limit:
+                raise ValueError(f"network config: {f.name} must be an integer in 1..{limit}; got {value!r}")
 
 
 class PolicyValueNet(nn.Module):
@@ -333,16 +340,17 @@ def policy_from_payload(payload: object, where: str) -> tuple[PolicyValueNet, di
     if not isinstance(config, dict) or set(config) != {f.name for f in fields(NetworkConfig)}:
         raise fault(f"config must be a dict with keys {sorted(f.name for f in fields(NetworkConfig))}; got {config!r}")
     try:
-        net = PolicyValueNet(NetworkConfig(**config), observation_version)
+        config = NetworkConfig(**config)
     except ValueError as error:
         raise fault(str(error)) from None
     state = payload.get("state_dict")
-    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise fault("state_dict must be a dict of tensors")
-    try:
-        net.load_state_dict(state, strict=True)
-    except RuntimeError as error:
-        raise fault(f"weights do not fit the network: {error}") from None
+    # the configuration is only believed once the stored weights have its shapes: nothing is built before
+    shapes = weight_shapes(lambda: PolicyValueNet(config, observation_version))
+    problem = weights_problem(state, shapes, f"the config {asdict(config)}")
+    if problem:
+        raise fault(f"state_dict: {problem}")
+    net = PolicyValueNet(config, observation_version)
+    net.load_state_dict(state, strict=True)
     info = payload.get("info", {})
     if not isinstance(info, dict):
         raise fault(f"info must be a dict; got {type(info).__name__}")
