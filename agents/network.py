@@ -312,6 +312,11 @@ def save_policy(net: PolicyValueNet, path: Path | str, info: dict | None = None)
     save_atomic_torch(policy_payload(net, info), path)
 
 
+def _same(value: object, expected: object) -> bool:
+    """``value == expected`` for a value read from a file, which may be a tensor (whose ``==`` is no bool)."""
+    return type(value) is type(expected) and value == expected
+
+
 def policy_from_payload(payload: object, where: str) -> tuple[PolicyValueNet, dict]:
     """The network a checked payload describes, and its ``info``; ``CheckpointError`` naming ``where`` otherwise."""
     from seasons_env.engine.actions import ACTION_TABLE_VERSION
@@ -321,17 +326,19 @@ def policy_from_payload(payload: object, where: str) -> tuple[PolicyValueNet, di
 
     if not isinstance(payload, dict):
         raise fault(f"not a policy checkpoint (a {type(payload).__name__}, not a dict)")
-    if payload.get("format") != CHECKPOINT_FORMAT:
+    if not _same(payload.get("format"), CHECKPOINT_FORMAT):
         raise fault(f"not a policy checkpoint: format is {payload.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
-    if payload.get("version") != CHECKPOINT_VERSION:
+    if not _same(payload.get("version"), CHECKPOINT_VERSION):
         raise fault(f"checkpoint version {payload.get('version')!r}; this code reads version {CHECKPOINT_VERSION}")
-    if payload.get("action_table_version") != ACTION_TABLE_VERSION:
+    if not _same(payload.get("action_table_version"), ACTION_TABLE_VERSION):
         raise fault(
             f"trained for action_table_version {payload.get('action_table_version')!r}; this code has "
             f"{ACTION_TABLE_VERSION} (retrain the model)"
         )
     observation_version = payload.get("observation_version")
-    if observation_version not in OBSERVATION_SIZES:  # earlier layouts are prefixes of today's: they still read
+    if (
+        type(observation_version) is not int or observation_version not in OBSERVATION_SIZES
+    ):  # earlier layouts are prefixes of today's: they still read
         raise fault(
             f"trained for observation_version {observation_version!r}; this code reads versions "
             f"{sorted(OBSERVATION_SIZES)} (retrain the model)"
@@ -369,6 +376,6 @@ def load_policy(path: Path | str) -> tuple[PolicyValueNet, dict]:
         raise CheckpointError(
             f"{path}: cannot be read as a policy checkpoint ({type(error).__name__}: {error})"
         ) from None
-    if isinstance(payload, dict) and "policy" in payload and payload.get("format") != CHECKPOINT_FORMAT:
+    if isinstance(payload, dict) and "policy" in payload and not _same(payload.get("format"), CHECKPOINT_FORMAT):
         payload = payload["policy"]  # a training checkpoint: its policy
     return policy_from_payload(payload, str(path))

@@ -21,6 +21,8 @@ MAX_SEED = 2**32 - 1
 #: The most learner decisions one PPO update gathers (``envs * rollout``): each keeps an observation, so this many
 #: take about 1.2 GB (the presets gather 4,096 at most).
 MAX_UPDATE_ROWS = 2**18
+#: The most torch threads and data set processes a run may ask for (the machines this runs on have a few cores).
+MAX_PARALLEL = 256
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,9 @@ class TrainConfig:
             raise ValueError(f"opponents: each fixed opponent at most once; got {', '.join(self.opponents)}")
         if not 0 <= self.seed <= MAX_SEED:
             raise ValueError(f"seed: must be in 0..{MAX_SEED}; got {self.seed!r}")
+        for name in ("threads", "workers"):
+            if getattr(self, name) > MAX_PARALLEL:
+                raise ValueError(f"{name}: must be at most {MAX_PARALLEL}; got {getattr(self, name)!r}")
         if self.envs * self.rollout > MAX_UPDATE_ROWS:
             raise ValueError(
                 f"envs, rollout: an update gathers envs x rollout decisions, at most {MAX_UPDATE_ROWS}; got "
@@ -142,7 +147,10 @@ class TrainConfig:
         if unknown:
             raise ValueError(f"{where}: unknown field(s) {', '.join(unknown)}; fields: {', '.join(known)}")
         converted = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-        return cls(**converted)
+        try:
+            return cls(**converted)
+        except ValueError as error:  # the field's message, and where the values came from
+            raise ValueError(f"{where}: {error}") from None
 
 
 def _field_types() -> dict[str, object]:

@@ -152,6 +152,9 @@ def save_dataset(data: dict[str, np.ndarray], path: Path | str, config: DataConf
 FIELD_KINDS = {"obs": "f", "mask": "b", "action": "iu", "seat": "iu", "players": "iu", "game": "iu", "margin": "f"}
 #: Rows checked at once for finite values (a bounded temporary, whatever the data set's size).
 _CHUNK = 1 << 16
+#: The largest magnitude of an observation's value: they are small counts and scaled amounts (crystals / 100,
+#: cards in play, ...), and a value far beyond them only makes training's numbers overflow.
+OBSERVATION_BOUND = 1000.0
 
 
 def _member_header(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[tuple[int, ...], np.dtype]:
@@ -233,6 +236,9 @@ def load_dataset(path: Path | str) -> dict[str, np.ndarray]:
         for start in range(0, rows, _CHUNK):
             if not np.isfinite(data[name][start : start + _CHUNK]).all():
                 raise BadFileError(f"{path}: field {name} holds NaN or infinite values (from row {start})")
+    for start in range(0, rows, _CHUNK):
+        if np.abs(data["obs"][start : start + _CHUNK]).max() > OBSERVATION_BOUND:
+            raise BadFileError(f"{path}: field obs holds values beyond +-{OBSERVATION_BOUND:g} (from row {start})")
     players, seats, games = (data[name].astype(np.int64) for name in ("players", "seat", "game"))
     if players.min() < 2 or players.max() > 4:
         raise BadFileError(f"{path}: field players must be 2, 3 or 4; got {players.min()}..{players.max()}")

@@ -398,13 +398,19 @@ class Trainer:
             raise BadFileError(
                 f"{path}: cannot be read as a training checkpoint ({type(error).__name__}: {error})"
             ) from None
-        if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+        if (
+            not isinstance(state, dict)
+            or not isinstance(state.get("format"), str)
+            or state["format"] != CHECKPOINT_FORMAT
+        ):
             raise BadFileError(f"{path}: not a training checkpoint of 'seasons train'")
         missing = [key for key in CHECKPOINT_FIELDS if key not in state]
         if missing:
             raise BadFileError(f"{path}: missing field(s) {', '.join(missing)}")
-        with reading(where, "config"):
+        try:
             config = TrainConfig.from_dict(state["config"], f"{path}: config")
+        except ValueError as error:  # the message names the file and the field
+            raise BadFileError(str(error)) from None
         if steps is not None:
             config = TrainConfig.from_dict({**config.to_dict(), "steps": steps}, "--steps")
         self = cls.__new__(cls)
