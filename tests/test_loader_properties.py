@@ -134,7 +134,11 @@ def _plays(loaded: tuple[PolicyValueNet, dict]) -> None:
 def test_a_mutated_policy_file_is_refused_or_plays(tmp_path_factory, data) -> None:
     path = tmp_path_factory.mktemp("model") / "policy.pt"
     payload = policy_payload(_tiny_net(), {"note": "x"})
-    if data.draw(st.booleans()):
+    kind = data.draw(st.sampled_from(["size", "field", "bytes"]))
+    if kind == "size":  # the configuration's sizes: what a loader that trusts them allocates
+        field = data.draw(st.sampled_from(sorted(payload["config"])))
+        torch.save({**payload, "config": {**payload["config"], field: data.draw(HOSTILE_INTS)}}, path)
+    elif kind == "field":
         torch.save(mutate(payload, data.draw), path)
     else:
         torch.save(payload, path)
@@ -151,8 +155,13 @@ def _rllib_plays(network: MaskedActorCritic) -> None:
 @given(data=st.data())
 def test_a_mutated_exported_network_is_refused_or_plays(tmp_path_factory, data) -> None:
     folder = export_network(MaskedActorCritic(OBSERVATION_SIZE, NUM_ACTIONS, (8, 4)), tmp_path_factory.mktemp("rl"))
-    target = data.draw(st.sampled_from(["network.json", "weights.pt", "bytes"]))
-    if target == "network.json":
+    target = data.draw(st.sampled_from(["size", "network.json", "weights.pt", "bytes"]))
+    if target == "size":  # the description's sizes: what a loader that trusts them allocates
+        description = json.loads((folder / "network.json").read_text())
+        field = data.draw(st.sampled_from(["observation_size", "num_actions", "hidden"]))
+        size = data.draw(st.lists(HOSTILE_INTS, min_size=1, max_size=3) if field == "hidden" else HOSTILE_INTS)
+        (folder / "network.json").write_text(json.dumps({**description, field: size}))
+    elif target == "network.json":
         description = json.loads((folder / "network.json").read_text())
         (folder / "network.json").write_text(json.dumps(mutate(description, data.draw), default=str))
     elif target == "weights.pt":
