@@ -28,4 +28,5 @@ def reading(where: str, field: str) -> Iterator[None]:
     except KeyError as error:
         raise BadFileError(f"{where}: {field}: missing {error.args[0]!r}") from None
     except (TypeError, ValueError, IndexError, AttributeError, RuntimeError, OverflowError) as error:
-        raise BadFileError(f"{where}: {field}: {error}") from None
+        message = str(error)  # a message that names the file already (a model file's checks) is kept as it is
+        raise BadFileError(message if message.startswith(where) else f"{where}: {field}: {message}") from None

@@ -52,6 +52,7 @@ from seasons_env.vector.backends import DEFAULT_ENGINE
 
 from .config import OPPONENT_NAMES, TrainConfig, config_json
 from .errors import BadFileError, TrainingDiverged, reading
+from .resume_checks import check_optimizer, count_field, history_rows, is_stat, seconds_field
 from .selfplay import HEURISTIC, ISMCTS, RANDOM, SNAPSHOT, Deal, SelfPlayGames
 from .snapshot_policy import SnapshotPolicy
 
@@ -176,7 +177,7 @@ class League:
         known = set(OPPONENT_NAMES) | set(saved_nets)
         if not isinstance(pool, list) or not pool or not all(isinstance(n, str) and n in known for n in pool):
             raise BadFileError(f"{where}: league: pool must list the fixed opponents and saved snapshots; got {pool!r}")
-        if not isinstance(stats, dict) or not all(_is_stat(v) for v in stats.values()) or set(pool) - set(stats):
+        if not isinstance(stats, dict) or not all(is_stat(v) for v in stats.values()) or set(pool) - set(stats):
             raise BadFileError(f"{where}: league: stats must hold [wins, games] (0 <= wins <= games) for the pool")
         if isinstance(next_snapshot, bool) or not isinstance(next_snapshot, int) or next_snapshot < 0:
             raise BadFileError(f"{where}: league: next_snapshot must be an integer at least 0; got {next_snapshot!r}")
@@ -188,69 +189,6 @@ class League:
         self.players.clear()
         for name, net in nets.items():
             self._admit(name, net)
-
-
-def _is_stat(value: object) -> bool:
-    """A league statistic: decayed ``[wins, games]``, finite, ``0 <= wins <= games``."""
-    if not isinstance(value, list) or len(value) != 2:
-        return False
-    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in value):
-        return False
-    return 0 <= value[0] <= value[1]
-
-
-def _history_rows(history: object, where: str) -> list[dict]:
-    """A checkpoint's evaluations, checked as ``plot`` and ``history.jsonl`` use them."""
-    rows = history if isinstance(history, list) else None
-    for row in rows or []:
-        try:
-            json.dumps(row, allow_nan=False)
-            ok = isinstance(row, dict) and all(
-                isinstance(row[key], (int, float)) and not isinstance(row[key], bool) for key in ("steps", "seconds")
-            )
-            ok = ok and all(
-                isinstance(row[name][key], (int, float)) and not isinstance(row[name][key], bool)
-                for name in (RANDOM, HEURISTIC)
-                for key in ("win_rate", "low", "high")
-            )
-        except (TypeError, ValueError, KeyError):
-            ok = False
-        if not ok:
-            rows = None
-            break
-    if rows is None:
-        raise BadFileError(f"{where}: history must be a list of evaluation rows as 'seasons train' writes them")
-    return list(rows)
-
-
-def _check_optimizer(optimizer: torch.optim.Optimizer, where: str) -> None:
-    """The restored optimizer's per-weight tensors fit the weights and are finite (Adam's load does not check)."""
-    for group in optimizer.param_groups:
-        for parameter in group["params"]:
-            for key, value in optimizer.state.get(parameter, {}).items():
-                if not isinstance(value, torch.Tensor) or not value.is_floating_point():
-                    raise BadFileError(f"{where}: optimizer: {key} must be a floating-point tensor")
-                if value.dim() and value.shape != parameter.shape:
-                    raise BadFileError(
-                        f"{where}: optimizer: {key} has shape {tuple(value.shape)}; its weight has "
-                        f"{tuple(parameter.shape)}"
-                    )
-                if not bool(torch.isfinite(value).all()):
-                    raise BadFileError(f"{where}: optimizer: {key} holds NaN or infinite values")
-
-
-def _count(state: dict, key: str, where: str) -> int:
-    value = state[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise BadFileError(f"{where}: {key} must be an integer at least 0; got {value!r}")
-    return value
-
-
-def _seconds(state: dict, key: str, where: str, default: float | None = None) -> float:
-    value = state.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
-        raise BadFileError(f"{where}: {key} must be a number of seconds at least 0; got {value!r}")
-    return float(value)
 
 
 def evaluate(
@@ -415,20 +353,20 @@ class Trainer:
             config = TrainConfig.from_dict({**config.to_dict(), "steps": steps}, "--steps")
         self = cls.__new__(cls)
         self.folder, self.config, self.log, self._stop = Path(folder), config, log, False
-        self.steps, self.updates = _count(state, "steps", where), _count(state, "updates", where)
+        self.steps, self.updates = count_field(state, "steps", where), count_field(state, "updates", where)
         self.saved_steps = self.steps
-        self.seconds = _seconds(state, "seconds", where)
+        self.seconds = seconds_field(state, "seconds", where)
         # checkpoints of runs before the wall-time accounting: their PPO seconds
-        self.wall_seconds = _seconds(state, "wall_seconds", where, self.seconds)
-        self.ppo_started_at = _seconds(state, "ppo_started_at", where, 0.0)
+        self.wall_seconds = seconds_field(state, "wall_seconds", where, self.seconds)
+        self.ppo_started_at = seconds_field(state, "ppo_started_at", where, 0.0)
         self._clock = None
-        self.history = _history_rows(state["history"], where)
+        self.history = history_rows(state["history"], where, (RANDOM, HEURISTIC))
         self.net = policy_from_payload(state["policy"], f"{path}: policy")[0]
         self.net.train()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, eps=1e-5)
         with reading(where, "optimizer"):
             self.optimizer.load_state_dict(state["optimizer"])
-        _check_optimizer(self.optimizer, where)
+        check_optimizer(self.optimizer, where)
         self.league = League(config)
         with reading(where, "league"):
             self.league.load_state_dict(state["league"], where)
