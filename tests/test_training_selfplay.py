@@ -413,6 +413,25 @@ def test_a_loss_that_becomes_nan_stops_the_run_and_keeps_the_last_good_checkpoin
     assert Trainer.resume(tmp_path, log=lambda _: None).steps == 128
 
 
+def test_a_diverged_run_exits_with_status_1_and_a_message(tmp_path, monkeypatch) -> None:
+    """The command's side of the test above: a message naming the step, status 1, no traceback."""
+    collect, calls = Trainer._collect, []
+
+    def collect_poisoned(self):
+        calls.append(1)
+        if len(calls) == 2:
+            with torch.no_grad():
+                self.net.value.weight[0, 0] = float("inf")
+        return collect(self)
+
+    monkeypatch.setattr(Trainer, "_collect", collect_poisoned)
+    args = ["train", "--preset", "smoke", "--init", "", "--out", str(tmp_path / "run"), "--no-progress"]
+    args += ["--set", "eval_games=0", "--set", "checkpoint_every=128"]
+    result = CliRunner().invoke(training_main, args)
+    assert result.exit_code == 1 and "training diverged at step 128" in result.output, result.output
+    assert isinstance(result.exception, SystemExit)  # click's exit, not an error's traceback
+
+
 def test_seasons_train_is_the_same_command() -> None:
     from seasons_env.cli import main
 
