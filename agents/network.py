@@ -15,7 +15,8 @@
 
 Checkpoints (``save_policy``/``load_policy``) hold the configuration, the weights and the versions of the
 observation layout and action table they were trained on; they are read with ``torch.load(weights_only=True)``
-(no code in a file is ever run) and checked field by field.
+(no code in a file is ever run) and checked field by field: the configuration within ``NETWORK_LIMITS`` and against
+the stored weights' shapes before anything is built, and the weights free of NaN and infinite values.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from seasons_env.encoding import OBSERVATION_SIZES, OBSERVATION_VERSION
 from seasons_env.engine import actions as A
 from seasons_env.engine.data import NUM_CARDS
 from seasons_env.files import replace_atomically
+from seasons_env.masked_mlp import weight_shapes, weights_problem
 
 # The checkpoint format and the network's reading of the observation live where the numpy forward reads them too;
 # their names stay importable from here.
@@ -243,13 +245,13 @@ def save_policy(net: PolicyValueNet, path: Path | str, info: dict | None = None)
 def policy_from_payload(payload: object, where: str) -> tuple[PolicyValueNet, dict]:
     """The network a checked payload describes, and its ``info``; ``CheckpointError`` naming ``where`` otherwise."""
     config, observation_version, state, info = check_payload(payload, where)
+    # the configuration is only believed once the stored weights have its shapes: nothing is built before
+    shapes = weight_shapes(lambda: PolicyValueNet(config, observation_version))
+    problem = weights_problem(state, shapes, f"the config {asdict(config)}")
+    if problem:
+        raise CheckpointError(f"{where}: state_dict: {problem}")
     net = PolicyValueNet(config, observation_version)
-    if not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise CheckpointError(f"{where}: state_dict must be a dict of tensors")
-    try:
-        net.load_state_dict(state, strict=True)
-    except RuntimeError as error:
-        raise CheckpointError(f"{where}: weights do not fit the network: {error}") from None
+    net.load_state_dict(state, strict=True)
     net.eval()
     return net, info
 

@@ -80,6 +80,11 @@ def pointer_places() -> tuple[np.ndarray, np.ndarray]:
     return named, (group[named] - 1) * (NUM_CARDS + 1) + card[named]
 
 
+#: The largest value of each ``NetworkConfig`` field: far above anything trained here (the shipped model is 2 x 256
+#: with 32-value cards), and low enough that a configuration read from a file cannot ask for gigabytes.
+NETWORK_LIMITS = {"card_dim": 1024, "hidden": 16384, "layers": 64}
+
+
 @dataclass(frozen=True)
 class NetworkConfig:
     """The shape of a ``PolicyValueNet``."""
@@ -90,18 +95,23 @@ class NetworkConfig:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"network config: {f.name} must be a positive integer; got {value!r}")
+            value, limit = getattr(self, f.name), NETWORK_LIMITS[f.name]
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= limit:
+                raise ValueError(f"network config: {f.name} must be an integer in 1..{limit}; got {value!r}")
 
 
 class CheckpointError(ValueError):
     """A policy file that cannot be loaded: the message names the file and the fault."""
 
 
+def _same(value: object, expected: object) -> bool:
+    """``value == expected`` for a value read from a file, which may be a tensor (whose ``==`` is no bool)."""
+    return type(value) is type(expected) and value == expected
+
+
 def unwrap_checkpoint(payload: object) -> object:
     """A policy file's payload, or the ``policy`` of a training checkpoint."""
-    if isinstance(payload, dict) and "policy" in payload and payload.get("format") != CHECKPOINT_FORMAT:
+    if isinstance(payload, dict) and "policy" in payload and not _same(payload.get("format"), CHECKPOINT_FORMAT):
         return payload["policy"]
     return payload
 
@@ -115,17 +125,18 @@ def check_payload(payload: object, where: str) -> tuple[NetworkConfig, int, dict
 
     if not isinstance(payload, dict):
         raise fault(f"not a policy checkpoint (a {type(payload).__name__}, not a dict)")
-    if payload.get("format") != CHECKPOINT_FORMAT:
+    if not _same(payload.get("format"), CHECKPOINT_FORMAT):
         raise fault(f"not a policy checkpoint: format is {payload.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
-    if payload.get("version") != CHECKPOINT_VERSION:
+    if not _same(payload.get("version"), CHECKPOINT_VERSION):
         raise fault(f"checkpoint version {payload.get('version')!r}; this code reads version {CHECKPOINT_VERSION}")
-    if payload.get("action_table_version") != ACTION_TABLE_VERSION:
+    if not _same(payload.get("action_table_version"), ACTION_TABLE_VERSION):
         raise fault(
             f"trained for action_table_version {payload.get('action_table_version')!r}; this code has "
             f"{ACTION_TABLE_VERSION} (retrain the model)"
         )
     observation_version = payload.get("observation_version")
-    if observation_version not in OBSERVATION_SIZES:  # earlier layouts are prefixes of today's: they still read
+    # earlier layouts are prefixes of today's: they still read
+    if type(observation_version) is not int or observation_version not in OBSERVATION_SIZES:
         raise fault(
             f"trained for observation_version {observation_version!r}; this code reads versions "
             f"{sorted(OBSERVATION_SIZES)} (retrain the model)"

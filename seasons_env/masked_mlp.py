@@ -7,27 +7,32 @@ It needs only torch, so a trained network plays (``agents.rllib_agent.RLlibPolic
 Exported form (``export_network`` / ``load_network``): a folder holding ``network.json`` (the format, the
 sizes and the versions of the observation and action table the network was trained on) and
 ``weights.pt`` (the state dict, read back with ``torch.load(weights_only=True)``, which never unpickles
-code). Both are written atomically; everything read back is checked before use.
+code). Both are written atomically; everything read back is checked before use: the sizes in ``network.json``
+within ``MAX_LAYERS`` and ``MAX_WIDTH`` and against the stored weights' shapes before anything is built, and the
+weights free of NaN and infinite values.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
-from .encoding import OBSERVATION_VERSION
-from .engine.actions import ACTION_TABLE_VERSION
+from .encoding import OBSERVATION_SIZES, OBSERVATION_VERSION
+from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS
 from .files import write_atomic
 
 EXPORT_FORMAT = "seasons-masked-mlp"
 EXPORT_FORMAT_VERSION = 1
+#: The most hidden layers, and the widest layer, an exported network may describe: far above anything trained here,
+#: and low enough that a description read from a file cannot ask for gigabytes.
+MAX_LAYERS = 64
+MAX_WIDTH = 16384
 # exp(-1e9) is exactly 0 in float32, and the value stays finite (no inf - inf = nan in PPO's ratios)
 MASKED_LOGIT = -1e9
 
@@ -107,17 +112,51 @@ def export_network(network: MaskedActorCritic, folder: str | Path, versions: dic
     return folder
 
 
-def _positive_int(description: dict, key: str, where: Path) -> int:
+def _positive_int(description: dict, key: str, where: Path, limit: int) -> int:
     value = description.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{where}: {key!r} must be a positive integer; got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
+        raise ValueError(f"{where}: {key!r} must be an integer in 1..{limit}; got {value!r}")
     return value
+
+
+def weight_shapes(build: Callable[[], nn.Module]) -> dict[str, tuple]:
+    """The shape of each weight of the module ``build()`` makes, found without allocating any (it is built on
+    torch's ``meta`` device, which holds shapes only): what a file's description of a network asks for."""
+    with torch.device("meta"):
+        module = build()
+    return {name: tuple(tensor.shape) for name, tensor in module.state_dict().items()}
+
+
+def weights_problem(weights: object, shapes: dict[str, tuple], described_by: str) -> str | None:
+    """What keeps ``weights`` (read from a file) from being the weights of a network of ``shapes``
+    (``weight_shapes``), or None: not a dict of tensors, a missing or unexpected name, a tensor that is not dense
+    floating point, another shape, or a NaN or infinite value."""
+    if not isinstance(weights, dict) or not all(isinstance(value, torch.Tensor) for value in weights.values()):
+        return "not a dict of tensors"
+    missing = [name for name in shapes if name not in weights]
+    unexpected = [str(name) for name in weights if name not in shapes]
+    if missing or unexpected:
+        return (
+            f"they do not fit {described_by}: missing {', '.join(missing[:5]) or 'none'}; "
+            f"unexpected {', '.join(unexpected[:5]) or 'none'}"
+        )
+    for name, shape in shapes.items():
+        tensor = weights[name]
+        if tensor.layout != torch.strided or not tensor.is_floating_point():
+            return f"{name} must be a dense floating-point tensor; got {tensor.dtype} ({tensor.layout})"
+        if tuple(tensor.shape) != shape:
+            return f"{name} has shape {tuple(tensor.shape)}; {described_by} needs {shape}"
+        if not bool(torch.isfinite(tensor).all()):
+            return f"{name} holds NaN or infinite values"
+    return None
 
 
 def load_network(folder: str | Path, expected_versions: dict[str, int] | None = None) -> MaskedActorCritic:
     """The network exported to ``folder``, on CPU in eval mode; every field is checked (``ValueError``).
 
-    The network must have been trained on ``expected_versions`` (default: this code's ``network_versions()``)."""
+    The network must have been trained on ``expected_versions`` (default: this code's ``network_versions()``).
+    The description's sizes are checked against their limits and the stored weights' shapes (and the weights for
+    NaN and infinite values) before the network is built."""
     folder = Path(folder)
     if expected_versions is None:
         expected_versions = network_versions()
@@ -126,8 +165,8 @@ def load_network(folder: str | Path, expected_versions: dict[str, int] | None = 
         raise ValueError(f"{folder} is not an exported network: it has no network.json")
     try:
         description = json.loads(where.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{where} is not valid JSON: {error}") from error
+    except (OSError, UnicodeDecodeError, RecursionError, json.JSONDecodeError) as error:
+        raise ValueError(f"{where} is not valid JSON: {error}") from None
     if not isinstance(description, dict) or description.get("format") != EXPORT_FORMAT:
         raise ValueError(f"{where}: 'format' must be {EXPORT_FORMAT!r}")
     if description.get("format_version") != EXPORT_FORMAT_VERSION:
@@ -142,14 +181,33 @@ def load_network(folder: str | Path, expected_versions: dict[str, int] | None = 
             "(its observations or action ids mean something else now)"
         )
     hidden = description.get("hidden")
-    if not isinstance(hidden, list) or not hidden or not all(isinstance(h, int) and h > 0 for h in hidden):
-        raise ValueError(f"{where}: 'hidden' must be a list of positive layer sizes; got {hidden!r}")
-    network = MaskedActorCritic(
-        _positive_int(description, "observation_size", where), _positive_int(description, "num_actions", where), hidden
-    )
+    if (
+        not isinstance(hidden, list)
+        or not 1 <= len(hidden) <= MAX_LAYERS
+        or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_WIDTH for h in hidden)
+    ):
+        raise ValueError(
+            f"{where}: 'hidden' must be a list of 1 to {MAX_LAYERS} layer sizes in 1..{MAX_WIDTH}; got {hidden!r}"
+        )
+    observation_size = _positive_int(description, "observation_size", where, max(OBSERVATION_SIZES.values()))
+    num_actions = _positive_int(description, "num_actions", where, NUM_ACTIONS)
+    # the versions say what the sizes are: a network of this code's versions reads their observation and actions
+    if OBSERVATION_SIZES.get(versions.get("observation_version"), observation_size) != observation_size:
+        raise ValueError(
+            f"{where}: 'observation_size' is {observation_size}; observation version "
+            f"{versions['observation_version']} has {OBSERVATION_SIZES[versions['observation_version']]}"
+        )
+    if versions.get("action_table_version") == ACTION_TABLE_VERSION and num_actions != NUM_ACTIONS:
+        raise ValueError(f"{where}: 'num_actions' is {num_actions}; the action table has {NUM_ACTIONS}")
+    path = folder / "weights.pt"
     try:
-        weights = torch.load(folder / "weights.pt", map_location="cpu", weights_only=True)
-        network.load_state_dict(weights)
-    except (OSError, EOFError, pickle.UnpicklingError, RuntimeError, TypeError, ValueError, AttributeError) as error:
-        raise ValueError(f"{folder / 'weights.pt'} does not hold this network's weights: {error}") from error
+        weights = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # a damaged or foreign file: say which, never run anything from it
+        raise ValueError(f"{path} does not hold this network's weights: {type(error).__name__}: {error}") from None
+    shapes = weight_shapes(lambda: MaskedActorCritic(observation_size, num_actions, hidden))
+    problem = weights_problem(weights, shapes, "network.json")
+    if problem:
+        raise ValueError(f"{path} does not hold this network's weights: {problem}")
+    network = MaskedActorCritic(observation_size, num_actions, hidden)
+    network.load_state_dict(weights)
     return network.eval()

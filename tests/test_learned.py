@@ -7,6 +7,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
+from limits import bounded
 
 from agents import PolicyAgent, RandomAgent, play_game
 from agents.learned import shipped_model_path
@@ -202,8 +203,45 @@ def test_bad_model_files_are_named_with_their_fault(tmp_path) -> None:
     with pytest.raises(CheckpointError, match="observation_version 0"):
         load_policy(tmp_path / "old.pt")
     torch.save({**payload, "config": {"card_dim": 4, "hidden": 0, "layers": 1}}, tmp_path / "shape.pt")
-    with pytest.raises(CheckpointError, match="hidden must be a positive integer"):
+    with pytest.raises(CheckpointError, match=r"hidden must be an integer in 1\.\.16384"):
         load_policy(tmp_path / "shape.pt")
+
+
+def test_a_model_file_s_config_is_checked_against_its_weights_before_anything_is_built(tmp_path) -> None:
+    """A small file whose config asks for a huge network is refused before any of it is allocated (the load runs
+    with under 1 GiB of address space to spare: card_dim=1024, hidden=16384 would need 1.2 GB), as are weights that are
+    NaN, infinite, not floating point or of another shape."""
+    payload = policy_payload(tiny_net())
+
+    def refused(name: str, match: str, **changes) -> None:
+        torch.save({**payload, **changes}, tmp_path / name)
+        with bounded(), pytest.raises(CheckpointError, match=match) as caught:
+            load_policy(tmp_path / name)
+        assert str(tmp_path / name) in str(caught.value)
+
+    refused(
+        "wide.pt",
+        r"cards has shape \(50, 4\); the config .* needs \(50, 1024\)",
+        config={"card_dim": 1024, "hidden": 16384, "layers": 1},
+    )
+    refused(
+        "wider.pt", r"hidden must be an integer in 1\.\.16384", config={"card_dim": 4, "hidden": 10**6, "layers": 1}
+    )
+    refused("deep.pt", r"missing trunk\.3\.weight", config={"card_dim": 4, "hidden": 16, "layers": 64})
+    refused(
+        "deeper.pt", r"layers must be an integer in 1\.\.64", config={"card_dim": 4, "hidden": 16, "layers": 100000}
+    )
+    state = payload["state_dict"]
+    for bad in (float("nan"), float("inf")):
+        value = state["value.weight"].clone()
+        value[0, 3] = bad
+        refused(
+            "poisoned.pt", r"value\.weight holds NaN or infinite values", state_dict={**state, "value.weight": value}
+        )
+    refused(
+        "ints.pt", r"cards must be a dense floating-point tensor", state_dict={**state, "cards": state["cards"].long()}
+    )
+    load_policy(save_policy(tiny_net(), tmp_path / "fine.pt") or tmp_path / "fine.pt")  # the untouched one loads
 
 
 class _Boom:

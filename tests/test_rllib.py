@@ -17,6 +17,7 @@ pytest.importorskip("ray.rllib", reason="the rllib extra (pip install seasons-en
 
 import ray
 import torch
+from limits import bounded
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
@@ -25,6 +26,7 @@ from agents.base import play_game
 from agents.random_agent import RandomAgent
 from agents.rllib_agent import RLlibPolicyAgent
 from seasons_env import IllegalActionError
+from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.masked_mlp import MaskedActorCritic, export_network, load_network
 from seasons_env.rllib import (
     MULTI_AGENT_ENV,
@@ -199,7 +201,7 @@ def test_wilson_interval_matches_the_arena():
 
 
 def test_exported_network_loads_and_rejects_other_versions(tmp_path):
-    network = MaskedActorCritic(1095, 314, hidden=(16, 8))
+    network = MaskedActorCritic(OBSERVATION_SIZE, 314, hidden=(16, 8))
     export_network(network, tmp_path / "policy")
     loaded = load_network(tmp_path / "policy")
     for key, value in network.state_dict().items():
@@ -216,10 +218,36 @@ def test_exported_network_loads_and_rejects_other_versions(tmp_path):
     (tmp_path / "damaged" / "weights.pt").write_bytes(b"not a torch file")
     with pytest.raises(ValueError, match="does not hold this network's weights"):
         load_network(tmp_path / "damaged")
-    export_network(MaskedActorCritic(1095, 314, hidden=(16,)), tmp_path / "other")
+    export_network(MaskedActorCritic(OBSERVATION_SIZE, 314, hidden=(16,)), tmp_path / "other")
     (tmp_path / "other" / "network.json").write_bytes((tmp_path / "damaged" / "network.json").read_bytes())
     with pytest.raises(ValueError, match="does not hold this network's weights"):
         load_network(tmp_path / "other")  # the description says (16, 8); the weights are of (16,)
+
+
+def test_an_exported_network_s_sizes_are_checked_against_its_weights_before_anything_is_built(tmp_path):
+    """A network.json asking for a huge network is refused before any of it is allocated (with under 1 GiB of
+    address space to spare: hidden [16000, 16000] would need 2 GB), as are NaN or infinite weights."""
+    folder = export_network(MaskedActorCritic(OBSERVATION_SIZE, 314, hidden=(16, 8)), tmp_path / "policy")
+    description = json.loads((folder / "network.json").read_text())
+
+    def refused(match: str, **changes) -> None:
+        (folder / "network.json").write_text(json.dumps({**description, **changes}))
+        with bounded(), pytest.raises(ValueError, match=match):
+            load_network(folder)
+
+    refused(r"actor\.0\.weight has shape \(16, \d+\); network\.json needs \(16000, \d+\)", hidden=[16000, 16000])
+    refused(r"'hidden' must be a list of 1 to 64 layer sizes in 1\.\.16384", hidden=[16] * 100000)
+    refused(r"'observation_size' must be an integer in 1\.\.", observation_size=10**12)
+    refused(r"'observation_size' is 1000; observation version", observation_size=1000)
+    refused(r"'num_actions' is 10; the action table has 314", num_actions=10)
+    (folder / "network.json").write_text(json.dumps(description))
+    weights = torch.load(folder / "weights.pt", weights_only=True)
+    weights["policy_head.bias"][5] = float("nan")
+    torch.save(weights, folder / "weights.pt")
+    with pytest.raises(
+        ValueError, match=r"weights\.pt does not hold this network's weights: policy_head\.bias holds NaN"
+    ):
+        load_network(folder)
 
 
 # ---------------------------------------------------------------------------- training

@@ -15,8 +15,9 @@ from agents.network import load_policy
 from seasons_env.files import file_sha256
 from training.cli import main as training_main
 from training.config import make_config
+from training.errors import BadFileError
 from training.pipeline import STAGES, TrainingRun, read_stages, warm_stages
-from training.ppo import Trainer
+from training.ppo import CHECKPOINT, CHECKPOINT_FIELDS, Trainer
 
 torch.set_num_threads(1)
 # a short PPO stage: the stages before it are what these tests are about
@@ -131,3 +132,48 @@ def test_warm_start_fields_are_checked_by_name(tmp_path) -> None:
         Trainer(tmp_path, make_config("smoke"), log=lambda _: None)
     # another init leaves the warm start out
     assert warm_stages(make_config("smoke", ["init=learned"])) == []
+
+
+def test_a_damaged_run_folder_is_refused_naming_the_file_and_the_field(tmp_path) -> None:
+    """A checkpoint missing a key gave KeyError, stages.json holding [] a traceback after the work, 'abc' steps and
+    another generator's state messages naming neither file nor field; --preset with --resume was silently ignored.
+    Each is refused before anything is written (exit status 1 from the command, no traceback)."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    Trainer(folder, make_config("smoke", ["init=", "eval_games=0"]), log=lambda _: None).save()
+    good = torch.load(folder / CHECKPOINT, weights_only=True)
+    path = str(folder / CHECKPOINT)
+
+    def refused(state: dict, message: str) -> None:
+        torch.save(state, folder / CHECKPOINT)
+        before = {p.name: p.read_bytes() for p in folder.iterdir()}
+        with pytest.raises(BadFileError, match=message) as caught:
+            TrainingRun.resume(folder, log=lambda _: None)
+        assert path in str(caught.value)
+        assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+    for key in CHECKPOINT_FIELDS:
+        refused({k: v for k, v in good.items() if k != key}, rf"missing field\(s\) {key}$")
+    refused({**good, "steps": "abc"}, "steps must be an integer at least 0; got 'abc'")
+    refused({**good, "rng": {**good["rng"], "bit_generator": "MT19937"}}, "rng: .*PCG64")
+    refused({**good, "torch_rng": torch.zeros(3, dtype=torch.uint8)}, "torch_rng: ")
+    refused({**good, "league": {**good["league"], "pool": ["snapshot7"]}}, "league: pool must list")
+    refused({**good, "league": {k: v for k, v in good["league"].items() if k != "stats"}}, "league: missing 'stats'")
+    refused({**good, "optimizer": {"state": {}, "param_groups": []}}, "optimizer: ")
+    refused({**good, "config": {**good["config"], "lr": float("nan")}}, "config: lr: must be a finite number")
+    refused({**good, "history": [{"steps": 1}]}, "history must be a list of evaluation rows")
+    torch.save(good, folder / CHECKPOINT)
+    (folder / STAGES).write_text("[]")
+    with pytest.raises(BadFileError, match=r"stages\.json: not a stage record"):
+        TrainingRun.resume(folder, log=lambda _: None)
+    result = CliRunner().invoke(training_main, ["train", "--resume", "--out", str(folder), "--no-progress"])
+    assert result.exit_code == 1 and "stages.json: not a stage record" in result.output, result.output
+    (folder / STAGES).unlink()
+    torch.save({k: v for k, v in good.items() if k != "games"}, folder / CHECKPOINT)
+    result = CliRunner().invoke(training_main, ["train", "--resume", "--out", str(folder), "--no-progress"])
+    assert result.exit_code == 1 and "missing field(s) games" in result.output, result.output
+    torch.save(good, folder / CHECKPOINT)
+    args = ["train", "--preset", "quick", "--resume", "--steps", "128", "--out", str(folder), "--no-progress"]
+    result = CliRunner().invoke(training_main, args)
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "note: --preset quick is not applied: --resume continues with the configuration saved" in result.stderr

@@ -16,12 +16,13 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from agents.network import load_policy
+from agents.network import CheckpointError, load_policy
 from seasons_env import Game
 from training.cli import main as training_main
 from training.config import PRESETS, TrainConfig, make_config
 from training.data import DataConfig, final_margins, generate, load_dataset, save_dataset
-from training.pipeline import file_sha256
+from training.errors import BadFileError, TrainingDiverged
+from training.pipeline import TrainingRun, file_sha256
 from training.ppo import CHECKPOINT, League, Trainer, evaluate
 from training.selfplay import Deal, SelfPlayGames
 from training.snapshot_policy import SnapshotPolicy
@@ -58,6 +59,73 @@ def test_generated_rows_are_the_teachers_legal_decisions_and_do_not_depend_on_wo
     save_dataset(broken, tmp_path / "bad.npz", config)
     with pytest.raises(ValueError, match="not legal under their mask"):
         load_dataset(tmp_path / "bad.npz")
+
+
+def synthetic_rows(rows: int = 40, seed: int = 0) -> dict[str, np.ndarray]:
+    """Decision rows of the data set format (not of real games: the loaders' checks are what they test)."""
+    from seasons_env.encoding import OBSERVATION_SIZE
+    from seasons_env.engine.actions import NUM_ACTIONS
+
+    rng = np.random.default_rng(seed)
+    action = rng.integers(NUM_ACTIONS, size=rows).astype(np.int16)
+    mask = rng.random((rows, NUM_ACTIONS)) < 0.1
+    mask[np.arange(rows), action] = True
+    return {
+        "obs": rng.random((rows, OBSERVATION_SIZE), dtype=np.float32),
+        "mask": mask,
+        "action": action,
+        "seat": (np.arange(rows) % 2).astype(np.int8),
+        "players": np.full(rows, 2, dtype=np.int8),
+        "game": (np.arange(rows) // 10).astype(np.int32),
+        "margin": rng.normal(0, 10, rows).astype(np.float32),
+    }
+
+
+def test_damaged_data_sets_are_refused_naming_the_file_and_the_field(tmp_path) -> None:
+    """A truncated .npz gave BadZipFile, an .npy a TypeError, an empty file only 'Aborted!', a float mask failed
+    deep inside training, NaN observations trained a 'loss nan' model, a game of -7 gave 'validation accuracy nan'."""
+    good = synthetic_rows()
+
+    def written(name: str, **changes) -> Path:
+        path = tmp_path / name
+        with open(path, "wb") as sink:
+            np.savez_compressed(sink, **{**good, **changes})
+        return path
+
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(written("whole.npz").read_bytes()[:5000])
+    npy = tmp_path / "obs.npy"
+    np.save(npy, good["obs"])
+    (tmp_path / "empty.npz").write_bytes(b"")
+    nan_obs = good["obs"].copy()
+    nan_obs[3, 7] = np.nan
+    cases = [
+        (truncated, "not a zip archive"),
+        (npy, "not a zip archive"),
+        (tmp_path / "empty.npz", "not a zip archive"),
+        (written("float_mask.npz", mask=good["mask"].astype(np.float32)), "field mask must be bool"),
+        (written("no_rows.npz", **{k: v[:0] for k, v in good.items()}), "holds no rows"),
+        (written("nan.npz", obs=nan_obs), "field obs holds NaN or infinite values"),
+        (written("inf.npz", margin=good["margin"] + np.inf), "field margin holds NaN or infinite values"),
+        (written("game.npz", game=good["game"] - 7), "field game must be a game index"),
+        (written("seat.npz", seat=good["seat"] + 1), "field seat must be a seat"),
+        (written("short.npz", obs=good["obs"][:, :100]), r"field obs must have shape \(40, "),
+    ]
+    for path, message in cases:
+        with pytest.raises(BadFileError, match=message) as caught:
+            load_dataset(path)
+        assert str(path) in str(caught.value)
+    runner = CliRunner()
+    for path, message in cases[:3]:
+        model = tmp_path / "m.pt"
+        result = runner.invoke(
+            training_main, ["clone", str(path), "--out", str(model), "--hidden", "8", "--layers", "1"]
+        )
+        assert result.exit_code == 1 and message in result.output and str(path) in result.output, result.output
+        assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+        assert not model.exists()
+    back = load_dataset(written("fine.npz"))
+    assert all(np.array_equal(back[name], good[name]) for name in good)
 
 
 def test_data_config_names_bad_fields() -> None:
@@ -288,6 +356,80 @@ def test_train_command_refuses_a_used_folder_and_bad_fields(tmp_path) -> None:
     assert result.exit_code != 0 and "no checkpoint to resume from" in result.output
     result = runner.invoke(training_main, ["train", "--init", str(tmp_path / "nope.pt"), "--out", str(tmp_path / "r")])
     assert result.exit_code != 0 and "init: no such model file" in result.output
+
+
+def test_train_refuses_non_finite_numbers_a_seed_out_of_range_and_a_non_model_init_before_writing(tmp_path) -> None:
+    """--set lr=inf or entropy=nan trained and saved NaN weights; seed=10**23 overflowed after setting up; init=<not a
+    model> failed with a traceback after writing a config.json that made --resume fail again."""
+    for text, message in [
+        ("lr=inf", "lr: must be a finite number"),
+        ("entropy=nan", "entropy: must be a finite number"),
+        ("value_coef=inf", "value_coef: must be a finite number"),
+        ("max_grad_norm=nan", "max_grad_norm: must be a finite number"),
+        ("pfsp_power=inf", "pfsp_power: must be a finite number"),
+        ("pfsp_floor=nan", "pfsp_floor: must be a finite number"),
+        ("seed=99999999999999999999999", r"seed: must be in 0\.\.4294967295"),
+        ("hidden=1000000", "hidden: must be at most 16384"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_config("smoke", [text])
+    not_a_model = tmp_path / "passwd"
+    not_a_model.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    with pytest.raises(CheckpointError, match="cannot be read as a policy checkpoint"):
+        TrainingRun.start(tmp_path / "direct", make_config("smoke", [f"init={not_a_model}"]))
+    assert not (tmp_path / "direct").exists()
+    runner = CliRunner()
+    result = runner.invoke(
+        training_main, ["train", "--preset", "smoke", "--set", "lr=inf", "--out", str(tmp_path / "a")]
+    )
+    assert result.exit_code == 2 and "lr: must be a finite number" in result.output and not (tmp_path / "a").exists()
+    args = ["train", "--preset", "smoke", "--set", f"init={not_a_model}", "--out", str(tmp_path / "b")]
+    result = runner.invoke(training_main, args)
+    assert result.exit_code == 1 and f"{not_a_model}: cannot be read" in result.output, result.output
+    assert not (tmp_path / "b").exists()
+    result = runner.invoke(training_main, ["clone", str(not_a_model), "--lr", "nan", "--out", str(tmp_path / "m.pt")])
+    assert result.exit_code == 2 and "lr must be a positive finite number" in result.output, result.output
+
+
+def test_a_loss_that_becomes_nan_stops_the_run_and_keeps_the_last_good_checkpoint(tmp_path) -> None:
+    """Weights made NaN after the checkpoint of step 128: the next update's loss is NaN; the run stops with a message
+    naming the checkpoint kept, and neither checkpoint.pt nor policy.pt is overwritten with NaN weights."""
+    config = make_config("smoke", ["steps=384", "eval_games=0", "checkpoint_every=128", "init="])
+    trainer = Trainer(tmp_path, config, log=lambda _: None)
+    collect, calls = trainer._collect, []
+
+    def collect_poisoned():
+        calls.append(1)
+        if len(calls) == 2:  # after the first update and its checkpoint
+            with torch.no_grad():
+                trainer.net.value.weight[0, 0] = float("nan")
+        return collect()
+
+    trainer._collect = collect_poisoned
+    with pytest.raises(TrainingDiverged, match=r"the loss became nan.* keep the last good state, step 128"):
+        trainer.run(progress=False)
+    assert torch.load(tmp_path / CHECKPOINT, weights_only=True)["steps"] == 128
+    load_policy(tmp_path / "policy.pt")  # finite weights (NaN ones are refused)
+    assert Trainer.resume(tmp_path, log=lambda _: None).steps == 128
+
+
+def test_a_diverged_run_exits_with_status_1_and_a_message(tmp_path, monkeypatch) -> None:
+    """The command's side of the test above: a message naming the step, status 1, no traceback."""
+    collect, calls = Trainer._collect, []
+
+    def collect_poisoned(self):
+        calls.append(1)
+        if len(calls) == 2:
+            with torch.no_grad():
+                self.net.value.weight[0, 0] = float("inf")
+        return collect(self)
+
+    monkeypatch.setattr(Trainer, "_collect", collect_poisoned)
+    args = ["train", "--preset", "smoke", "--init", "", "--out", str(tmp_path / "run"), "--no-progress"]
+    args += ["--set", "eval_games=0", "--set", "checkpoint_every=128"]
+    result = CliRunner().invoke(training_main, args)
+    assert result.exit_code == 1 and "training diverged at step 128" in result.output, result.output
+    assert isinstance(result.exception, SystemExit)  # click's exit, not an error's traceback
 
 
 def test_seasons_train_is_the_same_command() -> None:

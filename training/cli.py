@@ -109,21 +109,27 @@ def clone_command(
     threads: int,
 ) -> None:
     """Behaviour cloning: fit the policy-value network to the decisions in DATA (one or more .npz files)."""
-    from agents.network import NetworkConfig
+    from agents.network import CheckpointError, NetworkConfig
 
     from .clone import CloneConfig, clone
+    from .errors import BadFileError, TrainingDiverged
 
     _folder_exists(out, "'--out'")
-    config = CloneConfig(
-        epochs=epochs,
-        batch_size=batch_size,
-        lr=lr,
-        seed=seed,
-        threads=threads,
-        network=NetworkConfig(card_dim=card_dim, hidden=hidden, layers=layers),
-    )
+    try:  # the network's limits, a finite --lr and the seed's range are checked where they are defined
+        config = CloneConfig(
+            epochs=epochs,
+            batch_size=batch_size,
+            lr=lr,
+            seed=seed,
+            threads=threads,
+            network=NetworkConfig(card_dim=card_dim, hidden=hidden, layers=layers),
+        )
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     try:
         result = clone(list(data), out, config, init=init, log=click.echo)
+    except (BadFileError, CheckpointError, TrainingDiverged) as error:  # a data set or model that cannot be used
+        raise click.ClickException(str(error)) from None
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     click.echo(f"best validation accuracy {result['best_valid_accuracy']:.4f}; model written to {out}")
@@ -162,7 +168,9 @@ def clone_command(
     help="sb3: this trainer (PPO in torch over the batched env, BC warm start); rllib: Ray RLlib self-play "
     "(training/train_rllib.py, the rllib extra; --set FIELD=VALUE sets its --FIELD option).",
 )
+@click.pass_context
 def train(
+    ctx: click.Context,
     preset: str,
     overrides: tuple[str, ...],
     out: Path,
@@ -182,10 +190,14 @@ def train(
     (TensorBoard), history.jsonl and curve.png (win rate against the wall time since the run started). A stage
     stopped by SIGTERM/Ctrl-C runs again from its start on --resume; PPO continues from its checkpoint.
     """
+    preset_given = ctx.get_parameter_source("preset") is not click.core.ParameterSource.DEFAULT
     if backend == "rllib":
         _train_rllib(preset, overrides, out, resume, steps, init)
         return
+    from agents.network import CheckpointError
+
     from .config import make_config
+    from .errors import BadFileError, TrainingDiverged
     from .pipeline import TrainingRun
 
     try:
@@ -193,6 +205,8 @@ def train(
             if overrides or init is not None:
                 raise click.UsageError("--resume continues the run as configured: only --steps may change")
             run = TrainingRun.resume(out, log=click.echo, steps=steps)
+            if preset_given:
+                click.echo(_saved_preset_note(preset, run.config), err=True)
         else:
             extra = [*overrides, *([f"steps={steps}"] if steps is not None else [])]
             extra += [f"init={init}"] if init is not None else []
@@ -200,11 +214,28 @@ def train(
             if config.init not in ("", "learned", "warm") and not Path(config.init).is_file():
                 raise ValueError(f"init: no such model file {config.init!r}")
             run = TrainingRun.start(out, config, log=click.echo)
-    except (ValueError, FileNotFoundError) as error:
+    except (BadFileError, CheckpointError) as error:  # a file that cannot be used: bad data, status 1
+        raise click.ClickException(str(error)) from None
+    except (ValueError, FileNotFoundError) as error:  # an option's value: status 2
         raise click.UsageError(str(error)) from None
-    result = run.run(progress=progress)
+    try:
+        result = run.run(progress=progress)
+    except (BadFileError, CheckpointError, TrainingDiverged) as error:
+        raise click.ClickException(str(error)) from None
     if not result["stopped"]:
         click.echo(f"trained {result['steps']} steps; policy in {out / 'policy.pt'}, curve in {out / 'curve.png'}")
+
+
+def _saved_preset_note(preset: str, saved) -> str:
+    """What ``--preset`` given with ``--resume`` does: nothing; the run continues with its saved configuration."""
+    from .config import PRESETS
+
+    chosen = PRESETS[preset].to_dict()
+    differ = [name for name, value in saved.to_dict().items() if name != "steps" and chosen[name] != value]
+    note = f"note: --preset {preset} is not applied: --resume continues with the configuration saved in the run"
+    if differ:
+        return f"{note} (it differs from {preset}'s in {', '.join(differ)})"
+    return f"{note} (the same as {preset}'s but for steps)"
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ import numpy as np
 
 from agents.network import NetworkConfig
 
+from .config import MAX_SEED
 from .data import load_dataset
+from .errors import TrainingDiverged
 
 
 @dataclass(frozen=True)
@@ -41,10 +43,13 @@ class CloneConfig:
                 raise ValueError(f"clone config: {name} must be a positive integer; got {value!r}")
         for name in ("lr", "value_weight"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
-                raise ValueError(f"clone config: {name} must be a positive number; got {value!r}")
-        if not isinstance(self.weight_decay, (int, float)) or self.weight_decay < 0:
-            raise ValueError(f"clone config: weight_decay must be a number >= 0; got {self.weight_decay!r}")
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < math.inf:
+                raise ValueError(f"clone config: {name} must be a positive finite number; got {value!r}")
+        decay = self.weight_decay
+        if not isinstance(decay, (int, float)) or isinstance(decay, bool) or not 0 <= decay < math.inf:
+            raise ValueError(f"clone config: weight_decay must be a finite number >= 0; got {decay!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"clone config: seed must be an integer in 0..{MAX_SEED}; got {self.seed!r}")
 
 
 def split_by_game(games: np.ndarray, holdout: int) -> tuple[np.ndarray, np.ndarray]:
@@ -106,6 +111,11 @@ def clone(
             logits, v = net.forward_folded(obs[rows])  # the same function, cheaper on a large batch
             log_probabilities = masked_policy(logits, mask[rows])[0]  # cross-entropy over the legal actions
             loss = F.nll_loss(log_probabilities, action[rows]) + config.value_weight * F.mse_loss(v, value[rows])
+            if not bool(torch.isfinite(loss)):  # nothing of this epoch is saved; an earlier best epoch's file stays
+                raise TrainingDiverged(
+                    f"cloning diverged in epoch {epoch + 1}: the loss became {float(loss)}; nothing more is written "
+                    f"to {out} (try a lower lr)"
+                )
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)

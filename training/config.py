@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import typing
 from dataclasses import asdict, dataclass, fields, replace
 
+from agents.policy_format import NETWORK_LIMITS
 from seasons_env.engine import LEVELS
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 
@@ -13,6 +15,14 @@ from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 #: decides about twenty times slower than the heuristic even at 100 iterations, so it joins only when named.
 OPPONENT_NAMES = ("random", "heuristic", "ismcts")
 DEFAULT_OPPONENTS = ("random", "heuristic")
+#: The largest seed of a run: every game seed made from it (data sets, self-play deals, evaluations) stays within
+#: the 64 bits a game record holds, and torch and numpy take it as it is.
+MAX_SEED = 2**32 - 1
+#: The most learner decisions one PPO update gathers (``envs * rollout``): each keeps an observation, so this many
+#: take about 1.2 GB (the presets gather 4,096 at most).
+MAX_UPDATE_ROWS = 2**18
+#: The most torch threads and data set processes a run may ask for (the machines this runs on have a few cores).
+MAX_PARALLEL = 256
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,8 @@ class TrainConfig:
     def __post_init__(self) -> None:
         for f in fields(self):
             _check_type(f.name, getattr(self, f.name), _field_types()[f.name])
+            if _field_types()[f.name] is float and not math.isfinite(getattr(self, f.name)):
+                raise ValueError(f"{f.name}: must be a finite number; got {getattr(self, f.name)!r}")
         if not self.players or any(n not in (2, 3, 4) for n in self.players):
             raise ValueError(f"players: player counts must be 2, 3 or 4; got {self.players!r}")
         if self.level not in LEVELS:
@@ -108,8 +120,19 @@ class TrainConfig:
             raise ValueError(f"opponents: fixed opponents are {', '.join(OPPONENT_NAMES)}; got {', '.join(unknown)}")
         if len(set(self.opponents)) != len(self.opponents):
             raise ValueError(f"opponents: each fixed opponent at most once; got {', '.join(self.opponents)}")
-        if self.seed < 0:
-            raise ValueError(f"seed: must be at least 0; got {self.seed!r}")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed: must be in 0..{MAX_SEED}; got {self.seed!r}")
+        for name in ("threads", "workers"):
+            if getattr(self, name) > MAX_PARALLEL:
+                raise ValueError(f"{name}: must be at most {MAX_PARALLEL}; got {getattr(self, name)!r}")
+        if self.envs * self.rollout > MAX_UPDATE_ROWS:
+            raise ValueError(
+                f"envs, rollout: an update gathers envs x rollout decisions, at most {MAX_UPDATE_ROWS}; got "
+                f"{self.envs} x {self.rollout}"
+            )
+        for name, limit in NETWORK_LIMITS.items():
+            if getattr(self, name) > limit:
+                raise ValueError(f"{name}: must be at most {limit}; got {getattr(self, name)!r}")
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
@@ -124,7 +147,10 @@ class TrainConfig:
         if unknown:
             raise ValueError(f"{where}: unknown field(s) {', '.join(unknown)}; fields: {', '.join(known)}")
         converted = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-        return cls(**converted)
+        try:
+            return cls(**converted)
+        except ValueError as error:  # the field's message, and where the values came from
+            raise ValueError(f"{where}: {error}") from None
 
 
 def _field_types() -> dict[str, object]:

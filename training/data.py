@@ -10,7 +10,9 @@ whatever the number of worker processes. The file is a compressed ``.npz`` writt
 
 from __future__ import annotations
 
+import math
 import multiprocessing
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,6 +25,8 @@ from seasons_env.engine import LEVELS, check_choice, check_num_players
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.files import replace_atomically
 from seasons_env.registry import make_agent, parse_agent_spec
+
+from .errors import BadFileError
 
 FIELDS = ("obs", "mask", "action", "seat", "players", "game", "margin")
 
@@ -144,31 +148,107 @@ def save_dataset(data: dict[str, np.ndarray], path: Path | str, config: DataConf
     replace_atomically(path, write)
 
 
+#: Each field's kinds of dtype (numpy's ``dtype.kind``): floats, booleans, signed or unsigned integers.
+FIELD_KINDS = {"obs": "f", "mask": "b", "action": "iu", "seat": "iu", "players": "iu", "game": "iu", "margin": "f"}
+#: Rows checked at once for finite values (a bounded temporary, whatever the data set's size).
+_CHUNK = 1 << 16
+#: The largest magnitude of an observation's value: they are small counts and scaled amounts (crystals / 100,
+#: cards in play, ...), and a value far beyond them only makes training's numbers overflow.
+OBSERVATION_BOUND = 1000.0
+
+
+def _member_header(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[tuple[int, ...], np.dtype]:
+    """A ``.npy`` member's shape and dtype, read from its header alone; ``ValueError`` unless its header describes
+    exactly the bytes the member holds (so that reading it allocates no more than the data it has)."""
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+        else:
+            raise ValueError(f"an .npy format version {version} this code does not read")
+        header = member.tell()
+    if dtype.hasobject:
+        raise ValueError("it holds Python objects")
+    needed = math.prod(shape) * dtype.itemsize
+    if needed != info.file_size - header:
+        raise ValueError(
+            f"its header describes {needed} bytes ({shape} of {dtype}); it holds {info.file_size - header}"
+        )
+    return tuple(shape), dtype
+
+
+def _read_fields(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of ``FIELDS`` in the ``.npz`` at ``path``: every header, dtype and shape is checked before any
+    data is read (``BadFileError`` naming the field otherwise)."""
+    if not zipfile.is_zipfile(path):
+        raise BadFileError(
+            f"{path}: not a data set written by 'python -m training generate' (a .npz archive of arrays; this file "
+            "is not a zip archive: empty, truncated, or an .npy or other file)"
+        )
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = {info.filename: info for info in archive.infolist()}
+            missing = [name for name in FIELDS if f"{name}.npy" not in members]
+            if missing:
+                raise BadFileError(f"{path}: missing field(s) {', '.join(missing)}")
+            headers = {}
+            for name in FIELDS:
+                try:
+                    headers[name] = _member_header(archive, members[f"{name}.npy"])
+                except ValueError as error:
+                    raise BadFileError(f"{path}: field {name}: {error}") from None
+            rows = headers["action"][0][0] if len(headers["action"][0]) == 1 else -1
+            for name, (shape, dtype) in headers.items():
+                expected = {"obs": (rows, OBSERVATION_SIZE), "mask": (rows, NUM_ACTIONS)}.get(name, (rows,))
+                if shape != expected or rows < 0:
+                    raise BadFileError(f"{path}: field {name} must have shape {expected}; got {shape}")
+                if dtype.kind not in FIELD_KINDS[name]:
+                    kinds = {"f": "floating point", "b": "bool", "iu": "integer"}[FIELD_KINDS[name]]
+                    raise BadFileError(f"{path}: field {name} must be {kinds}; got {dtype}")
+            if rows == 0:
+                raise BadFileError(f"{path}: the data set holds no rows")
+            data = {}
+            for name in FIELDS:
+                with archive.open(members[f"{name}.npy"]) as member:
+                    data[name] = np.lib.format.read_array(member, allow_pickle=False)
+    except BadFileError:
+        raise
+    except Exception as error:  # a damaged archive (bad CRC, truncated member, ...): say which file
+        raise BadFileError(
+            f"{path}: not a data set written by 'python -m training generate' ({type(error).__name__}: {error})"
+        ) from None
+    return data
+
+
 def load_dataset(path: Path | str) -> dict[str, np.ndarray]:
-    """Read a data set written by ``save_dataset``, checking every field's shape and range."""
+    """Read a data set written by ``save_dataset``, checking every field's presence, dtype, shape, finiteness and
+    range (``BadFileError`` naming the file and the field); observations are given as float32."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such data set")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            data = {name: archive[name] for name in FIELDS if name in archive.files}
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{path}: not a data set written by 'python -m training generate' ({error})") from None
-    missing = [name for name in FIELDS if name not in data]
-    if missing:
-        raise ValueError(f"{path}: missing field(s) {', '.join(missing)}")
+    data = _read_fields(path)
     rows = len(data["action"])
-    if data["obs"].shape != (rows, OBSERVATION_SIZE) or data["mask"].shape != (rows, NUM_ACTIONS):
-        raise ValueError(
-            f"{path}: obs must be ({rows}, {OBSERVATION_SIZE}) and mask ({rows}, {NUM_ACTIONS}); got "
-            f"{data['obs'].shape} and {data['mask'].shape}"
-        )
-    for name in FIELDS[2:]:
-        if data[name].shape != (rows,):
-            raise ValueError(f"{path}: {name} must have {rows} values; got shape {data[name].shape}")
+    data["obs"] = data["obs"].astype(np.float32, copy=False)
+    data["margin"] = data["margin"].astype(np.float32, copy=False)
+    for name in ("obs", "margin"):
+        for start in range(0, rows, _CHUNK):
+            if not np.isfinite(data[name][start : start + _CHUNK]).all():
+                raise BadFileError(f"{path}: field {name} holds NaN or infinite values (from row {start})")
+    for start in range(0, rows, _CHUNK):
+        if np.abs(data["obs"][start : start + _CHUNK]).max() > OBSERVATION_BOUND:
+            raise BadFileError(f"{path}: field obs holds values beyond +-{OBSERVATION_BOUND:g} (from row {start})")
+    players, seats, games = (data[name].astype(np.int64) for name in ("players", "seat", "game"))
+    if players.min() < 2 or players.max() > 4:
+        raise BadFileError(f"{path}: field players must be 2, 3 or 4; got {players.min()}..{players.max()}")
+    if seats.min() < 0 or (seats >= players).any():
+        raise BadFileError(f"{path}: field seat must be a seat of the game's players (0..players-1)")
+    if games.min() < 0 or games.max() > np.iinfo(np.int32).max:
+        raise BadFileError(f"{path}: field game must be a game index in 0..{np.iinfo(np.int32).max}")
     actions = data["action"].astype(np.int64)
-    if rows and (actions.min() < 0 or actions.max() >= NUM_ACTIONS):
-        raise ValueError(f"{path}: action ids must be in 0..{NUM_ACTIONS - 1}")
-    if rows and not data["mask"][np.arange(rows), actions].all():
-        raise ValueError(f"{path}: some rows' action is not legal under their mask")
+    if actions.min() < 0 or actions.max() >= NUM_ACTIONS:
+        raise BadFileError(f"{path}: field action must hold action ids in 0..{NUM_ACTIONS - 1}")
+    if not data["mask"][np.arange(rows), actions].all():
+        raise BadFileError(f"{path}: field action: some rows' action is not legal under their mask")
     return data

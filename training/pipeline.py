@@ -42,6 +42,7 @@ from pathlib import Path
 from seasons_env.files import file_sha256, write_atomic
 
 from .config import TrainConfig, config_json
+from .errors import BadFileError
 
 STAGES = "stages.json"
 CONFIG = "config.json"
@@ -87,25 +88,25 @@ def read_stages(folder: Path) -> dict[str, dict]:
         return {}
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{path}: cannot be read as JSON ({error})") from None
+    except (OSError, ValueError, RecursionError) as error:
+        raise BadFileError(f"{path}: cannot be read as JSON ({error})") from None
     if not isinstance(document, dict) or document.get("format") != STAGES_FORMAT:
-        raise ValueError(f"{path}: not a stage record of 'seasons train' (format {STAGES_FORMAT!r})")
+        raise BadFileError(f"{path}: not a stage record of 'seasons train' (format {STAGES_FORMAT!r})")
     records = document.get("stages")
     if not isinstance(records, dict):
-        raise ValueError(f"{path}: 'stages' must map stage names to records")
+        raise BadFileError(f"{path}: 'stages' must map stage names to records")
     known = {"data", "clone", "dagger_data", "dagger", PPO_STAGE}
     for name, record in records.items():
         where = f"{path}: stage {name!r}"
         if name not in known:
-            raise ValueError(f"{where}: unknown stage; stages: {', '.join(sorted(known))}")
+            raise BadFileError(f"{where}: unknown stage; stages: {', '.join(sorted(known))}")
         if not isinstance(record, dict) or not isinstance(record.get("file"), str):
-            raise ValueError(f"{where}: a record needs 'file', 'sha256' and 'seconds'")
+            raise BadFileError(f"{where}: a record needs 'file', 'sha256' and 'seconds'")
         if not isinstance(record.get("sha256"), str) or not _SHA256.fullmatch(record["sha256"]):
-            raise ValueError(f"{where}: sha256 must be 64 lowercase hex digits; got {record.get('sha256')!r}")
+            raise BadFileError(f"{where}: sha256 must be 64 lowercase hex digits; got {record.get('sha256')!r}")
         seconds = record.get("seconds")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < float("inf"):
-            raise ValueError(f"{where}: seconds must be a number at least 0; got {seconds!r}")
+            raise BadFileError(f"{where}: seconds must be a number at least 0; got {seconds!r}")
     return records
 
 
@@ -115,17 +116,19 @@ def write_stages(folder: Path, records: dict[str, dict]) -> None:
 
 
 def check_finished(folder: Path, stage: Stage, record: dict) -> None:
-    """A finished stage's file must be the one it wrote: a ``ValueError`` naming the file otherwise."""
+    """A finished stage's file must be the one it wrote: a ``BadFileError`` naming the file otherwise."""
     path = Path(folder) / stage.file  # the stage's own file name: never a path read from stages.json
     if record["file"] != stage.file:
-        raise ValueError(f"{Path(folder) / STAGES}: stage {stage.name!r} names {record['file']!r}, not {stage.file!r}")
+        raise BadFileError(
+            f"{Path(folder) / STAGES}: stage {stage.name!r} names {record['file']!r}, not {stage.file!r}"
+        )
     if not path.is_file():
-        raise ValueError(
+        raise BadFileError(
             f"{path}: missing, though stage {stage.name!r} finished it (stages.json); restore it, or start the run "
             "again in a new folder"
         )
     if file_sha256(path) != record["sha256"]:
-        raise ValueError(
+        raise BadFileError(
             f"{path}: changed since stage {stage.name!r} wrote it (its SHA-256 differs from stages.json); restore "
             "it, or start the run again in a new folder"
         )
@@ -149,6 +152,10 @@ class TrainingRun:
                 raise ValueError(
                     f"{folder} holds a run already ({name}): add --resume to continue it, or choose another --out"
                 )
+        if config.init not in ("", "learned", "warm"):  # a model file: read and checked before anything is written
+            from agents.network import load_policy
+
+            load_policy(config.init)  # CheckpointError naming the file and its fault
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(folder / CONFIG, config_json(config).encode())
         return cls(folder, config, log)
@@ -159,6 +166,7 @@ class TrainingRun:
         from .ppo import CHECKPOINT, Trainer
 
         folder = Path(folder)
+        records = read_stages(folder)  # every file of the run is checked before any work: this one is read last
         if (folder / CHECKPOINT).is_file():
             trainer = Trainer.resume(folder, log=log, steps=steps)
             run = cls(folder, trainer.config, log)
@@ -169,16 +177,18 @@ class TrainingRun:
             raise FileNotFoundError(f"{folder / CHECKPOINT}: no checkpoint to resume from (nor a {CONFIG})")
         try:
             values = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise ValueError(f"{path}: cannot be read as JSON ({error})") from None
-        config = TrainConfig.from_dict(values, str(path))
-        if steps is not None:
-            config = TrainConfig.from_dict({**config.to_dict(), "steps": steps}, "--steps")
-            write_atomic(path, config_json(config).encode())
-        records = read_stages(folder)
+        except (OSError, ValueError, RecursionError) as error:
+            raise BadFileError(f"{path}: cannot be read as JSON ({error})") from None
+        try:
+            config = TrainConfig.from_dict(values, str(path))
+        except ValueError as error:  # the message names the file and the field
+            raise BadFileError(str(error)) from None
         for stage in warm_stages(config):
             if stage.name in records:
                 check_finished(folder, stage, records[stage.name])
+        if steps is not None:
+            config = TrainConfig.from_dict({**config.to_dict(), "steps": steps}, "--steps")
+            write_atomic(path, config_json(config).encode())
         return cls(folder, config, log)
 
     def run(self, progress: bool = True) -> dict:

@@ -50,13 +50,31 @@ from agents.network import (
 from seasons_env.files import replace_atomically, write_atomic
 from seasons_env.vector.backends import DEFAULT_ENGINE
 
-from .config import TrainConfig, config_json
+from .config import OPPONENT_NAMES, TrainConfig, config_json
+from .errors import BadFileError, TrainingDiverged, reading
+from .resume_checks import check_optimizer, count_field, history_rows, is_stat, seconds_field
 from .selfplay import HEURISTIC, ISMCTS, RANDOM, SNAPSHOT, Deal, SelfPlayGames
 from .snapshot_policy import SnapshotPolicy
 
 CHECKPOINT = "checkpoint.pt"
+CHECKPOINT_FORMAT = "seasons-train-checkpoint"
 POLICY = "policy.pt"
 STATS_DECAY = 0.98
+#: The fields of a checkpoint (``Trainer.checkpoint_state``) that a resume needs; ``wall_seconds`` and
+#: ``ppo_started_at`` may be absent (checkpoints of runs before the wall-time accounting).
+CHECKPOINT_FIELDS = (
+    "config",
+    "policy",
+    "optimizer",
+    "league",
+    "games",
+    "rng",
+    "torch_rng",
+    "steps",
+    "updates",
+    "seconds",
+    "history",
+)
 
 
 class Stop(Exception):
@@ -152,10 +170,21 @@ class League:
         }
 
     def load_state_dict(self, state: dict, where: str) -> None:
-        self.pool = list(state["pool"])
-        self.stats = {k: [float(v[0]), float(v[1])] for k, v in state["stats"].items()}
-        self.next_snapshot = int(state["next_snapshot"])
-        nets = {name: policy_from_payload(p, f"{where}: league {name}")[0] for name, p in state["nets"].items()}
+        """Continue from ``state_dict()``'s values, every one checked first (``BadFileError`` naming ``where``)."""
+        pool, stats, next_snapshot, saved_nets = state["pool"], state["stats"], state["next_snapshot"], state["nets"]
+        if not isinstance(saved_nets, dict) or not all(isinstance(name, str) for name in saved_nets):
+            raise BadFileError(f"{where}: league: nets must map snapshot names to networks")
+        known = set(OPPONENT_NAMES) | set(saved_nets)
+        if not isinstance(pool, list) or not pool or not all(isinstance(n, str) and n in known for n in pool):
+            raise BadFileError(f"{where}: league: pool must list the fixed opponents and saved snapshots; got {pool!r}")
+        if not isinstance(stats, dict) or not all(is_stat(v) for v in stats.values()) or set(pool) - set(stats):
+            raise BadFileError(f"{where}: league: stats must hold [wins, games] (0 <= wins <= games) for the pool")
+        if isinstance(next_snapshot, bool) or not isinstance(next_snapshot, int) or next_snapshot < 0:
+            raise BadFileError(f"{where}: league: next_snapshot must be an integer at least 0; got {next_snapshot!r}")
+        self.pool = list(pool)
+        self.stats = {str(k): [float(v[0]), float(v[1])] for k, v in stats.items()}
+        self.next_snapshot = next_snapshot
+        nets = {name: policy_from_payload(p, f"{where}: league {name}")[0] for name, p in saved_nets.items()}
         self.nets.clear()  # in place, once every network is read: self-play games hold these dicts
         self.players.clear()
         for name, net in nets.items():
@@ -228,6 +257,7 @@ class Trainer:
         self.ppo_started_at = self.wall_seconds = float(wall_start)
         self._clock: tuple[float, float] | None = None
         self.history: list[dict] = []
+        self.saved_steps: int | None = None  # the steps of the checkpoint on disk
         self.vec = self._games()
         self.vec.start()
         torch.manual_seed(config.seed)
@@ -249,7 +279,7 @@ class Trainer:
 
     def checkpoint_state(self) -> dict:
         return {
-            "format": "seasons-train-checkpoint",
+            "format": CHECKPOINT_FORMAT,
             "version": 1,
             "config": self.config.to_dict(),
             "policy": policy_payload(
@@ -279,42 +309,81 @@ class Trainer:
         state = state if state is not None else self.checkpoint_state()
         save_atomic_torch(state, self.folder / CHECKPOINT)
         save_atomic_torch(state["policy"], self.folder / POLICY)
+        self.saved_steps = state["steps"]
+
+    def _diverged(self, what: str) -> TrainingDiverged:
+        """The error that stops a run whose loss or weights stopped being finite: nothing more is saved."""
+        if self.saved_steps is None:
+            kept = "no checkpoint had been written yet"
+        else:
+            kept = f"{self.folder / CHECKPOINT} and {POLICY} keep the last good state, step {self.saved_steps}"
+        return TrainingDiverged(
+            f"training diverged at step {self.steps} (update {self.updates + 1}): {what}; the run stops and saves "
+            f"nothing more ({kept}). Try a lower lr or max_grad_norm in a new run."
+        )
 
     @classmethod
     def resume(cls, folder: Path, log: Callable[[str], None] = print, steps: int | None = None) -> Trainer:
+        """The run whose checkpoint is in ``folder``. Every field is checked before anything of the process changes
+        (``BadFileError`` naming the file and the field): a damaged checkpoint is refused whole."""
         path = Path(folder) / CHECKPOINT
+        where = str(path)
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no checkpoint to resume from")
         try:
             state = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as error:
-            raise ValueError(f"{path}: cannot be read as a training checkpoint ({error})") from None
-        if not isinstance(state, dict) or state.get("format") != "seasons-train-checkpoint":
-            raise ValueError(f"{path}: not a training checkpoint of 'seasons train'")
-        config = TrainConfig.from_dict(state["config"], f"{path}: config")
+        except Exception as error:  # a damaged or foreign file: say which, never run anything from it
+            raise BadFileError(
+                f"{path}: cannot be read as a training checkpoint ({type(error).__name__}: {error})"
+            ) from None
+        if (
+            not isinstance(state, dict)
+            or not isinstance(state.get("format"), str)
+            or state["format"] != CHECKPOINT_FORMAT
+        ):
+            raise BadFileError(f"{path}: not a training checkpoint of 'seasons train'")
+        missing = [key for key in CHECKPOINT_FIELDS if key not in state]
+        if missing:
+            raise BadFileError(f"{path}: missing field(s) {', '.join(missing)}")
+        try:
+            config = TrainConfig.from_dict(state["config"], f"{path}: config")
+        except ValueError as error:  # the message names the file and the field
+            raise BadFileError(str(error)) from None
         if steps is not None:
             config = TrainConfig.from_dict({**config.to_dict(), "steps": steps}, "--steps")
         self = cls.__new__(cls)
         self.folder, self.config, self.log, self._stop = Path(folder), config, log, False
-        torch.set_num_threads(config.threads)
+        self.steps, self.updates = count_field(state, "steps", where), count_field(state, "updates", where)
+        self.saved_steps = self.steps
+        self.seconds = seconds_field(state, "seconds", where)
+        # checkpoints of runs before the wall-time accounting: their PPO seconds
+        self.wall_seconds = seconds_field(state, "wall_seconds", where, self.seconds)
+        self.ppo_started_at = seconds_field(state, "ppo_started_at", where, 0.0)
+        self._clock = None
+        self.history = history_rows(state["history"], where, (RANDOM, HEURISTIC))
         self.net = policy_from_payload(state["policy"], f"{path}: policy")[0]
         self.net.train()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, eps=1e-5)
-        self.optimizer.load_state_dict(state["optimizer"])
+        with reading(where, "optimizer"):
+            self.optimizer.load_state_dict(state["optimizer"])
+        check_optimizer(self.optimizer, where)
         self.league = League(config)
-        self.league.load_state_dict(state["league"], str(path))
+        with reading(where, "league"):
+            self.league.load_state_dict(state["league"], where)
         self.rng = np.random.default_rng()
-        self.rng.bit_generator.state = state["rng"]
-        self.steps, self.updates = int(state["steps"]), int(state["updates"])
-        self.seconds = float(state["seconds"])
-        # checkpoints of runs before the wall-time accounting: their PPO seconds
-        self.wall_seconds = float(state.get("wall_seconds", self.seconds))
-        self.ppo_started_at = float(state.get("ppo_started_at", 0.0))
-        self._clock = None
-        self.history = list(state["history"])
+        with reading(where, "rng"):
+            self.rng.bit_generator.state = state["rng"]
         self.vec = self._games()
-        self.vec.load_state_dict(state["games"])
-        torch.set_rng_state(state["torch_rng"])
+        with reading(where, "games"):
+            self.vec.load_state_dict(state["games"])
+        torch_rng = state["torch_rng"]
+        if not isinstance(torch_rng, torch.Tensor) or torch_rng.dtype != torch.uint8:
+            raise BadFileError(f"{path}: torch_rng must be the byte tensor of torch.get_rng_state()")
+        with reading(where, "torch_rng"):
+            generator = torch.Generator()
+            generator.set_state(torch_rng)  # checked on a generator of its own: the process's is set last
+        torch.set_num_threads(config.threads)
+        torch.set_rng_state(torch_rng)
         return self
 
     # ------------------------------------------------------------------ the loop
@@ -349,6 +418,8 @@ class Trainer:
                 # sizes), so a stopped run loses no work and no copy of the games is kept against a stop
                 batch, finished = self._collect()
                 stats = self._update(batch)
+                if not all(bool(torch.isfinite(p).all()) for p in self.net.parameters()):
+                    raise self._diverged("the weights hold NaN or infinite values after the update")
                 self.updates += 1
                 before = self.steps
                 self.steps += len(batch["actions"])
@@ -450,9 +521,13 @@ class Trainer:
                 value_loss = F.mse_loss(value, tensors["returns"][rows])
                 entropy = -(probabilities * log_probabilities).sum(dim=1).mean()
                 loss = policy_loss + c.value_coef * value_loss - entropy_coef * entropy
+                if not bool(torch.isfinite(loss)):
+                    raise self._diverged(f"the loss became {float(loss)}")
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                if not bool(torch.isfinite(norm)):
+                    raise self._diverged(f"the gradient's norm became {float(norm)}")
                 self.optimizer.step()
                 with torch.no_grad():
                     sums["policy_loss"] += float(policy_loss)
