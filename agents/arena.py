@@ -72,6 +72,8 @@ FOLDER_FILES = (
     "crosstable.csv",
     "arena.png",
     "index.html",
+    "replay-highest-score.html",
+    "replay-biggest-upset.html",
 )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import multiprocessing
-import os
 import sys
 import time
 from pathlib import Path
@@ -110,8 +109,10 @@ def simulate(
     summary["decisions_per_second"] = summary["decisions_total"] / seconds if seconds > 0 else float("inf")
     click.echo(format_summary(summary))
     if json_path is not None:
+        from .files import write_atomic
+
         try:
-            json_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+            write_atomic(json_path, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
         except OSError as exc:
             raise click.FileError(str(json_path), hint=exc.strerror or str(exc)) from exc
         click.echo(f"summary written to {json_path}")
@@ -251,8 +252,7 @@ def check_output_option(path: Path, option: str, suffixes: tuple[str, ...] = ())
         check_output_file(path)
     except OutputPathError as error:
         raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
-    target = Path(os.path.realpath(path))
-    if suffixes and (not target.exists() or target.is_file()) and path.suffix.lower() not in suffixes:
+    if suffixes and (not path.exists() or path.is_file()) and path.suffix.lower() not in suffixes:
         raise click.BadParameter(
             f"{path} does not end in {' or '.join(suffixes)}: {option} writes that format (name the file for it)",
             param_hint=f"'{option}'",
@@ -275,7 +275,11 @@ def _write_replay_outputs(
             continue
         target = rename(path, name) if name is not None else path
         writers[kind](target)
-        click.echo(f"{kind} written to {target} ({len(game_replay) - 1} actions of {game_replay.record.source})")
+        # on stderr when the file is a pipe or a device (--png /dev/stdout > x.png): not into the picture
+        click.echo(
+            f"{kind} written to {target} ({len(game_replay) - 1} actions of {game_replay.record.source})",
+            err=not target.is_file(),
+        )
 
 
 # Last, so that every command above is defined when the module runs as a script (python -m seasons_env.cli).

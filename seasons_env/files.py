@@ -30,17 +30,17 @@ def check_output_file(path: Path | str) -> None:
     link points to) is a regular file or a new name in a folder this process can create files in, or a named
     pipe or character device it may write into."""
     path = Path(path)
-    target = Path(os.path.realpath(path))
     try:
-        mode = target.stat().st_mode
+        mode = path.stat().st_mode  # through links: /dev/stdout is a link to a pipe or a terminal
     except (FileNotFoundError, NotADirectoryError):  # a new file (or a parent that is a file: said below)
         mode = None
     except OSError as error:
         raise OutputPathError(f"cannot write {path}: {error.strerror or error}") from None
     if mode is not None and _written_into(mode):
-        if not os.access(target, os.W_OK):
-            raise OutputPathError(f"cannot write {path}: no permission to write into {_kind(mode)} {target}")
+        if not os.access(path, os.W_OK):
+            raise OutputPathError(f"cannot write {path}: no permission to write into {_kind(mode)} {path}")
         return
+    target = Path(os.path.realpath(path))
     if mode is not None and not stat.S_ISREG(mode):
         raise OutputPathError(f"cannot write {path}: {target} is {_kind(mode)}, not a file")
     _check_can_create_in(target.parent, path)
@@ -92,14 +92,14 @@ def replace_atomically(path: Path | str, write: Callable[[Path], None]) -> None:
     """Replace ``path`` by what ``write(temporary_path)`` writes into a temporary file beside it (a link: the file
     it points to; a named pipe or a character device: written into, through a temporary file elsewhere)."""
     requested = Path(path)
-    path = Path(os.path.realpath(requested))
     try:
-        mode = path.stat().st_mode
+        mode = requested.stat().st_mode  # through links
     except (FileNotFoundError, NotADirectoryError):  # a new file (or a parent that is a file: said below)
         mode = None
     if mode is not None and _written_into(mode):
-        _write_into(path, write, requested.suffix)
+        _write_into(requested, write, requested.suffix)
         return
+    path = Path(os.path.realpath(requested))
     if mode is not None and not stat.S_ISREG(mode):
         raise OutputPathError(f"cannot write {requested}: {path} is {_kind(mode)}, not a file")
     if not path.parent.is_dir():

@@ -44,15 +44,18 @@ def test_a_link_a_pipe_or_a_device_is_written_through_never_replaced(tmp_path: P
     result = CliRunner().invoke(main, ["replay", str(_record_file(tmp_path)), "--html", str(link)])
     assert result.exit_code == 0, result.output
     assert link.is_symlink() and target.read_bytes().startswith(b"<!doctype html>")
-    # a named pipe is written into (a reader gets the bytes), and is still a pipe
-    pipe = tmp_path / "pipe.gif"
+    # a named pipe is written into (a reader gets the bytes), and is still a pipe; so through a link to one (as
+    # /dev/stdout is when the output is piped)
+    pipe, pipe_link = tmp_path / "pipe.gif", tmp_path / "stdout"
     os.mkfifo(pipe)
-    received = []
-    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()))
-    reader.start()
-    write_atomic(pipe, b"GIF89a...")
-    reader.join(timeout=10)
-    assert received == [b"GIF89a..."] and stat.S_ISFIFO(pipe.stat().st_mode)
+    pipe_link.symlink_to(pipe)
+    for name in (pipe, pipe_link):
+        received: list[bytes] = []
+        reader = threading.Thread(target=lambda sink=received: sink.append(pipe.read_bytes()))
+        reader.start()
+        write_atomic(name, b"GIF89a...")
+        reader.join(timeout=10)
+        assert received == [b"GIF89a..."] and stat.S_ISFIFO(pipe.stat().st_mode) and pipe_link.is_symlink()
     # a character device is written into, never replaced by a regular file
     write_atomic("/dev/null", b"nothing")
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
