@@ -50,12 +50,12 @@ def check_output_folder(folder: Path | str) -> None:
     """Raise ``OutputPathError`` unless files can be created in ``folder``, or it can be made (its nearest
     existing ancestor is a folder this process can create entries in)."""
     folder = Path(folder)
-    existing = Path(os.path.realpath(folder))
+    existing = folder.absolute()
     while not existing.exists() and existing != existing.parent:
-        if existing.is_symlink():  # a dangling link: mkdir would fail on it
+        if existing.is_symlink():  # a link to nothing: the folder cannot be made in its place
             raise OutputPathError(f"cannot make folder {folder}: {existing} is a broken symbolic link")
         existing = existing.parent
-    _check_can_create_in(existing, folder)
+    _check_can_create_in(Path(os.path.realpath(existing)), folder)
 
 
 def _check_can_create_in(folder: Path, wanted: Path) -> None:
