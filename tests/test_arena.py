@@ -709,7 +709,7 @@ def test_a_stale_lock_is_taken_over_only_from_a_process_that_is_not_its_arena(tm
     with pytest.raises(arena_module.ArenaFolderError, match="names pid 1, which is running, and nothing tells"):
         Arena(_config(games=6), tmp_path).run(progress=False)
     # pid 1 with another start time than the one recorded: another process; taken over, saying so
-    lock.write_text("1 1\n")
+    lock.write_text(f"1 {int(arena_module._process_start(1)) + 1}\n")
     arena = Arena(_config(games=5), tmp_path)
     arena.run(progress=False)
     assert any("from pid 1: that pid is now another process" in note for note in arena.notes)
