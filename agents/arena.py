@@ -21,9 +21,13 @@ Records. Every finished game is appended to ``games.jsonl`` in the output folder
 and fsynced), so an interrupted run resumes without replaying them. Records are never deleted: a smaller
 ``games`` reports on games ``0..games-1`` and keeps the rest. Each record carries the arena's settings and
 the versions of the code that played it, and is checked against them when read back, so records of another
-arena are never counted; a game recorded twice counts once. Only a last line cut short by a kill is skipped
-(and its game replayed); any other damaged line is an error naming the file, the line and the fault. A lock
-file (``arena.lock``, holding the pid of the run) keeps two runs from writing into one folder at once.
+arena are never counted. Each record must agree with itself (its winners hold the top score); on resume the
+recorded games are replayed (all of them up to ``REPLAY_CHECKS``, else a sample of that many) to check that
+every action was legal and the game ends at the recorded scores. A game recorded twice counts once; recorded
+twice with different results (anything but the timings) it is a conflict. Only a last line cut short by a kill
+is skipped (and its game replayed); any other damaged or refused line is an error naming the file, the line and
+the fault. A lock file (``arena.lock``, holding the pid and start time of the run) keeps two runs from writing
+into one folder at once.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import json
 import math
 import multiprocessing
 import os
+import random
 import secrets
 import signal
 import threading
@@ -47,9 +52,9 @@ from typing import TYPE_CHECKING
 
 from seasons_env import LEVELS, NUM_ACTIONS, __version__
 from seasons_env.engine import check_choice, check_num_players
-from seasons_env.files import write_atomic
+from seasons_env.files import check_output_file, check_output_folder, write_atomic
 from seasons_env.registry import make_agent, parse_agent_spec
-from seasons_env.replay import current_versions
+from seasons_env.replay import MAX_SEED, RecordError, Replay, current_versions, parse_record
 
 from .arena_pages import notable_lines, write_index, write_notable_replays
 from .base import agent_streams, play_game
@@ -58,6 +63,27 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 Z95 = 1.959963984540054
+#: The most games one arena plays (its records and results stay a size a machine can read back).
+MAX_GAMES = 10**7
+#: Game ``g`` of an arena of seed ``seed`` is dealt with seed ``seed * SEED_STRIDE + g // players``.
+SEED_STRIDE = 1_000_003
+#: The largest arena seed whose every game seed fits the 64 bits a record holds.
+MAX_ARENA_SEED = (MAX_SEED - 1 - MAX_GAMES) // SEED_STRIDE
+#: How many recorded games a resumed run replays to check them (all of them when there are no more).
+REPLAY_CHECKS = 500
+#: The files a run writes into its folder (besides a replay page per notable game).
+FOLDER_FILES = (
+    "games.jsonl",
+    "config.json",
+    "arena.lock",
+    "results.json",
+    "ratings.csv",
+    "crosstable.csv",
+    "arena.png",
+    "index.html",
+    "replay-highest-score.html",
+    "replay-biggest-upset.html",
+)
 
 
 @dataclass(frozen=True)
@@ -80,12 +106,17 @@ class ArenaConfig:
             raise ValueError(f"agents must be distinct; got {list(self.agents)}")
         check_num_players(self.players, "players")
         check_choice("level", self.level, LEVELS)
-        if not _is_int(self.games) or self.games < 1:
-            raise ValueError(f"games must be at least 1; got {self.games!r}")
-        if not _is_int(self.seed) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
+        if not _is_int(self.games) or not 1 <= self.games <= MAX_GAMES:
+            raise ValueError(f"games must be 1..{MAX_GAMES}; got {self.games!r}")
         if not isinstance(self.blind, bool):
             raise ValueError(f"blind must be true or false; got {self.blind!r}")
+        # A public seed makes each game's seed seed * SEED_STRIDE + block, which must fit in a record; a blind run's
+        # secret seed only feeds digests.
+        highest = 2**63 - 1 if self.blind else MAX_ARENA_SEED
+        if not _is_int(self.seed) or not 0 <= self.seed <= highest:
+            raise ValueError(
+                f"seed must be an integer 0..{highest} (every game's seed must fit in 64 bits); got {self.seed!r}"
+            )
 
     def to_dict(self) -> dict:
         """The settings as ``config.json``, the records and ``results.json`` show them (a blind run's seed as its
@@ -141,7 +172,7 @@ def seating(config: ArenaConfig, game_index: int) -> tuple[tuple[str, ...], int]
     seats = lineup[rotation:] + lineup[:rotation]
     if config.blind:
         return seats, _digest_seed(config.seed, "deal", block)
-    return seats, config.seed * 1_000_003 + block
+    return seats, config.seed * SEED_STRIDE + block
 
 
 def agent_seed(config: ArenaConfig, game_index: int) -> int:
@@ -303,6 +334,7 @@ class RecordFile:
 
     path: Path
     records: dict[int, dict] = field(default_factory=dict)  # by game index, each game once
+    lines: dict[int, int] = field(default_factory=dict)  # the line of each game's record, by game index
     notes: list[str] = field(default_factory=list)  # what was skipped: repeated games, a torn last line
     intact_bytes: bytes = b""  # the file without a torn last line, every line ending in a newline
     needs_repair: bool = False  # the file is not ``intact_bytes`` (a torn or unterminated last line)
@@ -314,9 +346,10 @@ def read_records(path: Path, config: ArenaConfig | None = None, vouched: bool = 
     With ``config``, every record must carry that arena's settings (``ArenaConfig.settings``) and the seats and
     seed the schedule gives its game index; records written before records carried their settings are
     accepted only when ``vouched`` (the folder's ``config.json`` names the same settings). Without ``config``,
-    the records must agree with each other. A game recorded more than once counts once (the first line); a
-    last line cut short by a kill (no newline at its end, not complete JSON) is skipped. Any other fault
-    raises ``ArenaFolderError`` naming the file, the line and the fault."""
+    the records must agree with each other. A game recorded more than once counts once (the first line) when the
+    records agree (timings aside), and is a conflict when they do not; a last line cut short by a kill (no
+    newline at its end, not complete JSON) is skipped. Any other fault raises ``ArenaFolderError`` naming the
+    file, the line and the fault."""
     path = Path(path)
     found = RecordFile(path)
     if not path.exists():
@@ -350,6 +383,12 @@ def read_records(path: Path, config: ArenaConfig | None = None, vouched: bool = 
             elif record_settings != expected:
                 raise ArenaFolderError(f"{where}: {_settings_fault(record_settings, expected)}")
         index = value["game_index"]
+        if index in first_line and _game_content(value) != _game_content(found.records[index]):
+            raise ArenaFolderError(
+                f"{where} records game {index} again, with other results than line {first_line[index]} "
+                f"(differing: {', '.join(_differing(value, found.records[index]))}): conflicting records of one "
+                "game; keep the right line and remove the other"
+            )
         if index in first_line:
             found.notes.append(
                 f"{where} repeats game {index} (first recorded at line {first_line[index]}); counted once"
@@ -357,11 +396,50 @@ def read_records(path: Path, config: ArenaConfig | None = None, vouched: bool = 
         else:
             first_line[index] = number
             found.records[index] = value
+            found.lines[index] = number
         offset += len(raw) + 1
         if unterminated:  # a complete record whose newline was not written yet
             found.needs_repair = True
     found.intact_bytes = data[:offset] if offset <= len(data) else data + b"\n"
     return found
+
+
+#: Measurements that differ between two plays of one game; every other field of a record is the game itself.
+_TIMINGS = ("seconds_per_seat",)
+
+
+def _game_content(record: dict) -> dict:
+    return {key: value for key, value in record.items() if key not in _TIMINGS}
+
+
+def _differing(a: dict, b: dict) -> list[str]:
+    return sorted(key for key in set(_game_content(a)) | set(_game_content(b)) if a.get(key) != b.get(key))
+
+
+def replay_check(found: RecordFile, limit: int = REPLAY_CHECKS) -> str | None:
+    """Replay the recorded games (all, or a sample of ``limit`` of them): every action must be legal and the game
+    must end at the recorded scores and winners. ``ArenaFolderError`` names the line of a game that does not;
+    returns what was checked, for the user, when there was something to check."""
+    replayable = sorted(g for g, record in found.records.items() if "actions" in record)
+    if not replayable:
+        return None
+    chosen = replayable
+    if len(replayable) > limit:  # a sample, the same one for the same records
+        chosen = sorted(random.Random(len(replayable)).sample(replayable, limit))
+    for index in chosen:
+        where = f"{found.path} line {found.lines[index]}"
+        try:
+            Replay(parse_record(found.records[index], where))
+        except RecordError as error:
+            raise ArenaFolderError(
+                f"{error} (refused: a record the game does not bear out; remove that line to replay the game)"
+            ) from None
+    if len(chosen) == len(replayable):
+        return None
+    return (
+        f"replayed a sample of {len(chosen)} of the {len(replayable)} recorded games in {found.path} to check them "
+        "(every action legal, scores and winners as recorded)"
+    )
 
 
 def _decoding_fault(error: Exception) -> str:
@@ -450,6 +528,16 @@ def check_record(value: object, where: str, config: ArenaConfig | None = None, v
     for key, (valid, what) in _record_fields(players).items():
         if not valid(value[key]):
             raise fault(f"{key!r} must be {what}; got {shown(value[key])}")
+    scores, winners = value["scores"], value["winners"]
+    if any(scores[seat] != max(scores) for seat in winners):
+        raise fault(
+            f"'winners' {winners} contradict 'scores' {scores}: a winner must hold the top score "
+            "(refused: the record does not agree with itself)"
+        )
+    if sum(value["decisions_per_seat"]) != value["decisions"]:
+        raise fault(
+            f"'decisions_per_seat' {value['decisions_per_seat']} do not add up to 'decisions' {value['decisions']}"
+        )
     if "actions" in value:  # absent from records written before they kept the actions (not replayable)
         actions = value["actions"]
         if not (
@@ -493,11 +581,14 @@ def check_record(value: object, where: str, config: ArenaConfig | None = None, v
 
 
 class FolderLock:
-    """Exclusive use of an arena folder by one run: an OS file lock on ``arena.lock``, which holds the pid.
+    """Exclusive use of an arena folder by one run: an OS file lock on ``arena.lock``, which holds the pid and the
+    start time of the process (``PID START``; the start time tells a process from a later one given the same pid).
 
-    The OS drops the lock when its process ends, however it ends, so a lock left by a killed run is simply
-    taken over (``note`` then says whose it was); while a run holds it, another run fails at once with an
-    error naming the holder's pid."""
+    The OS drops the lock when its process ends, however it ends, so a lock left by a killed run is taken over
+    (``note`` then says whose it was); while a run holds it, another run fails at once with an error naming the
+    holder's pid. A free OS lock naming a process that is still running is taken over only when that process is
+    shown to be another one (a later start time): the run that wrote it may still be going (on a file system
+    without working locks, or with the lock file replaced), and one that cannot be told apart is refused."""
 
     def __init__(self, folder: Path | str) -> None:
         self.path = Path(folder) / "arena.lock"
@@ -508,22 +599,44 @@ class FolderLock:
         handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             if not _try_lock(handle):
-                holder = _read_pid(handle)
+                holder, _ = _read_holder(handle)
                 raise ArenaFolderError(
                     f"{self.path.parent} is in use by another arena run "
                     f"({f'pid {holder}' if holder is not None else 'pid unknown'}, lock file {self.path}); "
                     "wait for it to end, or stop it, before running this arena again"
                 )
-            previous = _read_pid(handle)
-            if previous is not None and previous != os.getpid():
-                state = "no longer running" if not _pid_alive(previous) else "its lock was released"
-                self.note = f"took over {self.path} from pid {previous} ({state}: that run was interrupted)"
+            self.note = self._take_over(*_read_holder(handle))
             os.ftruncate(handle, 0)
-            os.write(handle, f"{os.getpid()}\n".encode())
+            started = _process_start(os.getpid())
+            os.write(handle, f"{os.getpid()}{f' {started}' if started is not None else ''}\n".encode())
         except BaseException:
             os.close(handle)
             raise
         self._handle = handle
+
+    def _take_over(self, pid: int | None, started: str | None) -> str | None:
+        """What taking over a lock naming ``pid`` (started at ``started``) means; ``ArenaFolderError`` when that
+        process may be an arena still writing into this folder."""
+        if pid is None or pid == os.getpid():
+            return None
+        if not _pid_alive(pid):
+            return f"took over {self.path} from pid {pid} (no longer running: that run was interrupted)"
+        now = _process_start(pid)
+        if started is not None and now is not None and now != started:
+            return (
+                f"took over {self.path} from pid {pid}: that pid is now another process (started at another time), "
+                "so the run that wrote the lock has ended"
+            )
+        why = (
+            "is still running: the arena run that wrote the lock"
+            if started is not None and now == started
+            else "is running, and nothing tells whether it is an arena run of this folder (the lock holds no start "
+            "time to compare)"
+        )
+        raise ArenaFolderError(
+            f"{self.path} names pid {pid}, which {why}; wait for it to end or stop it, or, if no arena run is using "
+            f"{self.path.parent}, delete {self.path}"
+        )
 
     def release(self) -> None:
         if self._handle is None:
@@ -567,11 +680,25 @@ except ImportError:  # Windows
         return True
 
 
-def _read_pid(handle: int) -> int | None:
+def _read_holder(handle: int) -> tuple[int | None, str | None]:
+    """The pid and the start time a lock file names (``None`` for what it does not hold)."""
     os.lseek(handle, 0, os.SEEK_SET)
-    text = os.read(handle, 64).decode("ascii", "replace").strip()
+    words = os.read(handle, 128).decode("ascii", "replace").split()
     os.lseek(handle, 0, os.SEEK_SET)
-    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else None
+    if not words or not (words[0].isascii() and words[0].isdigit()) or int(words[0]) <= 0:
+        return None, None
+    return int(words[0]), (words[1] if len(words) > 1 and words[1].isascii() and words[1].isdigit() else None)
+
+
+def _process_start(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks after boot, from Linux's ``/proc``), or None when it cannot be told
+    (no such process, or another system: a live pid is then never taken for another process)."""
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat_line[stat_line.rfind(")") + 2 :].split()  # after the command name, which may hold spaces
+    return fields[19] if len(fields) > 19 and fields[19].isdigit() else None
 
 
 def _pid_alive(pid: int) -> bool:
@@ -667,12 +794,16 @@ class Arena:
         terminated and the folder's lock released, every finished game stays on disk, and the same call resumes."""
         from tqdm import tqdm
 
+        self.check_writable()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.notes = []
         with _sigterm_stops_the_run(), FolderLock(self.out_dir) as lock:
             if lock.note:
                 self.notes.append(lock.note)
             found = self._read()
+            checked = replay_check(found)
+            if checked:
+                self.notes.append(checked)
             if found.needs_repair:
                 # Drop a line cut short by a kill (its game is replayed) before appending after it.
                 write_atomic(self.games_file, found.intact_bytes)
@@ -680,13 +811,16 @@ class Arena:
                 self.config_file, (json.dumps({**self.config.to_dict(), **code_versions()}, indent=2) + "\n").encode()
             )
             records = {g: r for g, r in found.records.items() if g < self.config.games}
-            todo = [g for g in range(self.config.games) if g not in records]
+            # Made as they are needed: an arena of millions of games holds no list of them.
+            todo: Iterable[int] = (g for g in range(self.config.games) if g not in records)
+            missing = self.config.games - len(records)
             if limit is not None:
-                todo = todo[:limit]
-            jobs = [(self.config.fields(), g) for g in todo]
+                todo, missing = itertools.islice(todo, limit), min(missing, limit)
+            settings = self.config.fields()
+            jobs = ((settings, g) for g in todo)
             bar = tqdm(total=self.config.games, initial=len(records), disable=not progress, desc="arena", unit="game")
             try:
-                for record in self._play(jobs, workers):
+                for record in self._play(jobs, min(workers, missing)):  # no more processes than games to play
                     records[record["game_index"]] = record
                     bar.update()
             finally:
@@ -699,11 +833,19 @@ class Arena:
             self.write(summary)
         return summary
 
-    def _play(self, jobs: list[tuple[dict, int]], workers: int) -> Iterable[dict]:
+    def check_writable(self) -> None:
+        """Raise ``OutputPathError`` (naming the path) unless the results folder can be made or written, and each
+        file of a run written in it: checked before any game is played."""
+        check_output_folder(self.out_dir)
+        if self.out_dir.is_dir():
+            for name in FOLDER_FILES:
+                check_output_file(self.out_dir / name)
+
+    def _play(self, jobs: Iterable[tuple[dict, int]], workers: int) -> Iterable[dict]:
         """Play the jobs, yielding each record once it is on disk (flushed and fsynced: a game takes far longer
         than an fsync, and a kill then loses no finished game)."""
         with self.games_file.open("ab") as sink:
-            if workers > 1 and len(jobs) > 1:
+            if workers > 1:
                 context = multiprocessing.get_context("spawn")
                 with context.Pool(workers, initializer=_leave_interrupts_to_the_parent) as pool:
                     for record in pool.imap_unordered(play_one, jobs):
@@ -892,18 +1034,21 @@ def format_summary(summary: dict) -> str:
         lines += ["('-' for a rating: no rating event for that agent; it played no game, or each seated it twice)"]
     lines += ["", "win rate of row against column [Wilson 95%]:"]
     width = max(len(a) for a in agents) + 2
-    lines.append(" " * width + "".join(f"{b:>24}" for b in order))
+    # Each column at least two characters wider than its longest entry (its agent's name or a cell), so that
+    # neighbouring columns never run together.
+    column = max(24, width)
+    lines.append(" " * width + "".join(f"{b:>{column}}" for b in order))
     for a in order:
         cells = []
         for b in order:
             c = summary["crosstable"][a][b] if a != b else None
             if c is None:
-                cells.append(f"{'-':>24}")
+                cells.append(f"{'-':>{column}}")
             elif not c["games"]:
-                cells.append(f"{'not met':>24}")
+                cells.append(f"{'not met':>{column}}")
             else:
                 cell = "{:.1%} [{:.1%}, {:.1%}]".format(c["win_rate"], c["low"], c["high"])
-                cells.append(f"{cell:>24}")
+                cells.append(f"{cell:>{column}}")
         lines.append(f"{a:<{width}}" + "".join(cells))
     mean_decisions = summary["mean_decisions_per_game"]
     lines += ["", f"mean decisions per game: {mean_decisions:.1f}" if mean_decisions is not None else ""]

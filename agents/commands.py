@@ -12,10 +12,13 @@ from pathlib import Path
 
 import click
 
+from seasons_env.cli import check_output_option
 from seasons_env.engine import LEVELS
+from seasons_env.files import OutputPathError
 from seasons_env.registry import make_agent, parse_agent_spec
+from seasons_env.replay import MAX_SEED
 
-from .arena import Arena, ArenaConfig, ArenaFolderError, format_summary, secret_seed
+from .arena import MAX_ARENA_SEED, MAX_GAMES, Arena, ArenaConfig, ArenaFolderError, format_summary, secret_seed
 from .human import run_terminal_game
 
 
@@ -27,19 +30,28 @@ def _agent_list(value: str) -> tuple[str, ...]:
 
 
 class ArenaSeed(click.ParamType):
-    """A non-negative integer, or ``random`` for a blind run (a secret seed, revealed when the run ends)."""
+    """An integer 0..``MAX_ARENA_SEED``, or ``random`` for a blind run (a secret seed, revealed when the run ends)."""
 
     name = "SEED|random"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
         text = str(value).strip()
         if text == "random":
             return text
-        if text.isascii() and text.isdigit():
-            return int(text)
-        self.fail(f"must be a non-negative integer or 'random'; got {value!r}", param, ctx)
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif text.isascii() and text.isdigit():
+            number = int(text)
+        else:
+            number = -1
+        if not 0 <= number <= MAX_ARENA_SEED:
+            self.fail(
+                f"must be an integer 0..{MAX_ARENA_SEED} (every game's seed must fit in 64 bits) or 'random'; "
+                f"got {value!r}",
+                param,
+                ctx,
+            )
+        return number
 
 
 @click.command()
@@ -51,15 +63,22 @@ class ArenaSeed(click.ParamType):
     help="Comma-separated agent specs (see --help of seasons arena for the list): random, heuristic, ismcts, ...",
 )
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
-@click.option("--games", type=click.IntRange(min=1), default=200, show_default=True, help="Games in the whole arena.")
+@click.option(
+    "--games",
+    type=click.IntRange(1, MAX_GAMES),
+    default=200,
+    show_default=True,
+    help=f"Games in the whole arena (at most {MAX_GAMES:,}).",
+)
 @click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
 @click.option(
     "--seed",
     type=ArenaSeed(),
     default="0",
     show_default=True,
-    help="Seed of the whole schedule (public: anyone can rebuild its deals), or 'random' for a blind run: a secret "
-    "seed drawn at the start and written to results.json when the run ends.",
+    help=f"Seed of the whole schedule (0..{MAX_ARENA_SEED}: every game's seed must fit in 64 bits; public: anyone can "
+    "rebuild its deals), or 'random' for a blind run: a secret seed drawn at the start and written to results.json "
+    "when the run ends.",
 )
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes.")
 @click.option(
@@ -102,6 +121,10 @@ def arena(
         raise click.BadParameter(str(error), param_hint="'--agents'") from None
     runner = Arena(config, out)
     try:
+        runner.check_writable()  # before any game is played
+    except OutputPathError as error:
+        raise click.BadParameter(str(error), param_hint="'--out'") from None
+    try:
         summary = runner.run(workers=workers, progress=progress)
     except ArenaFolderError as error:  # damaged or foreign records, other settings, a run in progress
         raise click.ClickException(str(error)) from None
@@ -127,7 +150,9 @@ def arena(
 @click.option("--vs", "opponent", default="heuristic", show_default=True, help="The agent in the other seats.")
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
 @click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the deal (random if not given).")
+@click.option(
+    "--seed", type=click.IntRange(0, MAX_SEED - 1), default=None, help="Seed of the deal (random if not given)."
+)
 @click.option("--seat", type=click.IntRange(0, 3), default=0, show_default=True, help="Your seat (0 plays first).")
 @click.option(
     "--record",
@@ -186,8 +211,8 @@ def play(
         raise click.BadParameter(
             f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
         )
-    if record_path is not None and not record_path.resolve().parent.is_dir():
-        raise click.BadParameter(f"folder {str(record_path.parent)!r} does not exist", param_hint="'--record'")
+    if record_path is not None:
+        check_output_option(record_path, "--record")  # before the game, which would otherwise be lost at its end
     run_terminal_game(
         functools.partial(make_agent, opponent),
         num_players=players,

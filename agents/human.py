@@ -18,8 +18,9 @@ from seasons_env import Game, describe_action
 from seasons_env.engine import steps
 from seasons_env.engine.actions import SEASON_MOVES, decode, instance_of_activation
 from seasons_env.engine.data import CARD_BY_NAME, CARD_NAMES, CARDS, ENERGIES, SEASONS, TRANSMUTE_RATE, card_of
+from seasons_env.files import OutputPathError, check_output_file
 from seasons_env.rendering import card_choice_is_public, face_label, render_text
-from seasons_env.replay import make_record, write_record
+from seasons_env.replay import MAX_SEED, make_record, write_record
 
 from .base import Agent, GameRecord, play_game
 
@@ -419,8 +420,13 @@ def run_terminal_game(
     is told only once the game is over; ``agent_seed`` seeds the other seats (``play_game``; ``None``: at random)."""
     if not 0 <= human_seat < num_players:
         raise ValueError(f"human_seat must be a seat 0..{num_players - 1}; got {human_seat!r}")
-    if record_path is not None and not Path(record_path).resolve().parent.is_dir():
-        raise ValueError(f"record_path: folder {str(Path(record_path).parent)!r} does not exist")
+    if record_path is not None:
+        try:
+            check_output_file(record_path)
+        except OutputPathError as error:
+            raise ValueError(f"record_path: {error}") from None
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_SEED):
+        raise ValueError(f"seed must be an integer 0..{MAX_SEED - 1} (a record holds 64 bits); got {seed!r}")
     human = HumanAgent(input_stream, output_stream)
     say = human.say
     if seed is None:

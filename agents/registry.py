@@ -47,6 +47,7 @@ def register_all() -> None:
         summary="a policy exported by training/train_rllib.py (its OUT/policy folder)",
         argument="PATH",
         argument_optional=False,
+        check=_check_rllib_policy,
     )
 
 
@@ -91,9 +92,18 @@ def _policy_search_agent(seed: int | None, argument: str | None):
 
 def _rllib_agent(seed: int | None, path: str):
     """``rllib:PATH``: torch is imported only when such an agent is made."""
-    from .rllib_agent import RLlibPolicyAgent
+    from .rllib_agent import RLlibPolicyAgent, load_cached
 
-    return RLlibPolicyAgent.load(path)
+    return RLlibPolicyAgent(load_cached(path))
+
+
+def _check_rllib_policy(path: str | None) -> None:
+    """Load the exported network now (cached for the agents made later), so a bad folder is named where it is
+    given, before an arena creates its folder."""
+    from .rllib_agent import load_cached
+
+    if path is not None:
+        load_cached(path)
 
 
 def _learned_agent(seed: int | None, path: str | None):

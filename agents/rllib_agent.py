@@ -8,6 +8,7 @@ mask comes from the legal actions it is given, so it never plays an illegal one.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,6 +18,24 @@ from seasons_env import Game
 from seasons_env.encoding import encode_observation
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.masked_mlp import MaskedActorCritic, greedy_action, load_network
+
+
+def load_cached(folder: str | Path) -> MaskedActorCritic:
+    """``load_network(folder)``, loaded once per process while its files are unchanged (arena games reuse it;
+    greedy play never changes the network). ``ValueError`` names a folder that is not an exported network."""
+    folder = Path(folder).expanduser().resolve()
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder (give the policy folder that training/train_rllib.py exported)")
+    stamps = tuple(
+        (entry.stat().st_mtime_ns, entry.stat().st_size) if entry.is_file() else None
+        for entry in (folder / "network.json", folder / "weights.pt")
+    )
+    return _cached_network(str(folder), stamps)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_network(folder: str, stamps: tuple) -> MaskedActorCritic:
+    return load_network(folder).eval()
 
 
 class RLlibPolicyAgent:

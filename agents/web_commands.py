@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from .web_server import run_web_game
+from seasons_env.files import OutputPathError, check_output_file, check_output_folder
+
+from .web_server import DEFAULT_RECORD_FOLDER, run_web_game
 
 #: Options a resumed game takes from its record; giving them with --resume is an error.
 SETTINGS_OF_THE_RECORD = ("players", "level", "seed", "seat", "humans")
@@ -42,8 +44,17 @@ def play_web(
         )
     elif humans > players:
         raise click.BadParameter(f"{humans} people cannot sit at {players} seats", param_hint="'--humans'")
-    if record_path is not None and not record_path.resolve().parent.is_dir():
-        raise click.BadParameter(f"folder {str(record_path.parent)!r} does not exist", param_hint="'--record'")
+    try:  # where the record goes, checked before the server starts (the default: a new file in results/play)
+        if record_path is not None:
+            check_output_file(record_path)
+        elif resume is not None:
+            check_output_file(resume)
+        else:
+            check_output_folder(DEFAULT_RECORD_FOLDER)
+    except OutputPathError as error:
+        raise click.BadParameter(
+            str(error), param_hint="'--resume'" if record_path is None and resume else "'--record'"
+        ) from None
     try:
         status = run_web_game(
             opponent if resume is None or _given(ctx, "opponent") else None,

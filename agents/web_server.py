@@ -27,6 +27,8 @@ from seasons_env.replay import Replay, html_page, parse_record
 from .web_game import WebGame, WebGameError, default_record_path, encode_state
 
 HOST = "127.0.0.1"
+#: Where a game without --record is recorded (a new file per game).
+DEFAULT_RECORD_FOLDER = Path("results") / "play"
 MAX_BODY = 4096
 #: How long a POST waits for the agents before answering with the state as it is (the page then polls).
 ANSWER_TIMEOUT = 120.0
@@ -280,7 +282,7 @@ def run_web_game(
     port: int,
     open_browser: bool,
     humans: int = 1,
-    results: Path = Path("results") / "play",
+    results: Path = DEFAULT_RECORD_FOLDER,
 ) -> int:
     """``seasons play --web``: a new game with people at ``humans`` seats from ``human_seat`` on (hot-seat when
     several) and agents ``opponent`` at the others; or, with ``resume``, the record's unfinished one (against

@@ -79,8 +79,8 @@ def simulate(
     players: int, games: int, level: str, seed: int, workers: int, json_path: Path | None, progress: bool
 ) -> None:
     """Play random games (a uniformly random legal action at every decision) and print their statistics."""
-    if json_path is not None and not json_path.resolve().parent.is_dir():
-        raise click.BadParameter(f"directory {str(json_path.parent)!r} does not exist", param_hint="'--json'")
+    if json_path is not None:
+        check_output_option(json_path, "--json")
     play = functools.partial(play_random_game, players, level)
     seeds = range(seed, seed + games)
     workers = min(workers, games)
@@ -109,8 +109,10 @@ def simulate(
     summary["decisions_per_second"] = summary["decisions_total"] / seconds if seconds > 0 else float("inf")
     click.echo(format_summary(summary))
     if json_path is not None:
+        from .files import write_atomic
+
         try:
-            json_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+            write_atomic(json_path, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
         except OSError as exc:
             raise click.FileError(str(json_path), hint=exc.strerror or str(exc)) from exc
         click.echo(f"summary written to {json_path}")
@@ -189,11 +191,13 @@ def replay(
     )
 
     outputs = {"html": html, "gif": gif, "mp4": mp4, "png": png}
-    for name, path in outputs.items():
-        if path is not None and not path.resolve().parent.is_dir():
-            raise click.BadParameter(f"folder {str(path.parent)!r} does not exist", param_hint=f"'--{name}'")
     if notable and game is not None:
         raise click.BadParameter("--game picks one game; --notable picks the notable ones: give one of them")
+    names = ["highest_score", "biggest_upset"] if notable else [None]
+    for kind, path in outputs.items():
+        if path is not None:
+            for name in names:
+                check_output_option(notable_outputs(path, name) if name else path, f"--{kind}", REPLAY_SUFFIXES[kind])
     try:
         entries = read_record_lines(record)
         if notable:
@@ -231,6 +235,28 @@ def replay(
             _write_replay_outputs(game_replay, outputs, name, seat, fps, at, notable_outputs)
     except RecordError as error:
         raise click.ClickException(str(error)) from None
+    except OSError as error:  # checked before the work, yet the disk may fill up or the folder go away meanwhile
+        raise click.FileError(str(error.filename or "output"), hint=error.strerror or str(error)) from None
+
+
+#: The file name endings each output of ``seasons replay`` must have (the format is never guessed from them).
+REPLAY_SUFFIXES = {"html": (".html", ".htm"), "gif": (".gif",), "mp4": (".mp4",), "png": (".png",)}
+
+
+def check_output_option(path: Path, option: str, suffixes: tuple[str, ...] = ()) -> None:
+    """Refuse (``click.BadParameter``, exit 2) an output ``path`` that cannot be written, before any work starts;
+    with ``suffixes``, also a file whose name does not end in one of them (a pipe or a device may have any name)."""
+    from .files import OutputPathError, check_output_file
+
+    try:
+        check_output_file(path)
+    except OutputPathError as error:
+        raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
+    if suffixes and (not path.exists() or path.is_file()) and path.suffix.lower() not in suffixes:
+        raise click.BadParameter(
+            f"{path} does not end in {' or '.join(suffixes)}: {option} writes that format (name the file for it)",
+            param_hint=f"'{option}'",
+        )
 
 
 def _write_replay_outputs(
@@ -249,7 +275,11 @@ def _write_replay_outputs(
             continue
         target = rename(path, name) if name is not None else path
         writers[kind](target)
-        click.echo(f"{kind} written to {target} ({len(game_replay) - 1} actions of {game_replay.record.source})")
+        # on stderr when the file is a pipe or a device (--png /dev/stdout > x.png): not into the picture
+        click.echo(
+            f"{kind} written to {target} ({len(game_replay) - 1} actions of {game_replay.record.source})",
+            err=not target.is_file(),
+        )
 
 
 @main.command()

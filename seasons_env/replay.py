@@ -34,6 +34,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
+import numpy as np
+
 from . import ACTION_TABLE_VERSION, LEVELS, NUM_ACTIONS, Game, describe_action
 from .engine import STATE_VERSION
 from .files import replace_atomically, write_atomic
@@ -132,7 +134,7 @@ def _parse_record(data: object, source: str) -> Record:
     for prefix, holder in (("", data), ("config.", settings)):
         for key, expected in current_versions().items():
             if key in holder:
-                found = _int(holder[key], prefix + key, 0, 2**31)
+                found = _int(holder[key], prefix + key, 0, 2**31 - 1)
                 if found != expected:
                     raise RecordError(
                         f"{prefix}{key} is {found} but this engine's is {expected}: the record was made by another "
@@ -158,15 +160,22 @@ def _parse_record(data: object, source: str) -> Record:
             _int(s, f"scores[{k}]", -(10**6), 10**6) for k, s in enumerate(_list(data["scores"], "scores", n))
         )
     if data.get("winners") is not None:
-        winners = tuple(
-            _int(p, f"winners[{k}]", 0, n - 1) for k, p in enumerate(_list(data["winners"], "winners", limit=n))
-        )
+        winners = _winners(data["winners"], "winners", n)
     if data.get("game_index") is not None:
-        game_index = _int(data["game_index"], "game_index", 0, 2**63)
+        game_index = _int(data["game_index"], "game_index", 0, 2**63 - 1)
     if data.get("policy") is not None:
         entries = _list(data["policy"], "policy", length=len(actions))
         policy = tuple(_policy_entry(entry, f"policy[{k}]") for k, entry in enumerate(entries))
     return Record(n, level, seed, actions, seats, scores, winners, game_index, policy, source)
+
+
+def _winners(value: object, field: str, num_players: int) -> tuple[int, ...]:
+    """A game's winners: one seat or more, each once."""
+    seats = _list(value, field, limit=num_players)
+    winners = tuple(_int(p, f"{field}[{k}]", 0, num_players - 1) for k, p in enumerate(seats))
+    if not winners or len(set(winners)) != len(winners):
+        raise RecordError(f"{field} must list at least one seat 0..{num_players - 1}, each once; got {list(winners)}")
+    return winners
 
 
 def _policy_entry(entry: object, field: str) -> tuple[tuple[int, float], ...] | None:
@@ -209,6 +218,8 @@ def read_record_lines(path: Path) -> list[tuple[str, dict]]:
             raise RecordError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
         except (json.JSONDecodeError, ValueError) as error:
             raise RecordError(f"{path}: not a JSON record ({error})") from None
+        except RecursionError:
+            raise RecordError(f"{path}: not a JSON record (nested too deeply)") from None
         if not isinstance(data, dict):
             raise RecordError(f"{path}: a record file holds one JSON object; got {type(data).__name__}")
         return [(str(path), data)]
@@ -225,10 +236,11 @@ def read_record_lines(path: Path) -> list[tuple[str, dict]]:
             if torn:
                 continue
             raise RecordError(f"{where}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-        except (json.JSONDecodeError, ValueError) as error:
+        except (json.JSONDecodeError, ValueError, RecursionError) as error:
             if torn:
                 continue
-            raise RecordError(f"{where}: not a JSON record ({error})") from None
+            fault = "nested too deeply" if isinstance(error, RecursionError) else error
+            raise RecordError(f"{where}: not a JSON record ({fault})") from None
         if not isinstance(data, dict):
             raise RecordError(f"{where}: a record must be a JSON object; got {type(data).__name__}")
         entries.append((where, data))
@@ -423,32 +435,49 @@ def frames(replay: Replay, seat: int | None = None) -> Iterator:
 
 
 def write_gif(replay: Replay, path: Path, seat: int | None = None, fps: float = 2.0) -> None:
-    """An animated GIF of the game (Pillow), written atomically."""
-    from PIL import Image
+    """An animated GIF of the game (Pillow's GIF encoder), written atomically.
 
-    pictures = list(frames(replay, seat))
-    # One palette for the whole game, from a few frames spread over it: quantizing each frame on its own is
-    # many times slower and makes the colours flicker.
-    sample = pictures[:: max(1, len(pictures) // 8)]
+    The frames are streamed: each position is drawn, encoded and written before the next is drawn, so memory
+    holds one picture (and the previous frame, to write only the part that changed) however long the game."""
+    from PIL import GifImagePlugin, Image
+
+    # One palette for the whole game, from a few positions spread over it: quantizing each frame on its own is
+    # many times slower and makes the colours flicker. These few are drawn twice.
+    sample = [draw_view(board_view(game, seat)) for game in replay.positions[:: max(1, len(replay) // 8)]]
     width, height = sample[0].size
     montage = Image.new("RGB", (width, height * len(sample)))
     for k, picture in enumerate(sample):
         montage.paste(picture, (0, height * k))
     palette = montage.quantize(255, method=Image.Quantize.MEDIANCUT)
-    images = [picture.quantize(palette=palette, dither=Image.Dither.NONE) for picture in pictures]
+    del sample, montage
+    duration = round(1000 / fps)
 
     def write(temp: Path) -> None:
-        images[0].save(
-            temp,
-            format="GIF",
-            save_all=True,
-            append_images=images[1:],
-            duration=round(1000 / fps),
-            loop=0,
-            optimize=False,
-        )
+        previous = None
+        with open(temp, "wb") as sink:
+            for picture in frames(replay, seat):
+                frame = picture.quantize(palette=palette, dither=Image.Dither.NONE)
+                del picture
+                if previous is None:  # the header: the canvas, the one palette, loop forever
+                    header, _ = GifImagePlugin.getheader(frame.copy(), info={"loop": 0, "duration": duration})
+                    sink.write(b"".join(header))
+                indices = np.asarray(frame)
+                box = (0, 0, width, height) if previous is None else _changed_box(previous, indices)
+                sink.write(b"".join(GifImagePlugin.getdata(frame.crop(box), offset=box[:2], duration=duration)))
+                previous = indices
+            sink.write(b";")  # the GIF trailer
 
     replace_atomically(path, write)
+
+
+def _changed_box(before: np.ndarray, after: np.ndarray) -> tuple[int, int, int, int]:
+    """The smallest box (left, top, right, bottom) holding every pixel that changed; one pixel if none did (the
+    frame still shows for its time)."""
+    changed = before != after
+    rows, columns = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+    if rows.size == 0:
+        return 0, 0, 1, 1
+    return int(columns[0]), int(rows[0]), int(columns[-1]) + 1, int(rows[-1]) + 1
 
 
 def write_mp4(replay: Replay, path: Path, seat: int | None = None, fps: float = 2.0) -> None:
@@ -458,7 +487,6 @@ def write_mp4(replay: Replay, path: Path, seat: int | None = None, fps: float = 
         import imageio_ffmpeg  # noqa: F401  (imageio's ffmpeg plugin needs it)
     except ImportError:
         raise RecordError("--mp4 needs imageio and imageio-ffmpeg: pip install 'seasons-env[video]'") from None
-    import numpy as np
 
     def write(temp: Path) -> None:
         writer = imageio.get_writer(
@@ -520,10 +548,11 @@ def notable_games(records: Sequence[Mapping], sources: Sequence[str] | None = No
         if winners is None:
             best = max(scores)
             winners = [p for p, s in enumerate(scores) if s == best]
-        elif not isinstance(winners, list):
-            raise RecordError(f"{where}: field 'winners' must be a list of seats; got {winners!r}")
         else:
-            winners = [_int(p, f"{where}: winners[{k}]", 0, len(scores) - 1) for k, p in enumerate(winners)]
+            try:
+                winners = list(_winners(winners, "winners", len(scores)))
+            except RecordError as error:
+                raise RecordError(f"{where}: {error}") from None
         parsed.append((index, record, scores, seats, winners))
 
     def game_index(record: Mapping) -> int | None:

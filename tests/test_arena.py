@@ -590,3 +590,164 @@ def test_the_arena_writes_replays_of_its_notable_games_and_links_them(tmp_path) 
     assert f'href="{high["replay"]}"' in index and 'src="arena.png"' in index
     assert "notable games" in format_summary(summary) and high["replay"] in format_summary(summary)
     assert len(summary_records) == 6
+
+
+# ---------------------------------------------------------------------------- sizes, workers, specs (issue 29)
+
+
+def test_games_are_made_lazily_and_counts_above_the_maximum_are_refused(tmp_path) -> None:
+    """An arena of millions of games holds no list of them (10**8 took 3.7 GB before playing one)."""
+    import tracemalloc
+
+    import matplotlib.figure  # noqa: F401  (imported before measuring: only the run's own memory is measured)
+    import openskill.models  # noqa: F401
+
+    arena = Arena(_config(games=2_000_000), tmp_path)
+    tracemalloc.start()
+    try:
+        arena.run(progress=False, limit=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 30_000_000, f"{peak:,} bytes"  # 6 MB measured; a list of the missing games took 80 MB
+    assert len(_lines(tmp_path)) == 1
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    result = CliRunner().invoke(main, ["arena", "--games", "10000001", "--out", str(tmp_path / "big")])
+    assert result.exit_code == 2 and "'--games'" in result.output and "1<=x<=10000000" in result.output
+    with pytest.raises(ValueError, match=r"games must be 1\.\.10000000; got 99999999999999999999"):
+        _config(games=99999999999999999999)
+    assert not (tmp_path / "big").exists()
+
+
+def test_no_more_worker_processes_than_games_to_play(tmp_path, monkeypatch) -> None:
+    started = []
+
+    class SerialPool:  # records the processes asked for, plays in this process
+        def __init__(self, processes, initializer=None):
+            started.append(processes)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc_info):
+            return False
+
+        def imap_unordered(self, function, jobs):
+            return map(function, jobs)
+
+    class Context:
+        Pool = SerialPool
+
+    monkeypatch.setattr(arena_module.multiprocessing, "get_context", lambda method: Context)
+    Arena(_config(games=2), tmp_path).run(workers=16, progress=False)
+    Arena(_config(games=3), tmp_path).run(workers=16, progress=False)  # one game left to play: no pool at all
+    assert started == [2]
+
+
+def test_every_agent_spec_is_checked_before_the_folder_is_made(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    out = tmp_path / "new"
+    result = CliRunner().invoke(main, ["arena", "--agents", "random,rllib:/nonexistent", "--out", str(out)])
+    assert result.exit_code == 2 and "agents[1]: agent 'rllib:/nonexistent'" in result.output
+    assert "/nonexistent is not a folder" in result.output and "Traceback" not in result.output
+    assert not out.exists()
+
+
+def _rewrite_line(folder, number: int, change) -> None:
+    lines = (folder / "games.jsonl").read_text().splitlines()
+    lines[number - 1] = json.dumps(change(json.loads(lines[number - 1])))
+    (folder / "games.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def _illegal_first_action(record: dict) -> dict:
+    from seasons_env import Game
+
+    legal = Game.new(record["num_players"], record["level"], seed=record["seed"]).legal_action_list()
+    return {**record, "actions": [min(set(range(len(legal) + 1)) - set(legal)), *record["actions"][1:]]}
+
+
+@pytest.mark.parametrize(
+    ("change", "fault"),
+    [
+        (lambda r: {**r, "winners": [0], "scores": [10, 20]}, "'winners' [0] contradict 'scores' [10, 20]"),
+        (_illegal_first_action, "step 0: action"),
+        (lambda r: {**r, "scores": [r["scores"][0] + 1, r["scores"][1]]}, "ends with scores"),
+        ("conflict", "records game 1 again, with other results than line 2 (differing: scores)"),
+    ],
+    ids=["winners-against-scores", "illegal-action", "scores-not-borne-out", "conflicting-duplicate"],
+)
+def test_records_that_do_not_bear_out_are_refused_on_resume(tmp_path, change, fault) -> None:
+    Arena(_config(), tmp_path).run(progress=False)
+    if change == "conflict":
+        lines = (tmp_path / "games.jsonl").read_text().splitlines()
+        other = json.loads(lines[1])
+        other["scores"] = [s + 5 for s in other["scores"]]
+        (tmp_path / "games.jsonl").write_text("\n".join([*lines, json.dumps(other)]) + "\n")
+    else:
+        _rewrite_line(tmp_path, 2, change)
+    before = (tmp_path / "games.jsonl").read_bytes()
+    with pytest.raises(arena_module.ArenaFolderError, match="line") as refused:
+        Arena(_config(games=6), tmp_path).run(progress=False)
+    assert fault in str(refused.value)
+    assert (tmp_path / "games.jsonl").read_bytes() == before  # nothing played or written
+
+
+def test_a_stale_lock_is_taken_over_only_from_a_process_that_is_not_its_arena(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    Arena(_config(), tmp_path).run(progress=False)
+    lock = tmp_path / "arena.lock"
+    # pid 1 is running, but nothing says it is an arena of this folder: refused, not taken as "interrupted"
+    lock.write_text("1\n")
+    with pytest.raises(arena_module.ArenaFolderError, match="names pid 1, which is running, and nothing tells"):
+        Arena(_config(games=6), tmp_path).run(progress=False)
+    # pid 1 with another start time than the one recorded: another process; taken over, saying so
+    lock.write_text(f"1 {int(arena_module._process_start(1)) + 1}\n")
+    arena = Arena(_config(games=5), tmp_path)
+    arena.run(progress=False)
+    assert any("from pid 1: that pid is now another process" in note for note in arena.notes)
+    # a live process with the start time recorded is the run that wrote the lock: refused
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        started = arena_module._process_start(child.pid)
+        assert started is not None
+        lock.write_text(f"{child.pid} {started}\n")
+        with pytest.raises(arena_module.ArenaFolderError, match=f"names pid {child.pid}, which is still running"):
+            Arena(_config(games=6), tmp_path).run(progress=False)
+    finally:
+        child.kill()
+        child.wait()
+    assert len(_lines(tmp_path)) == 5
+
+
+def test_the_win_rate_table_keeps_long_agent_names_apart() -> None:
+    long_names = ("learned-runs-x-policy-pt-one", "learned-runs-x-policy-pt-two")
+    for name in long_names:
+        register_agent(name, FirstLegal)
+    config = ArenaConfig(agents=("random", *long_names), games=2)
+    records = [
+        {
+            "game_index": 0,
+            "seats": ["random", long_names[0]],
+            "scores": [10, 20],
+            "winners": [1],
+            "decisions": 2,
+            "seconds_per_seat": [1.0, 1.0],
+            "decisions_per_seat": [1, 1],
+        }
+    ]
+    text = format_summary(summarize(records, config))
+    lines = text.splitlines()
+    start = lines.index("win rate of row against column [Wilson 95%]:")
+    header = lines[start + 1]
+    assert header.split() == [a for a in arena_module.rating_order(summarize(records, config))]
+    for row in lines[start + 2 : start + 5]:
+        name, *cells = row.split("  ")  # every column is set off by two spaces at least
+        assert name.strip() in config.agents and len([c for c in cells if c.strip()]) == 3, row

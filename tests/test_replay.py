@@ -390,7 +390,7 @@ def test_play_record_option_writes_a_replayable_record(tmp_path: Path) -> None:
     unfinished = load_replay(quit_path)
     assert not unfinished.finished and "scores" not in json.loads(quit_path.read_text(encoding="utf-8"))
     assert unfinished.record.actions[:2] == replay.record.actions[:2]
-    with pytest.raises(ValueError, match="record_path: folder"):
+    with pytest.raises(ValueError, match=r"record_path: cannot write .*folder .* does not exist"):
         run_terminal_game(RandomAgent, seed=5, record_path=tmp_path / "missing" / "x.json")
 
 
@@ -409,3 +409,84 @@ def test_readme_board_picture_is_made_by_the_command_it_shows(tmp_path: Path) ->
     assert made_pixels.shape == shown_pixels.shape
     # Identical here; another Pillow build may rasterise a few glyph edges differently.
     assert (made_pixels != shown_pixels).any(axis=2).mean() < 0.01
+
+
+def test_an_output_named_for_another_format_is_refused(tmp_path: Path) -> None:
+    record_file = tmp_path / "game.json"
+    write_record(record_file, random_record())
+    for option, name in (("--png", "x.gif"), ("--gif", "x.png"), ("--html", "x.txt"), ("--mp4", "x.gif")):
+        result = CliRunner().invoke(main, ["replay", str(record_file), option, str(tmp_path / name)])
+        assert result.exit_code == 2 and f"'{option}'" in result.output and "does not end in ." in result.output
+    assert [p.name for p in tmp_path.iterdir()] == ["game.json"]  # nothing written
+
+
+def test_a_gif_is_streamed_one_frame_at_a_time(tmp_path: Path, monkeypatch) -> None:
+    """No more than a few pictures are alive at once however long the game (a 470-action game held 3.2 GB), and
+    the frames (written as the parts that changed) decode to exactly the pictures drawn."""
+    import weakref
+
+    from seasons_env import replay as replay_module
+
+    alive: set[int] = set()
+    most = [0]
+    drawn: list[np.ndarray] = []
+
+    def small_picture(view) -> Image.Image:  # a stand-in for the board picture: a few colours, a moving block
+        k = len(drawn) // 2  # pairs of equal pictures: an unchanged frame is written too
+        picture = Image.new("RGB", (48, 32), (30, 90, 160))
+        picture.paste((200, 60, 40), (k % 40, k % 24, k % 40 + 6, k % 24 + 5))
+        drawn.append(np.asarray(picture))
+        alive.add(id(picture))
+        weakref.finalize(picture, alive.discard, id(picture))
+        most[0] = max(most[0], len(alive))
+        return picture
+
+    monkeypatch.setattr(replay_module, "draw_view", small_picture)
+    replay = _partial(60)
+    path = tmp_path / "game.gif"
+    write_gif(replay, path)
+    assert most[0] <= 12  # the palette's few sample pictures, then one at a time (61 were held at once)
+    frames_drawn = drawn[-len(replay) :]  # after the palette's sample
+    with Image.open(path) as gif:
+        assert gif.n_frames == 61 and gif.info["loop"] == 0 and gif.info["duration"] == 500
+        for k in range(gif.n_frames):
+            gif.seek(k)
+            assert np.array_equal(np.asarray(gif.convert("RGB")), frames_drawn[k]), k
+
+
+def test_deeply_nested_json_and_an_empty_winners_list_are_refused_naming_the_file(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    result = CliRunner().invoke(main, ["replay", str(deep)])
+    assert result.exit_code == 1 and f"{deep}: not a JSON record (nested too deeply)" in result.output
+    deep_lines = tmp_path / "deep.jsonl"
+    deep_lines.write_text(json.dumps(random_record()) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
+    result = CliRunner().invoke(main, ["replay", str(deep_lines), "--game", "1"])
+    assert result.exit_code == 1 and f"{deep_lines} line 2: not a JSON record (nested too deeply)" in result.output
+    games = tmp_path / "games.jsonl"
+    records = [random_record(seed=1), {**random_record(seed=2), "winners": []}]
+    games.write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = CliRunner().invoke(main, ["replay", str(games), "--notable"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"{games} line 2: winners must list at least one seat 0..1" in result.output
+    with pytest.raises(RecordError, match=r"winners must list at least one seat 0\.\.1, each once; got \[\]"):
+        parse_record(records[1])
+
+
+def test_seeds_beyond_what_a_record_holds_are_refused_where_given(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", "--seed", str(2**64), "--record", str(tmp_path / "g.json")], input="q\n")
+    assert result.exit_code == 2 and "'--seed'" in result.output and "0<=x<=18446744073709551615" in result.output
+    result = runner.invoke(main, ["arena", "--seed", str(2**64), "--out", str(tmp_path / "arena")])
+    assert result.exit_code == 2 and "'--seed'" in result.output and "0<=x<=" in result.output
+    largest = (2**64 - 1 - 10**7) // 1_000_003  # every game's seed, SEED * 1000003 + block, fits in 64 bits
+    result = runner.invoke(main, ["arena", "--seed", str(largest + 1), "--out", str(tmp_path / "arena")])
+    assert result.exit_code == 2 and f"0<=x<={largest}" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing written
+    with pytest.raises(ValueError, match=f"seed must be an integer 0..{2**64 - 1}"):
+        run_terminal_game(RandomAgent, seed=2**64, input_stream=io.StringIO("q\n"), output_stream=io.StringIO())
+    # the ranges records are checked against are named exactly (they were one too high)
+    ranges = (("state_version", 2**31, "0..2147483647"), ("game_index", 2**63, "0..9223372036854775807"))
+    for field, value, shown in ranges:
+        with pytest.raises(RecordError, match=re.escape(f"{field} must be an int {shown}; got {value}")):
+            parse_record({**random_record(), field: value})

@@ -474,3 +474,10 @@ def test_play_web_options_are_checked(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "the game is finished" in result.output
     result = runner.invoke(main, ["play", "--web", "--no-browser", "--record", str(tmp_path / "no" / "game.json")])
     assert result.exit_code == 2 and "does not exist" in result.output
+    # A record that cannot be written there (a folder in its place, a parent that is a file) is refused before the
+    # server starts, as the terminal's --record is.
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "file").write_text("x")
+    for unwritable in (tmp_path / "taken", tmp_path / "file" / "game.json"):
+        result = runner.invoke(main, ["play", "--web", "--no-browser", "--record", str(unwritable)])
+        assert result.exit_code == 2 and "'--record'" in result.output and "Traceback" not in result.output

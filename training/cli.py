@@ -20,8 +20,20 @@ def _player_counts(value: str) -> tuple[int, ...]:
 
 
 def _folder_exists(path: Path, option: str) -> None:
-    if not path.resolve().parent.is_dir():
-        raise click.BadParameter(f"folder {str(path.parent)!r} does not exist", param_hint=option)
+    """Refuse an output file that cannot be written (no such folder, a read-only one), before any work."""
+    from seasons_env.cli import check_output_option
+
+    check_output_option(path, option.strip("'"))
+
+
+def _run_folder_writable(out: Path) -> None:
+    """Refuse a run folder that cannot be made or written, before the run is set up."""
+    from seasons_env.files import OutputPathError, check_output_folder
+
+    try:
+        check_output_folder(out)
+    except OutputPathError as error:
+        raise click.BadParameter(str(error), param_hint="'--out'") from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -191,6 +203,7 @@ def train(
     stopped by SIGTERM/Ctrl-C runs again from its start on --resume; PPO continues from its checkpoint.
     """
     preset_given = ctx.get_parameter_source("preset") is not click.core.ParameterSource.DEFAULT
+    _run_folder_writable(out)
     if backend == "rllib":
         _train_rllib(preset, overrides, out, resume, steps, init)
         return

@@ -121,6 +121,7 @@ def generate(
     jobs = [(config, g) for g in range(config.games)]
     bar = tqdm(total=config.games, unit="game", disable=not progress, desc="generate")
     parts = []
+    workers = min(workers, config.games)  # no more processes than games
     if workers <= 1:
         results = map(record_game, jobs)
         for part in results:
