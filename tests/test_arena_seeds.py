@@ -131,7 +131,7 @@ def test_a_blind_run_refuses_a_folder_of_a_public_one(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "not blind" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "arena.secret").exists()
     result = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "x"), "--seed", "sometimes"])
-    assert result.exit_code == 2 and "non-negative integer or 'random'" in result.output
+    assert result.exit_code == 2 and "or 'random'; got 'sometimes'" in result.output
     damaged = tmp_path / "damaged"
     damaged.mkdir()
     (damaged / "arena.secret").write_text("12ab\n")
