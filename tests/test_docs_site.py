@@ -1,0 +1,67 @@
+"""The documentation site builds with ``mkdocs build --strict``: no broken link or anchor, no page left out of the
+nav, no API reference entry that names something missing, and no warning of any kind."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def nav_files(entries: list) -> list[str]:
+    """The page files the nav of mkdocs.yml lists, in order."""
+    found: list[str] = []
+    for entry in entries:
+        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        found.extend(nav_files(value) if isinstance(value, list) else [value])
+    return found
+
+
+def config() -> dict:
+    yaml = pytest.importorskip("yaml", reason="PyYAML (installed with the docs extra) reads mkdocs.yml")
+    # mkdocs.yml uses no YAML tags, so the safe loader reads it.
+    return yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.skipif(
+    any(importlib.util.find_spec(name) is None for name in ("mkdocs", "material", "mkdocstrings_handlers")),
+    reason="the docs extra is not installed (pip install -c constraints.txt -e '.[docs]')",
+)
+def test_the_site_builds_strictly_without_a_warning(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "WARNING" not in output, output
+    site = tmp_path / "site"
+    # The API reference was generated from the docstrings, not left empty.
+    engine = (site / "api" / "engine" / "index.html").read_text(encoding="utf-8")
+    assert 'id="seasons_env.engine.machine.Game.legal_actions"' in engine
+    vector = (site / "api" / "vector" / "index.html").read_text(encoding="utf-8")
+    assert 'id="seasons_env.vector.sb3_vec.SeasonsVecEnv"' in vector
+    for page in nav_files(config()["nav"]):
+        path = Path(page)
+        built = site / (path.parent if path.name == "index.md" else path.with_suffix("")) / "index.html"
+        assert built.is_file(), f"{page} was not built"
+
+
+def test_every_page_in_docs_is_in_the_nav() -> None:
+    """Checked without MkDocs too: a page not in the nav is reached by no menu."""
+    listed = set(nav_files(config()["nav"]))
+    pages = {path.relative_to(DOCS).as_posix() for path in DOCS.rglob("*.md")}
+    assert pages - listed == set(), f"pages not in the nav of mkdocs.yml: {sorted(pages - listed)}"
+    assert listed - pages == set(), f"the nav names missing pages: {sorted(listed - pages)}"
