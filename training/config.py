@@ -186,6 +186,7 @@ def make_config(preset: str, overrides: list[str] | tuple[str, ...] = ()) -> Tra
 
 
 def config_json(config: TrainConfig) -> str:
+    """The settings as the JSON text a run folder's ``config.json`` holds."""
     return json.dumps(config.to_dict(), indent=2) + "\n"
 
 
