@@ -2,7 +2,8 @@
 
     envs = gymnasium.make_vec("seasons_env/Seasons-v0", num_envs=64, vectorization_mode="vector_entry_point")
 
-No sub-environment objects and no per-env wrappers: the observations ``[N, OBSERVATION_SIZE]`` and masks ``[N, NUM_ACTIONS]`` come from the batch's arrays.
+No sub-environment objects and no per-env wrappers: the observations ``[N, OBSERVATION_SIZE]`` and masks
+``[N, NUM_ACTIONS]`` come from the batch's arrays.
 
 - The learner plays ``agent_seat`` (a seat, or ``"random"``: drawn per game and episode from the seed) and the
   other seats are played inside the environment by ``opponents`` (``seasons_env.vector.policies``: random by
