@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,48 @@ def test_every_page_in_docs_is_in_the_nav() -> None:
     pages = {path.relative_to(DOCS).as_posix() for path in DOCS.rglob("*.md")}
     assert pages - listed == set(), f"pages not in the nav of mkdocs.yml: {sorted(pages - listed)}"
     assert listed - pages == set(), f"the nav names missing pages: {sorted(listed - pages)}"
+
+
+def heading_anchors(page: Path) -> set[str]:
+    """The anchors MkDocs gives a page's headings (its toc extension's slugs: lower case, punctuation dropped,
+    spaces as hyphens)."""
+    anchors = set()
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            slug = re.sub(r"[^\w\s-]", "", title)
+            anchors.add(re.sub(r"[\s]+", "-", slug.strip()))
+    return anchors
+
+
+def test_the_readme_links_resolve() -> None:
+    """The README is read on the repository's front page, outside the site: each relative link names a file that
+    exists, and each #anchor into a Markdown page names one of its headings."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", readme)
+    local = [link for link in links if "://" not in link]
+    assert len(local) >= 10, local
+    for link in local:
+        target, _, anchor = link.partition("#")
+        path = ROOT / target
+        assert path.is_file(), f"README links to {target}, which does not exist"
+        if anchor:
+            assert anchor in heading_anchors(path), f"README links to {link}: no such heading in {target}"
+
+
+def test_the_readme_is_short_and_its_python_runs(tmp_path: Path) -> None:
+    """The README stays a front page (at most 120 lines; everything else is on the site), and its Python blocks run
+    as shown, top to bottom."""
+    pytest.importorskip("gymnasium", reason="the README's tour uses the rl extra")
+    pytest.importorskip("pettingzoo", reason="the README's tour uses the rl extra")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 120, f"README.md has {len(readme.splitlines())} lines"
+    code = re.findall(r"^```python\n(.*?)^```", readme, flags=re.DOTALL | re.MULTILINE)
+    assert len(code) >= 2, "the tour's engine and environment examples"
+    script = tmp_path / "readme.py"
+    script.write_text("\n\n".join(code), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    result = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
