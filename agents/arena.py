@@ -88,6 +88,9 @@ FOLDER_FILES = (
 
 @dataclass(frozen=True)
 class ArenaConfig:
+    """An arena's settings: the agent specs (at least two, distinct), players per game, games, level and the seed
+    from which every game's deal is drawn. A bad value is a ``ValueError`` naming it."""
+
     agents: tuple[str, ...]
     players: int = 2
     games: int = 400
@@ -251,6 +254,8 @@ def rate(records: Iterable[dict], agents: Sequence[str]) -> dict[str, dict]:
 
 
 def summarize(records: list[dict], config: ArenaConfig) -> dict:
+    """The arena's results from its game records: per agent the games, win rate with its Wilson 95% interval and
+    mean score; the openskill ratings; the pairwise cross-table; game lengths and decision speeds."""
     agents = list(config.agents)
     pair_games = {(a, b): 0 for a in agents for b in agents if a != b}
     pair_wins = {(a, b): 0.0 for a in agents for b in agents if a != b}

@@ -3,7 +3,7 @@
     python benchmarks/heuristic_speed.py                       # 6 games heuristic vs heuristic, 6 vs random
     python benchmarks/heuristic_speed.py --games 20 --seed 3
     python benchmarks/heuristic_speed.py --profile             # and a cProfile breakdown of its decisions
-    python benchmarks/heuristic_speed.py --compare /work/main  # this checkout against another, alternating rounds
+    python benchmarks/heuristic_speed.py --compare ../other    # this checkout against another, alternating rounds
     python benchmarks/heuristic_speed.py --side-by-side        # alone, then two processes at once, alternating
     python benchmarks/heuristic_speed.py --compiled            # the compiled heuristic on array rows
     python benchmarks/heuristic_speed.py --versus-compiled     # the Python and the compiled heuristic, alternating

@@ -1,4 +1,4 @@
-"""Array kernels of the batched core against the reference engine (issue 11, stage 2).
+"""Array kernels of the batched core (observation and mask) against the reference engine.
 
     python benchmarks/vector_kernels.py              # batch 1, 64, 1,024, 4,096; 2 and 4 players
     python benchmarks/vector_kernels.py --quick      # batch 1, 64, 1,024; shorter budgets, fewer source games

@@ -1,4 +1,4 @@
-"""The array state's size per game, and how full its fixed capacities get in random games (issue 11, stage 2).
+"""The array state's size per game, and how full its fixed capacities get in random games.
 
     python benchmarks/vector_memory.py              # sizes, and 30 random games per level and player count
     python benchmarks/vector_memory.py --verbose    # also the layout: every field's dtype, shape and bytes

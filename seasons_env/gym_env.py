@@ -91,6 +91,9 @@ def _agent_named(name: str, field: str) -> AgentLike:
 
 
 class SeasonsGymEnv(gym.Env):
+    """One learning seat (``agent_seat``) against ``opponents`` in the other seats, as the module describes: a flat
+    float32 observation, ``Discrete(314)`` actions with ``action_masks()``, a reward at the end of the game."""
+
     metadata: ClassVar[dict] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(

@@ -76,6 +76,9 @@ class SeasonsOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
 
 class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
+    """The AEC environment without PettingZoo's order-enforcing wrapper (``env()`` adds it): every seat an agent,
+    ``player_0`` ... in seat order, the observation and mask of the module's table."""
+
     metadata: ClassVar[dict] = {
         "render_modes": ["ansi", "human", "rgb_array"],
         "name": "seasons_v0",

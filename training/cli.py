@@ -192,7 +192,7 @@ def train(
     progress: bool,
     backend: str,
 ) -> None:
-    """The recipe of training/README.md in one command: a heuristic data set, behaviour cloning, one DAgger
+    """The recipe of docs/training.md in one command: a heuristic data set, behaviour cloning, one DAgger
     round, then self-play PPO against a league of snapshots, random and heuristic opponents (and ISMCTS, sparingly,
     with --set opponents=random,heuristic,ismcts; the full preset has it).
 

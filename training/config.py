@@ -212,12 +212,13 @@ def make_config(preset: str, overrides: list[str] | tuple[str, ...] = ()) -> Tra
 
 
 def config_json(config: TrainConfig) -> str:
+    """The settings as the JSON text a run folder's ``config.json`` holds."""
     return json.dumps(config.to_dict(), indent=2) + "\n"
 
 
 #: ``smoke`` proves the whole machinery (data sets, cloning, DAgger, PPO) in well under a minute (CI); ``quick``
-#: is the recipe of the shipped model from nothing in about two hours of this 2-core machine when idle
-#: (docs/results.md, "Learned agents"); ``full`` runs overnight on 2-, 3- and 4-player games, with ISMCTS in
+#: is the recipe of the shipped model from nothing in about two hours on a 2-core CPU (docs/results.md, "Training
+#: throughput"); ``full`` runs overnight on 2-, 3- and 4-player games, with ISMCTS in
 #: its league.
 PRESETS: dict[str, TrainConfig] = {
     "smoke": TrainConfig(
@@ -244,7 +245,7 @@ PRESETS: dict[str, TrainConfig] = {
     ),
     # the run that made the shipped model (docs/results.md): 4,000 heuristic games, 3 epochs of cloning on a
     # 2 x 256 trunk, 2,000 DAgger games and 2 epochs at 3e-4, then PPO 2's settings for 3.4M steps (a run of
-    # 1.7M resumed to 3.4M reached 59.2% against the heuristic in 70 minutes: docs/results.md)
+    # 1.7M resumed to 3.4M reached 59.2% against the heuristic in 70 minutes: docs/experiments.md)
     "quick": TrainConfig(
         hidden=256,
         bc_games=4000,

@@ -2,8 +2,8 @@
 
     envs = gymnasium.make_vec("seasons_env/Seasons-v0", num_envs=64, vectorization_mode="vector_entry_point")
 
-Stage 1: reference-backed (see ``seasons_env.vector.core``); no sub-environment objects, no per-env wrappers:
-the observations ``[N, OBSERVATION_SIZE]`` and masks ``[N, NUM_ACTIONS]`` come from the batch's arrays.
+No sub-environment objects and no per-env wrappers: the observations ``[N, OBSERVATION_SIZE]`` and masks
+``[N, NUM_ACTIONS]`` come from the batch's arrays.
 
 - The learner plays ``agent_seat`` (a seat, or ``"random"``: drawn per game and episode from the seed) and the
   other seats are played inside the environment by ``opponents`` (``seasons_env.vector.policies``: random by
@@ -42,6 +42,9 @@ RESET_OPTIONS = ("reset_mask",)
 
 
 class SeasonsVectorEnv(VectorEnv):
+    """A Gymnasium ``VectorEnv`` of ``num_envs`` games: the learner's seat in each, opponents answered inside in one
+    batched call per opponent, next-step autoreset, ``action_masks()`` of shape ``[N, NUM_ACTIONS]``."""
+
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(

@@ -10,7 +10,7 @@
 Every game is always waiting on one seat (``current_player``), as in PettingZoo's AEC loop, and every seat is
 yours: there are no opponents inside. A game that ends reports ``terminations[i]`` and every seat's reward once;
 the next ``step`` restarts it (its action is ignored) and ``restarted[i]`` says so: the same next-step
-autoreset as ``VectorGame(autoreset=True)``, which this wraps (stage 1: reference-backed).
+autoreset as ``VectorGame(autoreset=True)``, which this wraps.
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ class BatchedStep:
 
 
 class BatchedSeasons:
+    """B games in a PettingZoo-style loop with every seat yours: ``reset()`` and ``step(actions)`` return a
+    ``BatchedStep`` of ``[B, ...]`` arrays (see the module's example)."""
+
     def __init__(
         self,
         batch_size: int,

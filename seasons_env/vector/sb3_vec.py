@@ -4,14 +4,15 @@
     env = SeasonsVecEnv(num_envs=64, opponents="random", agent_seat="random")
     MaskablePPO("MlpPolicy", env, gamma=1.0).learn(100_000)
 
-One object steps all N games (stage 1: reference-backed, see ``seasons_env.vector.core``): no subprocesses and no
-per-env objects. The learner and its opponents are set up as in ``SeasonsVectorEnv`` (``seasons_env.vector.driver``):
-one seat with batched opponent policies, or every seat with ``self_play=True`` (``infos[i]["seat"]`` names the seat
-to act). As SB3 expects, a game that ends restarts in the same step: ``infos[i]["terminal_observation"]`` holds
-the learner's last observation of it, ``infos[i]["final_rewards"]`` / ``["final_scores"]`` every seat's result,
-and the returned observation is the new game's. ``action_masks()`` → bool ``[N, NUM_ACTIONS]`` (what MaskablePPO
-reads through ``env_method("action_masks")``). An illegal action raises ``IllegalActionError`` by default
-(``illegal="raise"``: with masks it is a bug) or ends the episode with reward -1 (``"penalize"``).
+One object steps all N games (on the batched core's compiled kernels by default, ``engine="reference"`` for the
+reference engine): no subprocesses and no per-env objects. The learner and its opponents are set up as in
+``SeasonsVectorEnv`` (``seasons_env.vector.driver``): one seat with batched opponent policies, or every seat with
+``self_play=True`` (``infos[i]["seat"]`` names the seat to act). As SB3 expects, a game that ends restarts in the
+same step: ``infos[i]["terminal_observation"]`` holds the learner's last observation of it,
+``infos[i]["final_rewards"]`` / ``["final_scores"]`` every seat's result, and the returned observation is the new
+game's. ``action_masks()`` → bool ``[N, NUM_ACTIONS]`` (what MaskablePPO reads through
+``env_method("action_masks")``). An illegal action raises ``IllegalActionError`` by default (``illegal="raise"``:
+with masks it is a bug) or ends the episode with reward -1 (``"penalize"``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ from .driver import LearnerBatch
 
 
 class SeasonsVecEnv(VecEnv):
+    """A Stable-Baselines3 ``VecEnv`` of ``num_envs`` games for MaskablePPO, as the module describes: the learner's
+    seat in each game (or every seat with ``self_play=True``), opponents answered inside, ``action_masks()``."""
+
     def __init__(
         self,
         num_envs: int = 1,
