@@ -128,6 +128,7 @@ class SeasonsGymEnv(gym.Env):
         self.game: Game | None = None
         self.seat = 0 if agent_seat == "random" else agent_seat
         self._episode_over = True  # no episode until reset()
+        self._closed = False
 
     def _opponents(self, opponents: object) -> list[Opponent]:
         """One ``Opponent`` per other seat, clockwise from the learner (seat + 1, seat + 2, ...)."""
@@ -175,6 +176,7 @@ class SeasonsGymEnv(gym.Env):
         the opponents then play until the learner must decide. A position they would finish first is refused
         (``ValueError``), as are unknown option keys and positions of another player count or level.
         """
+        self._check_open("reset")
         start = position_from_options(options, self.num_players, self.level)  # checked before anything changes
         self._episode_over = True  # until this reset has succeeded
         super().reset(seed=seed)
@@ -202,6 +204,7 @@ class SeasonsGymEnv(gym.Env):
         If an opponent fails (returns something that is not a legal action id, or raises), the error propagates
         and the environment is left exactly as before this step: same position, same generator.
         """
+        self._check_open("step")
         if self._episode_over:
             raise RuntimeError(
                 "step() called outside an episode (before reset(), after the episode ended, or after a failed "
@@ -247,8 +250,14 @@ class SeasonsGymEnv(gym.Env):
         return self._renderer.render(self.game, self.seat)
 
     def close(self) -> None:
+        """Release the render window; the environment cannot be reset or stepped after this."""
+        self._closed = True
         self._renderer.close()
         super().close()
+
+    def _check_open(self, call: str) -> None:
+        if self._closed:
+            raise RuntimeError(f"{call}() called after close(): this environment is closed; make a new one")
 
     # -- internals
 

@@ -199,9 +199,10 @@ def _policy_entry(entry: object, field: str) -> tuple[tuple[int, float], ...] | 
 
 
 def read_record_lines(path: Path) -> list[tuple[str, dict]]:
-    """The raw records of a record file (one JSON object), a JSONL file (one per line, e.g. ``games.jsonl``) or an
-    arena folder (its ``games.jsonl``), each with its source (``file line N``). A torn last line (a run killed
-    while writing it: no newline at its end) is skipped, as the arena does."""
+    """The raw records of a record file (one JSON object), a JSONL file (one per line, e.g. ``games.jsonl``; also
+    under another suffix such as ``.json``: one object per line is read as JSON Lines) or an arena folder (its
+    ``games.jsonl``), each with its source (``file line N``). A torn last line (a run killed while writing it: no
+    newline at its end) is skipped, as the arena does."""
     path = Path(path)
     if path.is_dir():
         path = path / "games.jsonl"
@@ -217,12 +218,18 @@ def read_record_lines(path: Path) -> list[tuple[str, dict]]:
         except UnicodeDecodeError as error:
             raise RecordError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
         except (json.JSONDecodeError, ValueError) as error:
-            raise RecordError(f"{path}: not a JSON record ({error})") from None
+            if not _json_lines(raw, error):
+                several = " (several records go one JSON object per line, as in a .jsonl file)" * (
+                    isinstance(error, json.JSONDecodeError) and error.msg == "Extra data"
+                )
+                raise RecordError(f"{path}: not a JSON record ({error}){several}") from None
+            # JSON Lines under another name (a games.jsonl renamed .json): read as JSON Lines.
         except RecursionError:
             raise RecordError(f"{path}: not a JSON record (nested too deeply)") from None
-        if not isinstance(data, dict):
-            raise RecordError(f"{path}: a record file holds one JSON object; got {type(data).__name__}")
-        return [(str(path), data)]
+        else:
+            if not isinstance(data, dict):
+                raise RecordError(f"{path}: a record file holds one JSON object; got {type(data).__name__}")
+            return [(str(path), data)]
     entries = []
     lines = raw.split(b"\n")
     for number, line in enumerate(lines, start=1):
@@ -247,6 +254,18 @@ def read_record_lines(path: Path) -> list[tuple[str, dict]]:
     if not entries:
         raise RecordError(f"{path} holds no records")
     return entries
+
+
+def _json_lines(raw: bytes, error: ValueError) -> bool:
+    """Whether a file that is not one JSON value is JSON Lines: it has extra data after a first line that is a
+    JSON object on its own."""
+    if not isinstance(error, json.JSONDecodeError) or error.msg != "Extra data":
+        return False
+    first = next((line for line in raw.split(b"\n") if line.strip()), b"")
+    try:
+        return isinstance(json.loads(first.decode("utf-8")), dict)
+    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return False
 
 
 def select_game(entries: Sequence[tuple[str, dict]], game: int | None) -> tuple[str, dict]:

@@ -358,6 +358,21 @@ def test_step_after_the_episode_ended_requires_reset() -> None:
         SeasonsGymEnv().step(0)
 
 
+def test_a_closed_environment_refuses_step_and_reset() -> None:
+    env = SeasonsGymEnv()
+    env.reset(seed=0)
+    legal = env.game.legal_action_list()
+    before = env.game.to_dict()
+    env.close()
+    with pytest.raises(RuntimeError, match=r"step\(\) called after close\(\): this environment is closed"):
+        env.step(legal[0])
+    assert env.game.to_dict() == before
+    with pytest.raises(RuntimeError, match=r"reset\(\) called after close\(\)"):
+        env.reset(seed=1)
+    assert env.game.to_dict() == before
+    env.close()  # closing twice is harmless
+
+
 # -- reset(options={"state": ...}) (issue 9, item 16)
 
 

@@ -146,7 +146,7 @@ def _refused(state: dict, message: str) -> None:
 
 def test_a_full_position_reads_back_and_lists_no_card_out_of_the_game() -> None:
     state = _running()
-    assert state["out_of_game"] == [] and state["version"] == 2
+    assert state["out_of_game"] == [] and state["version"] == 3
     assert Game.from_dict(copy.deepcopy(state)).to_dict() == state
 
 
@@ -340,16 +340,25 @@ def test_an_amulet_of_water_gains_four_tokens_at_most() -> None:
     assert game.stored[2 * (4 - 1)] == (0, 0, 1, 3)
 
 
+def test_version_2_positions_are_still_read_and_continue_the_same() -> None:
+    """Version 3 changed a rule (ruling C1), not a field: a version-2 position reads as it is and is written back as
+    version 3, its generator and pending steps kept."""
+    state = _running()
+    old = {**copy.deepcopy(state), "version": 2}
+    game = Game.from_dict(old)
+    assert game.to_dict() == state and game == Game.from_dict(state)
+
+
 def test_version_1_positions_are_still_read() -> None:
     old = _legacy_state()
     game = Game.from_dict(old)
-    again = game.to_dict()  # written as version 2, its generator kept
-    assert again["version"] == 2 and again["out_of_game"] == [] and again["rng"] == old["rng"]
+    again = game.to_dict()  # written as version 3, its generator kept
+    assert again["version"] == 3 and again["out_of_game"] == [] and again["rng"] == old["rng"]
     assert Game.from_dict(again).to_dict() == again
     old["out_of_game"] = []
     _refused(old, "unknown key 'out_of_game'")
-    old["version"] = 3
-    _refused(old, r"version must be an int in 1\.\.2; got 3")
+    old["version"] = 4
+    _refused(old, r"version must be an int in 1\.\.3; got 4")
 
 
 # ---------------------------------------------------------------------------- item 10: exact structure

@@ -188,6 +188,25 @@ def test_records_from_jsonl_files_and_arena_folders(tmp_path: Path) -> None:
         read_record_lines(tmp_path)
 
 
+def test_json_lines_named_json_are_read_as_json_lines(tmp_path: Path) -> None:
+    """A games.jsonl saved as .json (it failed with "Extra data: line 2") is read line by line; several records
+    that are not one per line get an error saying how several records are written."""
+    records = [{**random_record(seed=s), "game_index": s} for s in range(2)]
+    renamed = tmp_path / "games.json"
+    renamed.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    entries = read_record_lines(renamed)
+    assert [w for w, _ in entries] == [f"{renamed} line 1", f"{renamed} line 2"]
+    assert [data for _, data in entries] == records
+    result = CliRunner().invoke(main, ["replay", str(renamed), "--game", "1", "--png", str(tmp_path / "g1.png")])
+    assert result.exit_code == 0, result.output
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text("".join(json.dumps(r, indent=1) + "\n" for r in records), encoding="utf-8")
+    with pytest.raises(RecordError, match=r"pretty.json: not a JSON record \(Extra data: .*one JSON object per line"):
+        read_record_lines(pretty)
+    result = CliRunner().invoke(main, ["replay", str(pretty)])
+    assert result.exit_code == 1 and "one JSON object per line" in result.output and "Traceback" not in result.output
+
+
 def test_write_record_is_atomic_and_checked(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
     record = random_record()

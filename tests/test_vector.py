@@ -11,6 +11,9 @@ on one core, about a minute for the nine cases; ``benchmarks/vector_equivalence.
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -94,6 +97,38 @@ def test_game_copy_continues_exactly_as_the_batch() -> None:
     assert not copy.is_over
     copy.apply(copy.legal_action_list()[0])  # changing the copy changes nothing in the batch
     assert batch.game(1) != copy
+
+
+def _same_batches(a: VectorGame, b: VectorGame) -> None:
+    assert np.array_equal(a.legal_mask(), b.legal_mask()) and np.array_equal(a.observations(), b.observations())
+    assert np.array_equal(a.current_player, b.current_player) and np.array_equal(a.scores(), b.scores())
+    assert np.array_equal(a.episode, b.episode) and np.array_equal(a.is_over, b.is_over)
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_deep_copied_or_pickled_batch_steps_exactly_as_the_original(engine: str, how: str) -> None:
+    """Gymnasium, SB3 and Ray copy or pickle environments: the copy holds copies of the arrays and goes on exactly
+    as the original, through finished games and their restarts, and stepping one leaves the other as it was."""
+    batch = VectorGame(3, 2, "apprentice", seed=4, engine=engine)
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        batch.apply(_random_actions(batch, rng))
+    twin = copy.deepcopy(batch) if how == "deepcopy" else pickle.loads(pickle.dumps(batch))
+    _same_batches(twin, batch)
+    restarts = 0
+    for _ in range(400):
+        actions = _random_actions(batch, rng)
+        info, twin_info = batch.apply(actions), twin.apply(actions)
+        assert np.array_equal(info.final_scores, twin_info.final_scores)
+        assert np.array_equal(info.restarted, twin_info.restarted)
+        restarts += int(info.restarted.sum())
+        _same_batches(twin, batch)
+    assert restarts > 0  # the games ended and restarted (the next episode's deal) in both
+    assert [twin.game(i) for i in range(3)] == [batch.game(i) for i in range(3)]
+    before = [batch.game(i) for i in range(3)]
+    twin.apply(_random_actions(twin, rng))
+    assert [batch.game(i) for i in range(3)] == before and [twin.game(i) for i in range(3)] != before
 
 
 def test_from_games_starts_from_reference_positions() -> None:
@@ -275,6 +310,23 @@ def test_put_replaces_games_with_reference_positions(engine: str) -> None:
         batch.put([1], [Game.new(3, "magician", seed=1)])
     with pytest.raises(ValueError, match="one game per distinct index"):
         batch.put([1, 1], fresh)
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+@pytest.mark.parametrize("indices", [[1.9], [True], [2.99], [np.float64(1.0)], [[1]], ["1"]])
+def test_put_and_new_games_refuse_indices_that_are_not_ints(engine: str, indices: list) -> None:
+    """An index of 1.9, True or 2.99 is the caller's bug: refused (as ``observe`` refuses it), never truncated to a
+    slot, and no game changes."""
+    batch = VectorGame(3, 2, "magician", seed=2, autoreset=False, engine=engine)
+    before = [batch.game(i) for i in range(3)]
+    with pytest.raises(ValueError, match=r"indices must be a 1-d integer array of game indices 0\.\.2"):
+        batch.put(indices, [Game.new(2, "magician", seed=99)])
+    with pytest.raises(ValueError, match=r"indices must be a 1-d integer array of game indices 0\.\.2"):
+        batch.new_games(indices, [99])
+    assert [batch.game(i) for i in range(3)] == before
+    batch.put([], [])  # nothing to put is no error
+    batch.new_games(np.array([], dtype=np.int64), [])
+    assert [batch.game(i) for i in range(3)] == before
 
 
 @pytest.mark.parametrize("engine", ["kernels", "reference"])

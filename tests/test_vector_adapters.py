@@ -7,6 +7,9 @@ the single spaces, its ``data_equivalence`` to reset and step determinism, and G
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import gymnasium
 import numpy as np
 import pytest
@@ -312,3 +315,68 @@ def test_sb3_wrappers_and_self_play_training() -> None:
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, gamma=1.0, seed=0)
     model.learn(total_timesteps=256)
     assert model.num_timesteps >= 256
+
+
+def _copied(env: object, how: str) -> object:
+    return copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_the_gymnasium_vector_env_copies_and_pickles_and_steps_on_identically(how: str) -> None:
+    """Gymnasium's async vector env, SB3 and Ray pickle environments: the copy, its batch's arrays and its
+    opponents' generator included, continues exactly as the original, through episode ends and autoresets."""
+    env = SeasonsVectorEnv(num_envs=3, level="apprentice")
+    env.reset(seed=5)
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        env.step(_masked_random(env.action_masks(), rng))
+    twin = _copied(env, how)
+    ended = 0
+    for _ in range(300):
+        actions = _masked_random(env.action_masks(), rng)
+        step, twin_step = env.step(actions), twin.step(actions)
+        data_equivalence(step, twin_step)
+        ended += int(step[2].sum())
+    assert ended > 0
+    assert [twin.batch.game(i) for i in range(3)] == [env.batch.game(i) for i in range(3)]
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_the_sb3_vecenv_and_batched_loop_copy_and_pickle_and_step_on_identically(how: str) -> None:
+    env = SeasonsVecEnv(num_envs=3, level="apprentice", seed=4)
+    env.reset()
+    rng = np.random.default_rng(3)
+    twin = _copied(env, how)
+    ended = 0
+    for _ in range(300):
+        actions = _masked_random(env.action_masks(), rng)
+        obs, rewards, dones, infos = env.step(actions)
+        twin_obs, twin_rewards, twin_dones, twin_infos = twin.step(actions)
+        assert np.array_equal(obs, twin_obs) and np.array_equal(rewards, twin_rewards)
+        assert np.array_equal(dones, twin_dones)
+        data_equivalence(infos, twin_infos)
+        ended += int(dones.sum())
+    assert ended > 0
+    loop = BatchedSeasons(batch_size=2, num_players=3, level="apprentice", seed=0)
+    state = loop.reset()
+    twin_loop = _copied(loop, how)
+    for _ in range(300):
+        actions = _masked_random(np.where(state.terminations[:, None], True, state.masks), rng)
+        state, twin_state = loop.step(actions), twin_loop.step(actions)
+        for name in ("observations", "masks", "current_player", "rewards", "terminations", "restarted"):
+            assert np.array_equal(getattr(state, name), getattr(twin_state, name)), name
+
+
+def test_a_vector_env_with_agent_opponents_pickles_and_steps_on_identically() -> None:
+    """Opponents named by the registry (one agent per game and seat) pickle with the environment, their agents'
+    state and generators included."""
+    env = SeasonsVectorEnv(num_envs=2, num_players=3, opponents="heuristic")
+    env.reset(seed=3)
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        env.step(_masked_random(env.action_masks(), rng))
+    twin = pickle.loads(pickle.dumps(env))
+    for _ in range(15):
+        actions = _masked_random(env.action_masks(), rng)
+        data_equivalence(env.step(actions), twin.step(actions))
+    assert [twin.batch.game(i) for i in range(2)] == [env.batch.game(i) for i in range(2)]

@@ -13,7 +13,7 @@ from seasons_env.engine.machine import Game, IllegalActionError
 from seasons_env.vector.arrays import pack
 from seasons_env.vector.kernels import KernelDispatcher, state_ops
 from seasons_env.vector.kernels.batch import RulesBatch, kernel_arrays
-from seasons_env.vector.kernels.differential import compare_random_play
+from seasons_env.vector.kernels.differential import compare_play_from, compare_random_play
 from seasons_env.vector.kernels.machine import SUPPORTED
 
 GAMES = 12
@@ -101,6 +101,39 @@ def test_damned_soul_passes_over_a_full_gauge_in_the_kernels() -> None:
             activate = game.legal_action_list()[0]  # the water to pay with
     assert len(game.in_play[1]) == 17 and int(batch.state.in_play_count[0, 1]) == 17
     assert not batch.reference_steps
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_boots_season_changes_past_the_end_match_the_reference(num_players: int) -> None:
+    """Ruling C1 in the kernels: Temporal Boots moved 1-3 forward from spaces 10-12 of year 3 (past 12: a season
+    change into "year 4"), Figrim and Hourglass held around the table, a second Boots in hand; then random play to
+    the end (the second Boots may move again, back into year 3 or on into spring), compared at every step."""
+    from scenario import action_of, scenario
+
+    seats = [
+        {"hand": [7, 7], "summoning_gauge": 4, "crystals": 4, "in_play": [27]},  # Boots; Hourglass of Time
+        {"in_play": [11], "crystals": 3},  # Figrim the Avaricious
+        {"in_play": [{"card": 27, "copy": 1}], "crystals": 2},
+        {"in_play": [{"card": 11, "copy": 1}], "crystals": 1},
+    ][:num_players]
+    games, openings, past_the_end = [], [], 0
+    for position in (10, 11, 12):
+        for forward in (1, 2, 3):
+            game = scenario(num_players, players=seats, year=3, position=position, rolled=[{"die": 0, "face": 0}])
+            opening = [action_of(game, "summon Temporal Boots")]
+            moved = game.clone()
+            moved.apply(opening[0])
+            opening.append(action_of(moved, f"move the season marker forward {forward}"))
+            moved.apply(opening[1])
+            if moved.year == 4:
+                assert moved.crystals[1] > 3, "Figrim collects at a Boots season change past the end"
+                past_the_end += 1
+            for _ in range(3):  # three random continuations of each
+                games.append(game.clone())
+                openings.append(opening)
+    assert past_the_end == 6
+    result = compare_play_from(games, seed=77 + num_players, openings=openings)
+    assert not result.reference_steps, result.reference_steps
 
 
 def test_chance_draws_match_the_reference_stream() -> None:

@@ -70,7 +70,10 @@ STATE_FORMAT = "seasons-env/state"
 #: draw count); a decision whose options hang on cards only its player sees is asked even with a single option
 #: (``steps.StepKind.private``), so records of version 1 do not replay. Version-1 positions are read: their
 #: ``rng`` (a numpy PCG64 state) goes on drawing with the same calls as then (``LegacyChance``).
-STATE_VERSION = 2
+#: Version 3: Temporal Boots moving the marker past 12 of year 3 (and any season they change after that) triggers
+#: season-change effects (ruling C1), so records of version 2 that did so do not replay; the fields are version
+#: 2's, and version-2 positions are read as they are.
+STATE_VERSION = 3
 CHANCE_STREAM = "splitmix64"
 #: Far above the draws of any game (a few hundred); a position claiming more is not one of this engine's.
 MAX_DRAWS = 2**40
@@ -355,7 +358,7 @@ CHANCE = Record(
 
 
 def _rng_rule(rng: object) -> Rule:
-    """A version-2 position's ``rng``: the chance stream, or a version-1 generator read and written again (so
+    """A version-2 or -3 position's ``rng``: the chance stream, or a version-1 generator read and written again (so
     a position keeps its future dice whatever version wrote it)."""
     if isinstance(rng, dict) and not {"stream", "key", "counter"}.isdisjoint(rng):
         return CHANCE

@@ -444,7 +444,9 @@ class State:
         """Move the season marker (negative = backward) and schedule what the move triggers.
 
         Temporal Boots change the year at once (RULES.md 8.7); at the end of a round the year advances only
-        after the season-change effects (RULES.md 4.5), in the ``join_library`` step.
+        after the season-change effects (RULES.md 4.5), in the ``join_library`` step. Every season the Boots
+        change triggers season-change effects, past the end of year 3 too (ruling C1); the end-of-round move
+        that crosses 12 in year 3 ends the game at the crossing, without them (RULES.md 4.5.3).
         """
         old_year, old_season = self.year, self.season
         absolute = (self.year - 1) * 12 + (self.position - 1) + spaces
@@ -455,7 +457,7 @@ class State:
         if by_boots or new_year > NUM_YEARS:
             self.year = new_year
         tasks: list[tuple] = []
-        if changed and old_year <= NUM_YEARS and new_year <= NUM_YEARS:
+        if changed and (by_boots or new_year <= NUM_YEARS):
             tasks.extend((SEASON_CHANGE, p, int(by_boots)) for p in self.turn_order())
         if old_year < new_year <= NUM_YEARS:
             tasks.append((JOIN_LIBRARY, 0, new_year))

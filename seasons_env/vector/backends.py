@@ -106,6 +106,16 @@ class KernelBackend:
         self.state = self.rules.state
         self._views: dict[int, tuple] = {}  # the kernels' struct of each view ArrayState written into
 
+    def __getstate__(self) -> dict:
+        """What pickling and ``copy.deepcopy`` copy: the rules batch (its arrays); the views' kernel structs are a
+        cache, made again when needed."""
+        return {"rules": self.rules}
+
+    def __setstate__(self, state: dict) -> None:
+        self.rules = state["rules"]
+        self.state = self.rules.state
+        self._views = {}
+
     @classmethod
     def started(cls, num_players: int, level: str, seeds: Sequence[int]) -> KernelBackend:
         """``Game.new(num_players, level, seed)`` for each seed, dealt and run by the kernels."""

@@ -79,7 +79,8 @@ class VectorGame:
     - ``is_over`` → bool ``[B]``; ``scores()`` → int ``[B, P]`` (final scores once over, else the score if the game
       ended now); ``winners`` → bool ``[B, P]`` (the engine's tie-break included; all False while a game runs);
     - ``game(i)`` → a reference ``Game`` equal to game i, generator included: it continues exactly as the batch
-      does; ``VectorGame.from_games(games)`` starts a batch from reference positions.
+      does; ``VectorGame.from_games(games)`` starts a batch from reference positions;
+    - ``copy.deepcopy`` and ``pickle`` copy every array: the copy continues exactly as the batch.
     """
 
     def __init__(
@@ -307,7 +308,7 @@ class VectorGame:
         """Replace the games at ``indices`` with copies of reference positions ``games`` (this batch's player count
         and level; each at a decision or over): for callers that schedule games of their own (seeds, deals). Their
         episode counters are left as they are."""
-        idx = self._check_indices(np.asarray(indices, dtype=np.int64), "indices")
+        idx = self._check_indices(indices, "indices")  # as given: 1.9 or True is refused, not taken as slot 1
         games = list(games)
         if len(games) != idx.size or len(set(idx.tolist())) != idx.size:
             raise ValueError(f"put needs one game per distinct index; got {idx.size} indices and {len(games)} games")
@@ -320,7 +321,7 @@ class VectorGame:
     def new_games(self, indices: np.ndarray | Sequence[int], seeds: Sequence[int]) -> None:
         """Start ``Game.new(num_players, level, seed=seeds[j])`` at ``indices[j]``: ``put`` of those games, dealt by
         the backend without building them in Python. Their episode counters are left as they are."""
-        idx = self._check_indices(np.asarray(indices, dtype=np.int64), "indices")
+        idx = self._check_indices(indices, "indices")
         seeds = list(seeds)
         if len(seeds) != idx.size or len(set(idx.tolist())) != idx.size:
             raise ValueError(
@@ -385,7 +386,10 @@ class VectorGame:
         return int(index)
 
     def _check_indices(self, games: object, field: str) -> np.ndarray:
+        """``games`` as int64 game indices: a 1-d array of integers (bools and floats refused, never rounded)."""
         array = np.asarray(games)
+        if array.ndim == 1 and array.size == 0:  # an empty list is a float array to numpy
+            return np.zeros(0, dtype=np.int64)
         if array.ndim != 1 or array.dtype.kind not in "iu" or np.any((array < 0) | (array >= self.batch_size)):
             raise ValueError(
                 f"{field} must be a 1-d integer array of game indices 0..{self.batch_size - 1}; got {games!r}"

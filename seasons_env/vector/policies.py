@@ -10,6 +10,7 @@ A batched policy answers the decisions of ``k`` games at once. Array policies ar
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -133,7 +134,8 @@ def make_policy(spec: object, seed: int, field: str = "opponents") -> RandomPoli
             make_agent(spec, 0, field)  # check the name now, not at the first opponent decision
         except ValueError as error:
             raise ValueError(f"{error}. {POLICIES_ACCEPTED}") from None
-        return AgentPolicy(lambda agent_seed: make_agent(spec, agent_seed, field), seed, f"{field} ({spec!r})")
+        # A partial of a module function, not a lambda: the policy pickles with its environment.
+        return AgentPolicy(functools.partial(make_agent, spec, field=field), seed, f"{field} ({spec!r})")
     if isinstance(spec, (RandomPolicy, ModelPolicy, AgentPolicy)):
         return spec
     if callable(getattr(spec, "act", None)):

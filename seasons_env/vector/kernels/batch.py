@@ -38,6 +38,17 @@ class RulesBatch:
         self.reference_steps: Counter[str] = Counter()
         self._openings: dict[str, tuple[ArrayState, np.ndarray]] = {}
 
+    def __getstate__(self) -> dict:
+        """Pickling and ``copy.deepcopy`` copy the arrays; the kernels' struct over them (numba's, which neither
+        can copy) is left out and made again over the copies."""
+        state = self.__dict__.copy()
+        del state["arrays"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.arrays = kernel_arrays(self.state)
+
     @classmethod
     def from_games(cls, games: Sequence[Game]) -> RulesBatch:
         """A batch holding copies of reference positions (each at a decision, or over)."""

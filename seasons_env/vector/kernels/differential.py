@@ -1,6 +1,7 @@
 """Step a ``RulesBatch`` and reference games side by side and report the first difference (tests, benchmarks).
 
-``compare_random_play`` plays seeded random games through both engines at once: at every step, each game's row
+``compare_random_play`` plays seeded random games through both engines at once (``compare_play_from``: given
+positions, optionally opening with given actions): at every step, each game's row
 (unpacked) must equal the reference game (``to_dict``: every field, chance stream and pending steps included),
 and so must its legal actions, current player and end. The first divergence raises ``KernelDivergence`` with the
 game, the step, the action and the fields that differ.
@@ -9,6 +10,7 @@ game, the step, the action and the fields that differ.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +44,16 @@ def compare_random_play(num_players: int, level: str, games: int, seed: int, che
     """Play ``games`` random games (game k seeded ``seed + k``, actions from ``default_rng([seed, 1])``) through the
     kernels and the reference engine; compare every ``check_every`` steps and at the end."""
     references = [Game.new(num_players, level, seed=seed + k) for k in range(games)]
+    return compare_play_from(references, seed, check_every)
+
+
+def compare_play_from(
+    references: Sequence[Game], seed: int, check_every: int = 1, openings: Sequence[Sequence[int]] = ()
+) -> Comparison:
+    """Play the positions ``references`` (one player count; changed in place) to their end through the kernels and
+    the reference engine: game k first plays the actions ``openings[k]`` (when given), then random legal actions
+    from ``default_rng([seed, 1])``; compare every ``check_every`` steps and at the end."""
+    references = list(references)
     batch = RulesBatch.from_games(references)
     rng = np.random.default_rng([seed, 1])
     decisions = 0
@@ -50,6 +62,9 @@ def compare_random_play(num_players: int, level: str, games: int, seed: int, che
         rows = np.flatnonzero(~batch.is_over)
         choices = [np.flatnonzero(batch.legal[i]) for i in rows]
         actions = np.array([c[rng.integers(len(c))] for c in choices], dtype=np.int64)
+        for k, i in enumerate(rows.tolist()):
+            if i < len(openings) and step < len(openings[i]):
+                actions[k] = openings[i][step]
         batch.apply(actions, rows)
         step += 1
         decisions += len(rows)
@@ -57,7 +72,7 @@ def compare_random_play(num_players: int, level: str, games: int, seed: int, che
             references[i].apply(action)
             if step % check_every == 0 or references[i].is_over:
                 _check(batch, references[i], i, step, action)
-    return Comparison(games, decisions, batch.reference_steps)
+    return Comparison(len(references), decisions, batch.reference_steps)
 
 
 def _check(batch: RulesBatch, reference: Game, i: int, step: int, action: int) -> None:

@@ -492,7 +492,7 @@ def move_marker(s, i, spaces, by_boots):
         push(s, i, GAME_END if new_year > NUM_YEARS else NEXT_ROUND, 0)
     if old_year < new_year <= NUM_YEARS:
         push(s, i, JOIN_LIBRARY, 0, new_year)
-    if changed and old_year <= NUM_YEARS and new_year <= NUM_YEARS:
+    if changed and (by_boots or new_year <= NUM_YEARS):  # ruling C1: every Boots season change counts
         n = num_players(s)
         for k in range(n - 1, -1, -1):
             push(s, i, SEASON_CHANGE, (s.first_player[i] + k) % n, 1 if by_boots else 0)
