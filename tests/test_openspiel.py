@@ -279,3 +279,23 @@ def test_agent_bot_refuses_what_is_not_an_agent():
         sos.AgentBot(object())
     with pytest.raises(ValueError, match="unknown agent"):
         sos.make_agent_bot("nobody")
+
+
+# ---------------------------------------------------------------------------- a learner
+
+
+def test_a_short_seeded_actor_critic_run_through_rl_environment_beats_random():
+    """OpenSpiel's PolicyGradient (a2c) trained 300 games against random, then played greedily on new games."""
+    pytest.importorskip("torch", reason="OpenSpiel's learners here are its PyTorch ones (the train extra)")
+    import torch
+
+    from agents.arena import wilson_interval
+    from seasons_env.openspiel import learning
+
+    torch.set_num_threads(1)
+    settings = learning.LearnerSettings()
+    untrained = learning.win_rate_against_random(learning.new_learner(settings, seed=0), games=30)
+    trained = learning.win_rate_against_random(learning.train_against_random(settings, seed=0), games=60)
+    low, _ = wilson_interval(trained * 60, 60)
+    assert low > 0.5, (trained, low)
+    assert trained > untrained + 0.3, (trained, untrained)
