@@ -172,8 +172,8 @@ class SeasonsState(pyspiel.State):
     """One position: during the opening chance nodes ``position`` is None (``seed_bytes`` holds the bytes drawn),
     afterwards an engine ``Game``.
 
-    ``clone`` deep-copies the instance's attributes; the engine position's ``__deepcopy__`` is its own fast
-    ``clone``, and the rest is two small values.
+    pyspiel's ``clone`` deep-copies the instance's attributes: the engine position's ``__deepcopy__`` is its own
+    fast ``clone``, and the rest are a few small immutable values.
     """
 
     def __init__(self, game: SeasonsGame, position: Game | None = None) -> None:
@@ -231,11 +231,6 @@ class SeasonsState(pyspiel.State):
         return self.returns()  # terminal rewards only: the one reward is the return
 
     # ------------------------------------------------------------------ copies and text
-
-    def __deepcopy__(self, memo: dict) -> SeasonsState:
-        other = SeasonsState(self.get_game(), None if self.position is None else self.position.clone())
-        other.seed_bytes = self.seed_bytes
-        return other
 
     def serialize(self) -> str:
         """The engine's position format as JSON (``Game.to_dict``), the whole state exactly."""
