@@ -41,7 +41,8 @@ def main() -> None:
     seeds, episodes, games = (1, 20, 10) if args.quick else (args.seeds, args.episodes, args.games)
     settings = replace(learning.LearnerSettings(), episodes=episodes)
     print(
-        f"python_seasons, 2 players, {settings.level}: OpenSpiel PolicyGradient (a2c, hidden {list(settings.hidden)}) "
+        f"python_seasons, 2 players, {settings.level}: OpenSpiel PolicyGradient (a2c, hidden {list(settings.hidden)}, "
+        f"entropy cost {settings.entropy_cost}) "
         f"trained {episodes} games against random; greedy win rate against random over {games} new games"
     )
     print(f"{'seed':>4} {'untrained':>22} {'trained':>22} {'training s':>10}")

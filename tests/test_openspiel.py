@@ -280,6 +280,13 @@ def test_agent_bot_refuses_what_is_not_an_agent():
         sos.AgentBot(object())
     with pytest.raises(ValueError, match="unknown agent"):
         sos.make_agent_bot("nobody")
+    before_the_deal = load().new_initial_state()
+    with pytest.raises(ValueError, match="no seat decides"):
+        sos.make_agent_bot("random", 0).step(before_the_deal)
+    with pytest.raises(ValueError, match="nothing to resample"):
+        sos.resampler(0)(before_the_deal, 0)
+    with pytest.raises(TypeError, match="python_seasons game"):
+        sos.ismcts_bot(pyspiel.load_game("kuhn_poker"), 5)
 
 
 # ---------------------------------------------------------------------------- a learner

@@ -31,7 +31,7 @@ class LearnerSettings:
     batch_size: int = 16
     pi_learning_rate: float = 0.01
     critic_learning_rate: float = 0.01
-    entropy_cost: float = 0.001
+    entropy_cost: float = 0.01
 
 
 def _environment(level: str, seed: int) -> rl_environment.Environment:
