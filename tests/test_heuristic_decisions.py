@@ -12,7 +12,8 @@ and says so in its commit; a speed-up must leave them alone.
   so a floating-point change is caught even where it would not flip a decision.
 * ``selfplay``: heuristic seats answered inside ``training.selfplay.SelfPlayGames`` against a random learner
   (re-recorded, the heuristic unchanged, when ``SelfPlayGames`` moved onto ``VectorGame`` batches: its games
-  draw their random numbers in another order).
+  draw their random numbers in another order; and when positions went to state format 3: the trace holds the
+  games' positions, whose ``version`` changed and nothing else).
 * ``split_plans``: library split plans for random hands (recorded with the code before it was optimised too).
 """
 
@@ -32,7 +33,7 @@ from seasons_env import LEVELS
 PINNED = {
     "games": "8f8f43c17d9137d06bcc67bc81a3571f6425488b4586bcec0f1292dafe6c769d",
     "evaluations": "16264cd28e811bd2decd7e22c4d62273aa56693beb0f83f88418e90d97d512ec",
-    "selfplay": "a73961b40023f8621b76cf85d4e0131ca0f8524c4483f712b51a27ca3a81c196",
+    "selfplay": "65316a452ed138f64814e095b90bca40f702a70e81c0c0ba886bd81107e707bd",
     "split_plans": "d055402921d94fd15c9a4e057525f4b7842e13bfb0ffd3837f5cbfaca43558c2",
 }
 
