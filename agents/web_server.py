@@ -32,7 +32,13 @@ DEFAULT_RECORD_FOLDER = Path("results") / "play"
 MAX_BODY = 4096
 #: How long a POST waits for the agents before answering with the state as it is (the page then polls).
 ANSWER_TIMEOUT = 120.0
-ASSETS = {"/play.js": "text/javascript; charset=utf-8", "/play.css": "text/css; charset=utf-8"}
+#: The page's script and style by route: (package, file in its web folder, content type). The board drawing is the
+#: library's, shared with the replay page.
+ASSETS = {
+    "/board.js": ("seasons_env", "board.js", "text/javascript; charset=utf-8"),
+    "/play.js": ("agents", "play.js", "text/javascript; charset=utf-8"),
+    "/play.css": ("agents", "play.css", "text/css; charset=utf-8"),
+}
 PAGE_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -42,8 +48,8 @@ REPLAY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsa
 
 
 @functools.cache
-def asset(name: str) -> bytes:
-    return resources.files("agents").joinpath("web", name).read_bytes()
+def asset(name: str, package: str = "agents") -> bytes:
+    return resources.files(package).joinpath("web", name).read_bytes()
 
 
 class Table:
@@ -146,7 +152,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         route = urlsplit(self.path).path
         if route in ASSETS:
-            self._send(HTTPStatus.OK, asset(route.lstrip("/")), ASSETS[route])
+            package, name, content_type = ASSETS[route]
+            self._send(HTTPStatus.OK, asset(name, package), content_type)
             return
         if route not in ("/", "/api/state", "/replay"):
             self._error(HTTPStatus.NOT_FOUND, f"no page {route}")

@@ -681,7 +681,7 @@ def _web_file(name: str) -> str:
 
 def html_page(replay: Replay, seat: int | None = None) -> str:
     """One self-contained HTML page (no server, no network: a content security policy forbids any fetch)."""
-    from .engine.data import GAUGE_MAX, MAX_BONUSES, SEASONS
+    from .engine.data import GAUGE_MAX, MAX_BONUSES
 
     record = replay.record
     n = record.num_players
@@ -696,7 +696,6 @@ def html_page(replay: Replay, seat: int | None = None) -> str:
         "steps": steps,
         "seatNames": [replay.seat_name(p) for p in range(n)],
         "seatColors": [_hex(SEAT_COLORS[p]) for p in range(n)],
-        "seasons": list(SEASONS),
         "gaugeMax": GAUGE_MAX,
         "maxBonuses": MAX_BONUSES,
         "chart": {"left": chart_left, "width": chart_width},
@@ -733,6 +732,7 @@ def html_page(replay: Replay, seat: int | None = None) -> str:
             f"<div><div>Scores over the game</div>{_score_chart(history, n)}</div></div>",
             '<div id="board"></div>',
             f'<script id="replay-data" type="application/json">{payload}</script>',
+            f"<script>{_web_file('board.js')}</script>",  # the drawing the play page shares
             f"<script>{_web_file('replay.js')}</script>",
             "</body></html>",
         ]

@@ -279,6 +279,10 @@ def test_page_is_self_contained_and_holds_only_the_seats_view() -> None:
     assert "</script><script>alert(1)" not in page  # a record's text cannot end the data element
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)  # nothing fetched
+    # The board drawing the play page shares, inlined before the page's own script.
+    web = Path(__file__).resolve().parents[1] / "seasons_env" / "web"
+    scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
+    assert scripts == [(web / "board.js").read_text(encoding="utf-8"), (web / "replay.js").read_text(encoding="utf-8")]
     data = _page_data(page)
     assert len(data["steps"]) == len(replay)
     for k, step in enumerate(data["steps"]):

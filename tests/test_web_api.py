@@ -6,19 +6,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
+import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 from test_hidden_information import redeal
-from web_play import act, request, state, web_server
+from web_play import act, base_url, request, state, web_server
 
 from agents.web_game import WebGame, encode_state, public_label, seat_state, seat_view
+from agents.web_server import PAGE_POLICY
 from seasons_env import Game
 from seasons_env.replay import Replay, parse_record
 from seasons_env.simulate import random_play
@@ -95,6 +98,20 @@ def test_a_wrong_or_missing_token_is_refused_with_403(tmp_path: Path) -> None:
         assert _snapshot(server, tmp_path / "game.json") == before
         # The page's script and style carry no secret and are served to anyone on this machine.
         assert request(server, "GET", "/play.js", token=None)[0] == 200
+
+
+def test_the_board_drawing_is_the_librarys_file_served_before_the_pages_script(tmp_path: Path) -> None:
+    # One drawing for both pages: the play page loads the replay page's board.js from seasons_env's package data.
+    shared = (ROOT / "seasons_env" / "web" / "board.js").read_bytes()
+    with web_server(tmp_path) as server:
+        with urllib.request.urlopen(base_url(server) + "/board.js", timeout=10) as response:
+            assert response.read() == shared
+            assert response.headers["Content-Type"] == "text/javascript; charset=utf-8"
+            assert response.headers["Content-Security-Policy"] == PAGE_POLICY
+        status, page = request(server, "GET", "/")
+    assert status == 200
+    scripts = re.findall(r"<script\b[^>]*>", page.decode())
+    assert scripts == ['<script src="/board.js">', '<script src="/play.js">']
 
 
 def test_other_origins_and_hosts_are_refused(tmp_path: Path) -> None:

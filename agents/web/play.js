@@ -1,20 +1,17 @@
 // The page of `seasons play --web`: asks the local server for the seat's state (GET /api/state), draws it with
-// DOM calls (textContent only: nothing from the server is parsed as HTML) and sends the chosen action
-// (POST /api/action). Every legal option is a control with a data-action attribute: the cards, dice and energy
-// it names, and a numbered list of all of them.
+// board.js (the drawing it shares with the replay page, loaded before this script) and DOM calls (textContent
+// only: nothing from the server is parsed as HTML) and sends the chosen action (POST /api/action). Every legal
+// option is a control with a data-action attribute: the cards, dice and energy it names, and a numbered list of
+// all of them.
 (() => {
   "use strict";
   const params = new URLSearchParams(location.search);
   const query = "?token=" + encodeURIComponent(params.get("token") || "");
   // Milliseconds between the other players' moves as they are shown (?pause=0 shows them at once).
   const pause = params.has("pause") ? Math.max(0, Number(params.get("pause")) || 0) : 700;
-  const ENERGIES = ["water", "earth", "fire", "air"];
-  const ENERGY_COLORS = {water: "#3476d6", earth: "#86603a", fire: "#d63c2c", air: "#ecd446"};
-  const SEASON_COLORS = {winter: "#96c4e8", spring: "#a0d282", summer: "#f4ca60", autumn: "#e29264"};
+  const {ENERGIES, ENERGY_COLORS, el, names, cardsCount} = SeasonsBoard;
   const SEAT_COLORS = ["#c44040", "#3a6ec4", "#3c9650", "#965ab4"];
-  const SEASONS = ["winter", "spring", "summer", "autumn"];
   const GAUGE_MAX = 15, MAX_BONUSES = 3;
-  const SVG = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
 
   let state = null;
@@ -25,21 +22,7 @@
   let selected = 0;         // the option the arrow keys point at
   let typed = "", typedTimer = null;
 
-  function el(tag, attrs, text) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
-  function svg(tag, attrs, text) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-  const cardsCount = (n) => n + (n === 1 ? " card" : " cards");
-  const names = (list) => (list.length ? list.join(", ") : "-");
   const playerName = (p) => "player " + p + " (" + (p === state.seat ? "you" : state.players[p]) + ")";
 
   async function api(method, path, body) {
@@ -62,37 +45,6 @@
   }
 
   // ------------------------------------------------------------------ the board
-  function tokens(counts, all) {
-    const box = el("span");
-    counts.forEach((n, i) => {
-      if (n || all) {
-        const t = el("span", {class: "tok " + ENERGIES[i], title: ENERGIES[i]}, String(n));
-        t.style.background = ENERGY_COLORS[ENERGIES[i]];
-        box.appendChild(t);
-      }
-    });
-    return box;
-  }
-  function wheel(view) {
-    const s = svg("svg", {viewBox: "-100 -100 200 200", id: "wheel", role: "img",
-      "aria-label": "Year " + view.year + ", " + view.season + ", space " + view.position + " of 12"});
-    let marker = null;
-    for (let space = 1; space <= 12; space++) {
-      const a0 = (-90 + (space - 1) * 30) * Math.PI / 180, a1 = a0 + Math.PI / 6, r = 96;
-      const season = SEASONS[Math.floor((space - 1) / 3)];
-      const path = `M0,0 L${r * Math.cos(a0)},${r * Math.sin(a0)} A${r},${r} 0 0 1 ${r * Math.cos(a1)},${r * Math.sin(a1)} Z`;
-      s.appendChild(svg("path", {d: path, fill: SEASON_COLORS[season], stroke: "#f6f3ec", "stroke-width": 2}));
-      const am = a0 + Math.PI / 12;
-      s.appendChild(svg("text", {x: 78 * Math.cos(am), y: 78 * Math.sin(am) + 4, "text-anchor": "middle", "font-size": 11}, String(space)));
-      if (space === view.position) marker = [path, am];
-    }
-    s.appendChild(svg("path", {d: marker[0], fill: "none", stroke: "#222", "stroke-width": 3}));
-    s.appendChild(svg("circle", {cx: 55 * Math.cos(marker[1]), cy: 55 * Math.sin(marker[1]), r: 7, fill: "#222", stroke: "#fff", "stroke-width": 2, id: "marker"}));
-    s.appendChild(svg("circle", {r: 40, fill: "#fff", stroke: "#222"}));
-    s.appendChild(svg("text", {y: -4, "text-anchor": "middle", "font-size": view.past_end ? 11 : 15, id: "year"}, view.past_end ? "Year 3 (end)" : "Year " + view.year));
-    s.appendChild(svg("text", {y: 14, "text-anchor": "middle", "font-size": 13, id: "season"}, view.season));
-    return s;
-  }
   // The legal options naming each thing on the board, so that the thing itself is a control.
   function controls() {
     const by = {die: new Map(), instance: new Map(), hand: new Map(), pack: new Map()};
@@ -116,18 +68,8 @@
     node.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); choose(option.action); } });
   }
   function die(d, season, by) {
-    const wrap = el("div");
-    const box = el("div", {class: "die" + (d.owner >= 0 ? " taken" : ""), "data-die": String(d.die)});
-    box.style.background = SEASON_COLORS[season];
-    box.appendChild(el("div", {}, "die " + (d.die + 1) + " · " + "●".repeat(d.pips)));
-    if (d.energy.some((n) => n)) box.appendChild(el("div")).appendChild(tokens(d.energy, false));
-    if (d.crystals) box.appendChild(el("div", {}, "+" + d.crystals + " crystals"));
-    if (d.gauge) box.appendChild(el("div", {}, "gauge +1"));
-    if (d.transmute) box.appendChild(el("div", {}, "transmute"));
-    if (d.draw) box.appendChild(el("div", {}, "draw a card"));
-    if (by.die.has(d.die)) makeChoice(box, by.die.get(d.die));
-    wrap.appendChild(box);
-    wrap.appendChild(el("div", {class: "taker"}, d.owner >= 0 ? "taken by player " + d.owner : "not taken"));
+    const {wrap, face} = SeasonsBoard.die(d, season, (owner) => "taken by player " + owner);
+    if (by.die.has(d.die)) makeChoice(face, by.die.get(d.die));
     return wrap;
   }
   function card(name, extra, option) {
@@ -139,45 +81,18 @@
   }
   function playerPanel(view, p, by) {
     const info = view.players[p];
-    const box = el("div", {class: "player" + (view.decider === p ? " acting" : ""), id: "player-" + p});
-    box.style.borderColor = SEAT_COLORS[p];
-    const stats = el("div", {class: "stats"});
-    const title = el("div", {}, "Player " + p + (p === state.seat ? " (you)" : " (" + state.players[p] + ")") +
-      (view.first_player === p ? " · first player" : "") + (view.decider === p ? " ▶ deciding" : ""));
-    title.style.color = SEAT_COLORS[p];
-    title.style.fontWeight = "600";
-    stats.appendChild(title);
-    stats.appendChild(el("div", {id: "p" + p + "-crystals"}, "Crystals " + info.crystals));
-    stats.appendChild(el("div", {id: "p" + p + "-score"}, (view.over ? "Final score " : "Score now ") + info.score));
-    const reserve = el("div", {id: "p" + p + "-reserve"}, "Reserve ");
-    reserve.appendChild(tokens(info.reserve, true));
-    reserve.appendChild(el("span", {class: "hidden-info"}, " " + info.reserve.reduce((a, b) => a + b, 0) + "/" + info.reserve_limit));
-    stats.appendChild(reserve);
-    const gauge = el("div", {class: "gauge", id: "p" + p + "-gauge"}, "Gauge " + info.gauge + " (" + info.in_play.length + " in play) ");
-    const cells = el("div");
-    for (let k = 0; k < GAUGE_MAX; k++) {
-      const cell = el("span");
-      if (k < info.gauge) cell.style.background = SEAT_COLORS[p];
-      cells.appendChild(cell);
-    }
-    gauge.appendChild(cells);
-    stats.appendChild(gauge);
-    stats.appendChild(el("div", {id: "p" + p + "-bonuses"}, "Bonuses used " + info.bonuses_used + "/" + MAX_BONUSES));
+    const title = "Player " + p + (p === state.seat ? " (you)" : " (" + state.players[p] + ")") +
+      (view.first_player === p ? " · first player" : "");
+    const {box, stats} = SeasonsBoard.playerPanel(view, p, {title, color: SEAT_COLORS[p], gaugeMax: GAUGE_MAX, maxBonuses: MAX_BONUSES});
     const library = info.library_sizes[0] + info.library_sizes[1];
     const pack = info.pack_size ? ", draft pack " + info.pack_size : "";
     stats.appendChild(el("div", {id: "p" + p + "-hand-size"}, "Hand " + cardsCount(info.hand_size) + ", library " + library + pack));
-    box.appendChild(stats);
     const zone = el("div", {class: "zone"});
-    const cards = el("div", {class: "cards", id: "p" + p + "-in-play"});
-    if (!info.in_play.length) cards.appendChild(el("span", {class: "hidden-info"}, "No cards in play"));
-    for (const c of info.in_play) {
+    const cards = SeasonsBoard.inPlay(info, p, (c) => {
       const node = card(c.name, (c.item ? "item" : "familiar") + (c.tapped ? " tapped" : ""), by.instance.get(c.instance));
       node.dataset.instance = String(c.instance);
-      const small = el("small", {}, c.tapped ? "tapped " : (c.item ? "magic item " : "familiar "));
-      if (c.stored) small.appendChild(tokens(c.stored, false));
-      node.appendChild(small);
-      cards.appendChild(node);
-    }
+      return node;
+    }, "magic item");
     zone.appendChild(cards);
     box.appendChild(zone);
     return box;
@@ -204,16 +119,11 @@
     const view = state.view, by = controls();
     const root = el("div");
     const head = el("div", {class: "head"});
-    head.appendChild(wheel(view));
-    const dice = el("div");
-    dice.appendChild(el("div", {}, "Season dice (" + view.dice_season + ")"));
-    const row = el("div", {class: "dice", id: "dice"});
-    if (!view.dice.length) row.appendChild(el("span", {class: "hidden-info"}, "No dice rolled yet this round"));
-    for (const d of view.dice) row.appendChild(die(d, view.dice_season, by));
-    dice.appendChild(row);
-    head.appendChild(dice);
+    const where = "Year " + view.year + ", " + view.season + ", space " + view.position + " of 12";
+    head.appendChild(SeasonsBoard.wheel(view, {role: "img", "aria-label": where}));
+    head.appendChild(SeasonsBoard.dice(view, "Season dice (" + view.dice_season + ")", (d) => die(d, view.dice_season, by)));
     const info = el("div", {class: "info"});
-    info.appendChild(el("div", {id: "where"}, "Year " + view.year + ", " + view.season + ", space " + view.position + " of 12"));
+    info.appendChild(el("div", {id: "where"}, where));
     info.appendChild(el("div", {id: "piles"}, "Draw pile " + view.draw_pile + ", discard pile " + view.discard_pile));
     head.appendChild(info);
     root.appendChild(head);
