@@ -67,30 +67,29 @@ def decision_context(game: Game, viewer: int | None) -> list[str]:
     task = game.pending_task()
     if task is None or (viewer is not None and viewer != task[1]):
         return []
-    name = steps.spec(task[0]).name
+    spec = steps.spec(task[0])
     parts = []
-    for arg, value in zip(steps.spec(task[0]).args, task[2:], strict=True):
-        if arg == "card" and name == "crystal_orb_seen":
+    for arg, value in zip(spec.args, task[2:], strict=True):
+        if arg == "card" and spec.name == "crystal_orb_seen":
             parts.append(f"the draw pile's top card: {CARD_NAMES[value]}")
-        elif arg == "card":
-            parts.append(f"the card: {CARD_NAMES[value]}")
-        elif arg == "cards":
-            parts.append(f"the cards: {_names(value)}")
-        elif arg == "instance":
-            parts.append(f"the card in play: {CARD_NAMES[CARD_OF[value]]}")
-        elif arg == "need":
-            parts.append(f"still to pay: {_energy_words(value)}")
-        elif arg == "energy":
-            parts.append(f"energy: {ENERGIES[value]}")
-        elif arg in ("count", "remaining"):
-            parts.append(f"{'tokens' if arg == 'count' else 'cards'} still to choose: {value}")
-        elif arg == "waivers":
-            parts.append(f"tokens Hand of Fortune may save: {value}")
-        elif arg == "recipients":
-            parts.append(f"given to player {value[0]}")
-        elif arg == "year":
-            parts.append(f"for the library of year {value}")
+        elif arg in _CONTEXT_WORDS:
+            parts.append(_CONTEXT_WORDS[arg](value))
     return parts
+
+
+#: How a pending step's argument reads in the seat's view (``decision_context``), by the argument's name.
+_CONTEXT_WORDS = {
+    "card": lambda value: f"the card: {CARD_NAMES[value]}",
+    "cards": lambda value: f"the cards: {_names(value)}",
+    "instance": lambda value: f"the card in play: {CARD_NAMES[CARD_OF[value]]}",
+    "need": lambda value: f"still to pay: {_energy_words(value)}",
+    "energy": lambda value: f"energy: {ENERGIES[value]}",
+    "count": lambda value: f"tokens still to choose: {value}",
+    "remaining": lambda value: f"cards still to choose: {value}",
+    "waivers": lambda value: f"tokens Hand of Fortune may save: {value}",
+    "recipients": lambda value: f"given to player {value[0]}",
+    "year": lambda value: f"for the library of year {value}",
+}
 
 
 def card_choice_is_public(game: Game, action: int) -> bool:
