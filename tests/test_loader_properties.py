@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from dataset_rows import synthetic_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from limits import bounded
@@ -249,23 +250,6 @@ def test_a_mutated_run_configuration_is_refused_or_resumes(tmp_path_factory, sav
 # ---------------------------------------------------------------------------- data sets
 
 
-def _rows() -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(0)
-    rows = 24
-    action = rng.integers(NUM_ACTIONS, size=rows).astype(np.int16)
-    mask = rng.random((rows, NUM_ACTIONS)) < 0.1
-    mask[np.arange(rows), action] = True
-    return {
-        "obs": rng.random((rows, OBSERVATION_SIZE), dtype=np.float32),
-        "mask": mask,
-        "action": action,
-        "seat": (np.arange(rows) % 2).astype(np.int8),
-        "players": np.full(rows, 2, dtype=np.int8),
-        "game": (np.arange(rows) // 4).astype(np.int32),
-        "margin": rng.normal(0, 10, rows).astype(np.float32),
-    }
-
-
 def _hostile_array(value: np.ndarray, draw) -> object:
     kind = draw(st.sampled_from(["dtype", "shape", "value", "scalar", "delete"]))
     if kind == "delete":
@@ -298,7 +282,7 @@ def _data_path(folder: Path) -> Path:
 def test_a_mutated_data_set_is_refused_or_trains(tmp_path_factory, data) -> None:
     folder = tmp_path_factory.mktemp("data")
     path = _data_path(folder)
-    arrays = _rows()
+    arrays = synthetic_rows(24, rows_per_game=4)
     if data.draw(st.booleans()):
         name = data.draw(st.sampled_from(sorted(arrays)))
         replaced = _hostile_array(arrays[name], data.draw)

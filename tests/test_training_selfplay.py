@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 from click.testing import CliRunner
+from dataset_rows import synthetic_rows
 
 from agents.network import CheckpointError, load_policy
 from seasons_env import Game
@@ -86,26 +87,6 @@ def test_generated_rows_are_the_teachers_legal_decisions_and_do_not_depend_on_wo
     save_dataset(broken, tmp_path / "bad.npz", config)
     with pytest.raises(ValueError, match="not legal under their mask"):
         load_dataset(tmp_path / "bad.npz")
-
-
-def synthetic_rows(rows: int = 40, seed: int = 0) -> dict[str, np.ndarray]:
-    """Decision rows of the data set format (not of real games: the loaders' checks are what they test)."""
-    from seasons_env.encoding import OBSERVATION_SIZE
-    from seasons_env.engine.actions import NUM_ACTIONS
-
-    rng = np.random.default_rng(seed)
-    action = rng.integers(NUM_ACTIONS, size=rows).astype(np.int16)
-    mask = rng.random((rows, NUM_ACTIONS)) < 0.1
-    mask[np.arange(rows), action] = True
-    return {
-        "obs": rng.random((rows, OBSERVATION_SIZE), dtype=np.float32),
-        "mask": mask,
-        "action": action,
-        "seat": (np.arange(rows) % 2).astype(np.int8),
-        "players": np.full(rows, 2, dtype=np.int8),
-        "game": (np.arange(rows) // 10).astype(np.int32),
-        "margin": rng.normal(0, 10, rows).astype(np.float32),
-    }
 
 
 def test_damaged_data_sets_are_refused_naming_the_file_and_the_field(tmp_path) -> None:
