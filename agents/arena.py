@@ -179,8 +179,8 @@ def seating(config: ArenaConfig, game_index: int) -> tuple[tuple[str, ...], int]
 
 
 def agent_seed(config: ArenaConfig, game_index: int) -> int:
-    """The seed of the agents' side of game ``game_index`` (``agents.base.agent_streams``): a digest of the arena's
-    seed and the game index, apart from the deal's seed, so an agent learns nothing of the deal from it."""
+    """The seed of the agents' side of game ``game_index`` (``seasons_agents.base.agent_streams``): a digest of the
+    arena's seed and the game index, apart from the deal's seed, so an agent learns nothing of the deal from it."""
     return _digest_seed(config.seed, "agents", game_index)
 
 

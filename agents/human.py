@@ -1,6 +1,6 @@
 """A person at the terminal: the board from their seat, the decision in plain words, a numbered list to pick from.
 
-``run_terminal_game`` plays one game against agents (``agents.base.play_game`` runs it), telling the person
+``run_terminal_game`` plays one game against agents (``seasons_agents.base.play_game`` runs it), telling the person
 what the other players do (without the cards they may not see) and printing the scores at the end.
 """
 

@@ -1,7 +1,7 @@
 """A player driven by a trained policy-value network (``agents/network.py``), on the CPU.
 
 ``PolicyAgent()`` loads the model shipped with the package (``agents/models/learned.pt``);
-``PolicyAgent(model=PATH)`` loads another one: a file written by ``agents.network.save_policy`` or a
+``PolicyAgent(model=PATH)`` loads another one: a file written by ``seasons_agents.network.save_policy`` or a
 training checkpoint of ``seasons train`` (its current policy). It encodes the seat's observation, masks every
 illegal action and plays the most probable legal one (``greedy=True``, the default) or samples from the
 masked policy at ``temperature`` with its own seeded generator. It never returns an illegal action.
@@ -38,7 +38,7 @@ SHIPPED_MODEL = "learned.pt"
 
 def shipped_model_path() -> Path:
     """Where the model shipped with the package lies."""
-    return Path(str(resources.files("agents") / "models" / SHIPPED_MODEL))
+    return Path(str(resources.files("seasons_agents") / "models" / SHIPPED_MODEL))
 
 
 #: The forward passes of the network: torch's (the training dependency) and numpy's (agents/policy_numpy.py).

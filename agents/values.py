@@ -184,7 +184,7 @@ EVAL = {
     "forced_share": 0.5,  # worth of a token in those places (it will be spent or lost soon), as a share
     "kairn_use": 0.5,  # chance a Kairn is used in a round (a token for 4 crystals from each opponent)
 }
-"""Weights of the position evaluation (``agents.heuristic.evaluate``)."""
+"""Weights of the position evaluation (``seasons_agents.heuristic.evaluate``)."""
 
 
 def expected_rounds(spaces: int) -> float:

@@ -177,7 +177,7 @@ class WebGame:
         self.screen = seats[0]  # the seat whose view the page shows
         self.record_path = Path(record_path)
         make = agent_factory or (lambda spec, agent_seed: make_agent(spec, agent_seed, "--vs"))
-        # Seeded as agents.base.play_game seeds them (a stream apart from the deal's seed, so an agent learns
+        # Seeded as seasons_agents.base.play_game seeds them (a stream apart from the deal's seed, so an agent learns
         # nothing of the deal from it): given the same agent_seed, a game against agents replays as it does there.
         seat_seeds, self._view_rng = agent_streams(
             secrets.randbits(63) if agent_seed is None else agent_seed, num_players
@@ -298,7 +298,7 @@ class WebGame:
                     f"action {action} is not one of your {len(legal)} legal actions for decision "
                     f"{self.game.pending_decision} (GET /api/state lists them)"
                 )
-            # agents.base.play_game draws a view for every decision, the person's too: the agents' views (and so
+            # seasons_agents.base.play_game draws a view for every decision, the person's too: the agents' views (and so
             # their choices) then follow the same random stream as in a terminal or arena game of the same seed.
             self.game.determinize(self.screen, self._view_rng)
             self._apply(action)

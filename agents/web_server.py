@@ -48,7 +48,7 @@ REPLAY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsa
 
 
 @functools.cache
-def asset(name: str, package: str = "agents") -> bytes:
+def asset(name: str, package: str = "seasons_agents") -> bytes:
     return resources.files(package).joinpath("web", name).read_bytes()
 
 

@@ -5,7 +5,7 @@
 
 Figures: heuristic vs random win rate (goal >= 97% over >= 1,000 games); ISMCTS at its default budget vs
 heuristic (goal >= 60% over >= 200 games); the mean heuristic score in heuristic-vs-heuristic games; and
-decisions per second of each agent. The head-to-head runs use the arena (``agents.arena``), so they are
+decisions per second of each agent. The head-to-head runs use the arena (``seasons_agents.arena``), so they are
 resumable: the results folders under ``--out`` keep every finished game.
 """
 
@@ -22,12 +22,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.arena import Arena, ArenaConfig, wilson_interval  # noqa: E402
-from agents.base import play_game  # noqa: E402
+from seasons_agents.arena import Arena, ArenaConfig, wilson_interval  # noqa: E402
+from seasons_agents.base import play_game  # noqa: E402
 
 
 def _mirror_game(args: tuple[int, str]) -> dict:
-    from agents.heuristic import HeuristicAgent
+    from seasons_agents.heuristic import HeuristicAgent
 
     seed, level = args
     record = play_game(

@@ -16,8 +16,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from agents import HeuristicAgent, PolicyAgent, RandomAgent, play_game
-from agents.arena import wilson_interval
+from seasons_agents import HeuristicAgent, PolicyAgent, RandomAgent, play_game
+from seasons_agents.arena import wilson_interval
 from seasons_env import Game
 from seasons_env.engine import steps
 

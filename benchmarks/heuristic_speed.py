@@ -58,12 +58,12 @@ def play(opponent: str, seed: int, clock: dict, compiled: bool = False) -> list[
     """One seeded 2-player Archmage game; adds the heuristic's decisions and seconds to ``clock``; its actions."""
     import numpy as np
 
-    from agents.heuristic import HeuristicAgent
+    from seasons_agents.heuristic import HeuristicAgent
     from seasons_env import Game
 
     game = Game.new(2, "archmage", seed=seed)
     if compiled:
-        from agents.heuristic_compiled import HeuristicRows
+        from seasons_agents.heuristic_compiled import HeuristicRows
         from seasons_env.vector import VectorGame
 
         batch = VectorGame.from_games([game], autoreset=False)

@@ -16,8 +16,8 @@ import multiprocessing
 import sys
 import time
 
-from agents import HeuristicAgent, PolicyAgent, RandomAgent, play_game
-from agents.arena import wilson_interval
+from seasons_agents import HeuristicAgent, PolicyAgent, RandomAgent, play_game
+from seasons_agents.arena import wilson_interval
 
 OPPONENTS = {"heuristic": HeuristicAgent, "random": RandomAgent}
 

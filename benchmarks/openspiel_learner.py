@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from agents.arena import wilson_interval  # noqa: E402
+from seasons_agents.arena import wilson_interval  # noqa: E402
 from seasons_env.openspiel import learning  # noqa: E402
 
 

@@ -13,9 +13,9 @@ import argparse
 import sys
 import time
 
-from agents import HeuristicAgent, play_game
-from agents.arena import wilson_interval
-from agents.policy_ismcts import PolicyISMCTSAgent
+from seasons_agents import HeuristicAgent, play_game
+from seasons_agents.arena import wilson_interval
+from seasons_agents.policy_ismcts import PolicyISMCTSAgent
 
 
 def main(argv: list[str] | None = None) -> int:

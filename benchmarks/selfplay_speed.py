@@ -1,4 +1,4 @@
-"""Self-play collection speed: learner decisions per second of ``training.selfplay.SelfPlayGames``, no learning.
+"""Self-play collection speed: learner decisions per second of ``seasons_training.selfplay.SelfPlayGames``, no learning.
 
 The learner acts with a small network (one forward pass per step, sampled from the masked policy) in ``--envs``
 games against one opponent kind (``random`` or a snapshot of the same small network). ``--compare FILE`` also
@@ -24,13 +24,13 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.network import NetworkConfig, PolicyValueNet, masked_logits  # noqa: E402
-from training import selfplay  # noqa: E402
+from seasons_agents.network import NetworkConfig, PolicyValueNet, masked_logits  # noqa: E402
+from seasons_training import selfplay  # noqa: E402
 
 
 def load_other(path: Path):
     """``path`` loaded as a module of the ``training`` package (its relative imports resolve there)."""
-    spec = importlib.util.spec_from_file_location("training._compared_selfplay", path)
+    spec = importlib.util.spec_from_file_location("seasons_training._compared_selfplay", path)
     module = importlib.util.module_from_spec(spec)
     module.__package__ = "training"
     sys.modules[spec.name] = module  # dataclasses look their module up there

@@ -38,7 +38,7 @@ COMMON = ("opponents=random,heuristic", "threads=2", "envs=128", "rollout=16", "
 
 def run(steps: int, overrides: list[str], folder: Path, code: Path = ROOT) -> float:
     """One training run of the checkout ``code``; its PPO stage's learner steps a second."""
-    command = [sys.executable, "-m", "training", "train", "--preset", "quick", "--init", "learned"]
+    command = [sys.executable, "-m", "seasons_training", "train", "--preset", "quick", "--init", "learned"]
     command += ["--steps", str(steps), "--no-progress", "--out", str(folder)]
     for override in overrides:
         command += ["--set", override]

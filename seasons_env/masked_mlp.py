@@ -2,7 +2,7 @@
 
 ``MaskedActorCritic`` is what ``seasons_env.rllib.MaskedPPOModule`` trains: an actor MLP whose logits of
 illegal actions are pushed to ``MASKED_LOGIT`` (probability 0 after the softmax) and a separate critic MLP.
-It needs only torch, so a trained network plays (``agents.rllib_agent.RLlibPolicyAgent``) without Ray.
+It needs only torch, so a trained network plays (``seasons_agents.rllib_agent.RLlibPolicyAgent``) without Ray.
 
 Exported form (``export_network`` / ``load_network``): a folder holding ``network.json`` (the format, the
 sizes and the versions of the observation and action table the network was trained on) and

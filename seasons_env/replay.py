@@ -42,7 +42,7 @@ from .files import replace_atomically, write_atomic
 from .picture import SEAT_COLORS, board_view, draw_view
 from .rendering import card_choice_is_public, render_text
 
-MAX_ACTIONS = 50_000  # agents.base.play_game's limit: no real game comes near it
+MAX_ACTIONS = 50_000  # seasons_agents.base.play_game's limit: no real game comes near it
 MAX_SEED = 2**64
 MAX_POLICY_ENTRIES = 32  # top actions kept per step
 

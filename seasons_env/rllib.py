@@ -265,7 +265,7 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
 
 
 def wilson_interval(wins: int, games: int) -> tuple[float, float]:
-    """Wilson 95% interval of a win rate (scipy's; the same figures as ``agents.arena.wilson_interval``)."""
+    """Wilson 95% interval of a win rate (scipy's; the same figures as ``seasons_agents.arena.wilson_interval``)."""
     if games == 0:
         return 0.0, 1.0
     interval = binomtest(int(wins), int(games)).proportion_ci(confidence_level=0.95, method="wilson")
@@ -446,7 +446,7 @@ def shared_module_for(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
 
 def export_module(module: MaskedPPOModule, folder: str | Path) -> Path:
     """Write a trained ``MaskedPPOModule``'s network in the exported form (``seasons_env.masked_mlp``), which
-    ``agents.rllib_agent.RLlibPolicyAgent.load`` plays in the arena without Ray."""
+    ``seasons_agents.rllib_agent.RLlibPolicyAgent.load`` plays in the arena without Ray."""
     if not isinstance(module, MaskedPPOModule):
         raise TypeError(f"module must be a MaskedPPOModule; got {type(module).__name__}")
     return export_network(module.network, folder)

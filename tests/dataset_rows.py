@@ -1,4 +1,4 @@
-"""Decision rows in the data set format of ``training.data`` (not of real games), for the loaders' tests."""
+"""Decision rows in the data set format of ``seasons_training.data`` (not of real games), for the loaders' tests."""
 
 from __future__ import annotations
 

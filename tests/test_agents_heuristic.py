@@ -9,8 +9,8 @@ import pytest
 from random_play import random_positions
 from scenario import scenario
 
-from agents import RandomAgent, play_game
-from agents.heuristic import HeuristicAgent, evaluate, margins
+from seasons_agents import RandomAgent, play_game
+from seasons_agents.heuristic import HeuristicAgent, evaluate, margins
 from seasons_env import Game
 
 

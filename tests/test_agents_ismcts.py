@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from random_play import random_positions
 
-from agents import RandomAgent, play_game
-from agents.ismcts import ISMCTSAgent
+from seasons_agents import RandomAgent, play_game
+from seasons_agents.ismcts import ISMCTSAgent
 from seasons_env import Game
 
 

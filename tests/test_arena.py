@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from agents import arena as arena_module
-from agents.arena import Arena, ArenaConfig, format_summary, lineups, seating, summarize, wilson_interval
-from agents.random_agent import RandomAgent
+from seasons_agents import arena as arena_module
+from seasons_agents.arena import Arena, ArenaConfig, format_summary, lineups, seating, summarize, wilson_interval
+from seasons_agents.random_agent import RandomAgent
 from seasons_env import registry
 from seasons_env.registry import register_agent
 
@@ -373,7 +373,7 @@ def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path) 
     finally:
         holder.release()
     # another process holding the folder is named by its pid
-    script = "import sys, time; from agents.arena import FolderLock; FolderLock(sys.argv[1]).acquire(); "
+    script = "import sys, time; from seasons_agents.arena import FolderLock; FolderLock(sys.argv[1]).acquire(); "
     script += "print('held', flush=True); time.sleep(60)"
     child = subprocess.Popen(
         [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=_child_env()
@@ -558,7 +558,7 @@ def test_plotting_leaves_the_matplotlib_backend_alone(tmp_path) -> None:
     summary = Arena(_config(), tmp_path).run(progress=False)
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     script = (
-        "import json, sys, matplotlib; matplotlib.use('svg'); from agents.arena import plot; "
+        "import json, sys, matplotlib; matplotlib.use('svg'); from seasons_agents.arena import plot; "
         "plot(json.load(open(sys.argv[1])), sys.argv[2]); print(matplotlib.get_backend())"
     )
     out = subprocess.run(

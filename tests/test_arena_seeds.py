@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from agents import play_game
-from agents.arena import Arena, ArenaConfig, agent_seed, play_one, seating
-from agents.base import agent_streams
-from agents.random_agent import RandomAgent
+from seasons_agents import play_game
+from seasons_agents.arena import Arena, ArenaConfig, agent_seed, play_one, seating
+from seasons_agents.base import agent_streams
+from seasons_agents.random_agent import RandomAgent
 from seasons_env import Game, registry
 from seasons_env.cli import main
 from seasons_env.registry import register_agent

@@ -2,8 +2,8 @@
 
 Each tutorial page's ``python`` code blocks are run top to bottom as one script, in a fresh interpreter in an
 empty folder, with this checkout first on the path: a block that raises or an ``assert`` that fails fails the test.
-Each ``bash`` block's ``seasons ...``, ``python -m training ...`` and ``python training/train_rllib.py ...`` lines
-are parsed by the command line itself
+Each ``bash`` block's ``seasons ...``, ``python -m seasons_training ...`` and ``python training/train_rllib.py ...``
+lines are parsed by the command line itself
 (every option checked against its type and choices, nothing run), so a renamed or mistyped option fails here. A
 page may mark a block that cannot run here (it needs a cluster) with the fence ``python title="..."`` and the word
 ``(not run)`` in its title: such a block is compiled, not run.
@@ -33,8 +33,8 @@ def blocks(page: Path, language: str) -> list[tuple[str, str]]:
 
 
 def command_lines(page: Path) -> list[tuple[str, list[str]]]:
-    """The ``seasons``, ``python -m training`` and ``python training/train_rllib.py`` commands of the page's bash
-    blocks (continuation lines joined), as (the program, its arguments)."""
+    """The ``seasons``, ``python -m seasons_training`` and ``python training/train_rllib.py`` commands of the page's
+    bash blocks (continuation lines joined), as (the program, its arguments)."""
     found = []
     for _, code in blocks(page, "bash"):
         for line in code.replace("\\\n", " ").splitlines():
@@ -42,7 +42,7 @@ def command_lines(page: Path) -> list[tuple[str, list[str]]]:
             words = shlex.split(line) if line else []
             if words[:1] == ["seasons"]:
                 found.append(("seasons", words[1:]))
-            elif words[:3] == ["python", "-m", "training"]:
+            elif words[:3] == ["python", "-m", "seasons_training"]:
                 found.append(("training", words[3:]))
             elif words[:2] == ["python", "training/train_rllib.py"]:
                 found.append(("train_rllib", words[2:]))
@@ -90,11 +90,11 @@ def test_tutorial_runs_and_its_commands_parse(page: Path, tmp_path: Path, monkey
         if program == "seasons":
             parse(seasons, args)
         elif program == "training":
-            from training.cli import main as training
+            from seasons_training.cli import main as training
 
             parse(training, args)
         else:
             pytest.importorskip("ray", reason="the rllib extra is not installed")
-            from training.train_rllib import parse_args
+            from seasons_training.train_rllib import parse_args
 
             parse_args(args)  # argparse exits with status 2 on an unknown option or a bad value

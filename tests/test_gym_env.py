@@ -20,7 +20,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import seasons_env
-from agents.heuristic import HeuristicAgent
+from seasons_agents.heuristic import HeuristicAgent
 from seasons_env import Game, IllegalActionError, registry
 from seasons_env.encoding import encode_observation
 from seasons_env.engine import actions as A
@@ -130,7 +130,7 @@ def test_maskable_ppo_learns_and_evaluates() -> None:
 
 
 def test_agents_can_be_opponents() -> None:
-    from agents.random_agent import RandomAgent
+    from seasons_agents.random_agent import RandomAgent
 
     seats: set[int] = set()
 
@@ -214,7 +214,7 @@ def _play_out(env: SeasonsGymEnv, seed: int) -> list[bytes]:
 
 
 def test_opponents_by_agent_name_one_agent_per_seat() -> None:
-    from agents.heuristic import HeuristicAgent
+    from seasons_agents.heuristic import HeuristicAgent
 
     env = SeasonsGymEnv(num_players=3, level="apprentice", opponents="heuristic")
     policies = [opponent.policy for opponent in env.opponents]

@@ -10,7 +10,7 @@ and says so in its commit; a speed-up must leave them alone.
   seeds moved to a stream of their own, ``agent_seed``, apart from the deal's seed).
 * ``evaluations``: the exact ``repr`` of ``margins(game, seat)`` for every seat in positions of random games,
   so a floating-point change is caught even where it would not flip a decision.
-* ``selfplay``: heuristic seats answered inside ``training.selfplay.SelfPlayGames`` against a random learner
+* ``selfplay``: heuristic seats answered inside ``seasons_training.selfplay.SelfPlayGames`` against a random learner
   (re-recorded, the heuristic unchanged, when ``SelfPlayGames`` moved onto ``VectorGame`` batches: its games
   draw their random numbers in another order; and when positions went to state format 3: the trace holds the
   games' positions, whose ``version`` changed and nothing else).
@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 from random_play import random_positions
 
-from agents import RandomAgent, play_game
-from agents.heuristic import HeuristicAgent, margins
+from seasons_agents import RandomAgent, play_game
+from seasons_agents.heuristic import HeuristicAgent, margins
 from seasons_env import LEVELS
 
 PINNED = {
@@ -67,7 +67,7 @@ def evaluations() -> list[str]:
 def selfplay_decisions() -> list:
     """Finished games' results, the games' states and the decision count after self-play steps with heuristic
     seats (2-4 players, a random learner)."""
-    from training.selfplay import HEURISTIC, Deal, SelfPlayGames
+    from seasons_training.selfplay import HEURISTIC, Deal, SelfPlayGames
 
     def schedule(rng: np.random.Generator) -> Deal:
         players = int(rng.integers(2, 5))
@@ -89,7 +89,7 @@ def selfplay_decisions() -> list:
 
 def split_plans() -> list:
     """Library split plans for 40 random hands of 6-9 cards (2-4 players), with the year sets still needed."""
-    from agents.heuristic import _split_plan
+    from seasons_agents.heuristic import _split_plan
 
     rng = np.random.default_rng(2024)
     out = []
@@ -126,7 +126,7 @@ if __name__ == "__main__":
 def test_a_bonus_that_cannot_enable_a_summon_is_worth_minus_infinity_as_when_tried() -> None:
     # action_values skips trying a gauge or exchange bonus that cannot make a new summon legal; trying it (the
     # bonus applied, its steps settled, the new summons looked for) must give the same -inf.
-    from agents.heuristic import _enabled_summon_value, _may_enable_summon, _settle
+    from seasons_agents.heuristic import _enabled_summon_value, _may_enable_summon, _settle
     from seasons_env.engine import actions as A
     from seasons_env.engine import steps
 
@@ -159,7 +159,7 @@ def test_cached_evaluations_equal_fresh_ones(num_players: int) -> None:
     # The evaluation caches values by the facts they read: for positions one action apart (a decision's
     # candidates, where cached values are reused the most) a value from warm caches equals one computed afresh,
     # for every seat, to the last bit; so does the value of a position rebuilt from its to_dict().
-    from agents.heuristic_eval import clear_caches, evaluate
+    from seasons_agents.heuristic_eval import clear_caches, evaluate
     from seasons_env import Game
 
     checked = 0

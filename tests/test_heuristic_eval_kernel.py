@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from random_play import level_positions
 
-import agents.heuristic as heuristic_module
-from agents import RandomAgent, play_game
-from agents.heuristic import HeuristicAgent
-from agents.heuristic_eval import evaluate, margins
-from agents.heuristic_eval_kernel import evaluate_row, margins_row
+import seasons_agents.heuristic as heuristic_module
+from seasons_agents import RandomAgent, play_game
+from seasons_agents.heuristic import HeuristicAgent
+from seasons_agents.heuristic_eval import evaluate, margins
+from seasons_agents.heuristic_eval_kernel import evaluate_row, margins_row
 from seasons_env import Game
 from seasons_env.vector.arrays import pack
 from seasons_env.vector.kernels.structs import kernel_arrays
@@ -59,6 +59,6 @@ def test_the_compiled_evaluation_gives_the_python_evaluation_s_floats(
 def test_building_the_kernel_tables_leaves_python_floats_in_the_python_player_s_tables() -> None:
     """``values.token_values`` caches by its arguments: the kernel module once filled that cache with numpy floats,
     which changed the ``repr`` of the Python heuristic's evaluations in the same process."""
-    from agents.values import token_values
+    from seasons_agents.values import token_values
 
     assert all(type(x) is float for x in token_values(0, 0.0)[5] + token_values(1, 3.0)[20])

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import heuristic_kernel
-from agents.heuristic import HeuristicAgent
+from seasons_agents import heuristic_kernel
+from seasons_agents.heuristic import HeuristicAgent
 from seasons_env import LEVELS, Game
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from agents import HumanAgent, RandomAgent, play_game
-from agents.human import DECISION_HELP, DECISION_PROMPTS, QuitGame, run_terminal_game
+from seasons_agents import HumanAgent, RandomAgent, play_game
+from seasons_agents.human import DECISION_HELP, DECISION_PROMPTS, QuitGame, run_terminal_game
 from seasons_env import Game
 from seasons_env.engine import steps
 

@@ -25,8 +25,8 @@ import pytest
 from scenario import act, scenario
 from test_hidden_information import _public_changes, _turn_position, redeal
 
-from agents.human import HumanAgent, _Seat, run_terminal_game
-from agents.random_agent import RandomAgent
+from seasons_agents.human import HumanAgent, _Seat, run_terminal_game
+from seasons_agents.random_agent import RandomAgent
 from seasons_env import Game
 from seasons_env.encoding import action_mask, encode_observation
 from seasons_env.engine.actions import card_of_choice as action_card

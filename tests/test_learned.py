@@ -9,9 +9,9 @@ import pytest
 import torch
 from limits import bounded
 
-from agents import PolicyAgent, RandomAgent, play_game
-from agents.learned import shipped_model_path
-from agents.network import (
+from seasons_agents import PolicyAgent, RandomAgent, play_game
+from seasons_agents.learned import shipped_model_path
+from seasons_agents.network import (
     MASKED,
     CheckpointError,
     FrozenPolicy,
@@ -152,7 +152,7 @@ def test_the_masked_policy_is_the_softmax_over_the_legal_actions() -> None:
     probability of at most e**-80."""
     from torch.distributions import Categorical
 
-    from agents.network import EXP_FLOOR, masked_policy
+    from seasons_agents.network import EXP_FLOOR, masked_policy
 
     generator = torch.Generator().manual_seed(7)
     logits = (torch.randn(64, 314, generator=generator) * 4).requires_grad_(True)
@@ -361,7 +361,7 @@ def test_gymnasium_opponent_by_name(tmp_path) -> None:
 
 
 def test_policy_ismcts_plays_legal_actions_within_its_budget(tmp_path) -> None:
-    from agents.policy_ismcts import PolicyISMCTSAgent
+    from seasons_agents.policy_ismcts import PolicyISMCTSAgent
 
     save_policy(tiny_net(), tmp_path / "mine.pt")
     searcher = PolicyISMCTSAgent(seed=1, model=tmp_path / "mine.pt", iterations=8)
@@ -379,8 +379,8 @@ def test_policy_ismcts_plays_legal_actions_within_its_budget(tmp_path) -> None:
 
 
 def test_policy_search_is_an_arena_agent_with_an_iteration_budget(tmp_path) -> None:
-    from agents.arena import Arena, ArenaConfig
-    from agents.learned import model_digests
+    from seasons_agents.arena import Arena, ArenaConfig
+    from seasons_agents.learned import model_digests
 
     agent = make_agent("policy-ismcts:3", 0)
     assert agent.iterations == 3 and agent.name == "policy-ismcts"
@@ -396,7 +396,7 @@ def test_policy_search_is_an_arena_agent_with_an_iteration_budget(tmp_path) -> N
 
 
 def test_arena_records_of_another_model_under_the_same_name_are_refused(tmp_path) -> None:
-    from agents.arena import Arena, ArenaConfig, ArenaFolderError
+    from seasons_agents.arena import Arena, ArenaConfig, ArenaFolderError
 
     model = tmp_path / "mine.pt"
     save_policy(tiny_net(), model)

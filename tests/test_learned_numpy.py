@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, PolicyAgent, play_game
-from agents.learned import shipped_model_path
-from agents.policy_format import CheckpointError
-from agents.policy_numpy import load_numpy_policy, read_policy_file
+from seasons_agents import HeuristicAgent, PolicyAgent, play_game
+from seasons_agents.learned import shipped_model_path
+from seasons_agents.policy_format import CheckpointError
+from seasons_agents.policy_numpy import load_numpy_policy, read_policy_file
 from seasons_env import Game
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 
@@ -42,7 +42,7 @@ def _positions(count_per_game: int) -> tuple[np.ndarray, list[list[int]]]:
 
 def test_the_numpy_network_gives_the_torch_network_s_actions_logits_and_values() -> None:
     torch = pytest.importorskip("torch")
-    from agents.network import load_policy
+    from seasons_agents.network import load_policy
 
     torch.set_num_threads(1)
     obs, legal_lists = _positions(300)
@@ -65,7 +65,7 @@ def test_every_term_of_a_random_network_is_computed_as_torch_does(tmp_path: Path
     """Every weight random (card embeddings in every zone, each pointer group, several trunk layers), both
     observation layouts, and a training checkpoint's policy read from inside it."""
     torch = pytest.importorskip("torch")
-    from agents.network import NetworkConfig, PolicyValueNet, policy_payload
+    from seasons_agents.network import NetworkConfig, PolicyValueNet, policy_payload
 
     torch.manual_seed(4)
     net = PolicyValueNet(NetworkConfig(card_dim=5, hidden=24, layers=3), observation_version)
@@ -172,13 +172,13 @@ def test_files_that_are_not_plain_weights_are_refused_and_nothing_in_them_runs(t
 
 
 def test_an_archive_that_unpacks_to_more_than_the_limit_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
-    import agents.policy_numpy
+    import seasons_agents.policy_numpy
 
     path = tmp_path / "big.pt"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("model/data.pkl", _tensor_pickle(6, (6,), (1,)))
         archive.writestr("model/data/0", bytes(24) * 1000)  # compresses to almost nothing
-    monkeypatch.setattr(agents.policy_numpy, "MAX_FILE_BYTES", 10_000)
+    monkeypatch.setattr(seasons_agents.policy_numpy, "MAX_FILE_BYTES", 10_000)
     assert path.stat().st_size < 10_000
     with pytest.raises(CheckpointError, match="members hold more than 10000 bytes"):
         read_policy_file(path)
@@ -186,7 +186,7 @@ def test_an_archive_that_unpacks_to_more_than_the_limit_is_refused_unread(tmp_pa
 
 def test_a_policy_file_with_the_wrong_weights_is_named_with_its_fault(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
-    from agents.network import NetworkConfig, PolicyValueNet, policy_payload
+    from seasons_agents.network import NetworkConfig, PolicyValueNet, policy_payload
 
     payload = policy_payload(PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1)))
     torch.save({**payload, "config": {"card_dim": 4, "hidden": 0, "layers": 1}}, tmp_path / "shape.pt")

@@ -21,16 +21,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from limits import bounded
 
-from agents.network import CheckpointError, NetworkConfig, PolicyValueNet, load_policy, policy_payload
+from seasons_agents.network import CheckpointError, NetworkConfig, PolicyValueNet, load_policy, policy_payload
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.masked_mlp import MaskedActorCritic, export_network, load_network
-from training.clone import CloneConfig, clone
-from training.config import make_config
-from training.data import load_dataset
-from training.errors import BadFileError
-from training.pipeline import TrainingRun
-from training.ppo import CHECKPOINT, Trainer
+from seasons_training.clone import CloneConfig, clone
+from seasons_training.config import make_config
+from seasons_training.data import load_dataset
+from seasons_training.errors import BadFileError
+from seasons_training.pipeline import TrainingRun
+from seasons_training.ppo import CHECKPOINT, Trainer
 
 torch.set_num_threads(1)
 

@@ -297,7 +297,7 @@ def test_a_short_seeded_actor_critic_run_through_rl_environment_beats_random():
     pytest.importorskip("torch", reason="OpenSpiel's learners here are its PyTorch ones (the train extra)")
     import torch
 
-    from agents.arena import wilson_interval
+    from seasons_agents.arena import wilson_interval
     from seasons_env.openspiel import learning
 
     torch.set_num_threads(1)

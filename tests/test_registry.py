@@ -74,17 +74,21 @@ def test_a_registered_agent_plays_in_the_cli(tmp_path):
     assert "first" in result.output
 
 
+APPLICATION_PACKAGES = ("seasons_agents", "seasons_training", "agents", "training")
+
+
 def test_the_library_imports_neither_agents_nor_the_commands():
     code = (
         "import sys, seasons_env, seasons_env.cli, seasons_env.gym_env, seasons_env.pettingzoo_env, "
         "seasons_env.replay, seasons_env.registry\n"
-        "assert not [m for m in sys.modules if m == 'agents' or m.startswith('agents.')], 'agents imported'\n"
+        "app = ('seasons_agents', 'seasons_training', 'agents', 'training')\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] in app], 'the application layer was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_no_library_module_names_the_agents_package():
-    """A static check too: a lazy ``from agents...`` inside a function would pass the import test above."""
+    """A static check too: a lazy ``from seasons_agents...`` inside a function would pass the import test above."""
     import ast
     from pathlib import Path
 
@@ -99,5 +103,42 @@ def test_no_library_module_names_the_agents_package():
                 if isinstance(node, ast.Import)
                 else []
             )
-            offenders += [f"{path.name}: {n}" for n in names if n == "agents" or n.startswith("agents.")]
+            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in APPLICATION_PACKAGES]
     assert not offenders, offenders
+
+
+def test_no_code_imports_the_folders_by_their_old_names():
+    """The folders agents/ and training/ install as seasons_agents and seasons_training (another distribution,
+    openai-agents, owns the import name ``agents``): no module, script, test, notebook or page uses the old names."""
+    import ast
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    old = re.compile(r"^\s*(?:from|import) (?:agents|training)\b|python -m (?:agents|training)\b", re.MULTILINE)
+    offenders = []
+    for folder in ("seasons_env", "agents", "training", "tests", "benchmarks", "docs", "notebooks"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix == ".py":
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                    names = (
+                        [node.module or ""]
+                        if isinstance(node, ast.ImportFrom) and node.level == 0
+                        else [a.name for a in node.names]
+                        if isinstance(node, ast.Import)
+                        else []
+                    )
+                    offenders += [f"{path.relative_to(root)}: {n}" for n in names if n.split(".")[0] in OLD_NAMES]
+            elif path.suffix == ".ipynb":
+                cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+                text = "\n".join("".join(cell["source"]) for cell in cells)
+                offenders += [f"{path.relative_to(root)}: {m.group(0)}" for m in old.finditer(text)]
+            elif path.suffix == ".md":
+                offenders += [f"{path.relative_to(root)}: {m.group(0)}" for m in old.finditer(path.read_text())]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    offenders += [f"README.md: {m.group(0)}" for m in old.finditer(readme)]
+    assert not offenders, offenders
+
+
+OLD_NAMES = ("agents", "training")

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from agents import HeuristicAgent, RandomAgent, play_game
-from agents.human import run_terminal_game
+from seasons_agents import HeuristicAgent, RandomAgent, play_game
+from seasons_agents.human import run_terminal_game
 from seasons_env import ACTION_TABLE_VERSION, Game, describe_action
 from seasons_env.cli import main
 from seasons_env.picture import board_view, picture_size, render_rgb
@@ -373,7 +373,7 @@ def test_cli_replay_notable_games_of_an_arena_folder(tmp_path: Path) -> None:
 
 
 def test_every_game_of_an_arena_replays_to_its_recorded_scores(tmp_path: Path) -> None:
-    from agents.arena import Arena, ArenaConfig
+    from seasons_agents.arena import Arena, ArenaConfig
 
     config = ArenaConfig(agents=("random", "heuristic"), players=2, games=4, level="magician", seed=3)
     Arena(config, tmp_path).run(progress=False)

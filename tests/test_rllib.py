@@ -21,10 +21,10 @@ from limits import bounded
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-from agents.arena import wilson_interval as arena_wilson_interval
-from agents.base import play_game
-from agents.random_agent import RandomAgent
-from agents.rllib_agent import RLlibPolicyAgent
+from seasons_agents.arena import wilson_interval as arena_wilson_interval
+from seasons_agents.base import play_game
+from seasons_agents.random_agent import RandomAgent
+from seasons_agents.rllib_agent import RLlibPolicyAgent
 from seasons_env import IllegalActionError
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.masked_mlp import MaskedActorCritic, export_network, load_network

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.network import FrozenPolicy, NetworkConfig, PolicyValueNet, masked_policy
+from seasons_agents.network import FrozenPolicy, NetworkConfig, PolicyValueNet, masked_policy
 from seasons_env import Game
 from seasons_env.encoding import action_mask, encode_observation
-from training.snapshot_policy import SnapshotPolicy
+from seasons_training.snapshot_policy import SnapshotPolicy
 
 torch.set_num_threads(1)
 

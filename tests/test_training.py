@@ -33,7 +33,7 @@ def test_seasons_train_backend_rllib_runs_the_rllib_route_with_the_same_presets(
     from click.testing import CliRunner
 
     from seasons_env.cli import main
-    from training import train_rllib
+    from seasons_training import train_rllib
 
     seen = []
     monkeypatch.setattr(train_rllib, "main", lambda argv: seen.append(argv) or 0)

@@ -11,13 +11,13 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from agents.network import load_policy
+from seasons_agents.network import load_policy
 from seasons_env.files import file_sha256
-from training.cli import main as training_main
-from training.config import make_config
-from training.errors import BadFileError
-from training.pipeline import STAGES, TrainingRun, read_stages, warm_stages
-from training.ppo import CHECKPOINT, CHECKPOINT_FIELDS, Trainer
+from seasons_training.cli import main as training_main
+from seasons_training.config import make_config
+from seasons_training.errors import BadFileError
+from seasons_training.pipeline import STAGES, TrainingRun, read_stages, warm_stages
+from seasons_training.ppo import CHECKPOINT, CHECKPOINT_FIELDS, Trainer
 
 torch.set_num_threads(1)
 # a short PPO stage: the stages before it are what these tests are about

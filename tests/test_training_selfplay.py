@@ -17,16 +17,16 @@ import torch
 from click.testing import CliRunner
 from dataset_rows import synthetic_rows
 
-from agents.network import CheckpointError, load_policy
+from seasons_agents.network import CheckpointError, load_policy
 from seasons_env import Game
-from training.cli import main as training_main
-from training.config import PRESETS, TrainConfig, make_config
-from training.data import DataConfig, final_margins, generate, load_dataset, save_dataset
-from training.errors import BadFileError, TrainingDiverged
-from training.pipeline import TrainingRun, file_sha256
-from training.ppo import CHECKPOINT, League, Trainer, evaluate
-from training.selfplay import Deal, SelfPlayGames
-from training.snapshot_policy import SnapshotPolicy
+from seasons_training.cli import main as training_main
+from seasons_training.config import PRESETS, TrainConfig, make_config
+from seasons_training.data import DataConfig, final_margins, generate, load_dataset, save_dataset
+from seasons_training.errors import BadFileError, TrainingDiverged
+from seasons_training.pipeline import TrainingRun, file_sha256
+from seasons_training.ppo import CHECKPOINT, League, Trainer, evaluate
+from seasons_training.selfplay import Deal, SelfPlayGames
+from seasons_training.snapshot_policy import SnapshotPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)
@@ -38,7 +38,7 @@ def test_final_margins() -> None:
 
 
 def test_the_data_stage_starts_no_more_worker_processes_than_games(monkeypatch) -> None:
-    import training.data as data_module
+    import seasons_training.data as data_module
 
     started = []
 
@@ -199,7 +199,7 @@ def test_the_league_deals_ismcts_no_more_than_its_share() -> None:
     """PFSP would deal ISMCTS most of the games (the learner never beats it here); it gets ``ismcts_share`` of
     them, the others keeping their PFSP proportions; under its share it keeps its PFSP weight, and a league
     without ISMCTS is plain PFSP."""
-    from agents.network import NetworkConfig, PolicyValueNet
+    from seasons_agents.network import NetworkConfig, PolicyValueNet
 
     net = PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1))
     config = make_config("smoke", ["opponents=random,heuristic,ismcts", "ismcts_share=0.05"])
@@ -232,7 +232,7 @@ def test_the_league_deals_ismcts_no_more_than_its_share() -> None:
 
 
 def test_selfplay_games_stop_only_at_learner_decisions_and_resume_exactly() -> None:
-    from agents.network import NetworkConfig, PolicyValueNet
+    from seasons_agents.network import NetworkConfig, PolicyValueNet
 
     torch.manual_seed(0)
     net = PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1)).eval()
@@ -269,7 +269,7 @@ def test_selfplay_games_stop_only_at_learner_decisions_and_resume_exactly() -> N
 
 
 def test_evaluation_rotates_seats_and_counts_every_game() -> None:
-    from agents.network import NetworkConfig, PolicyValueNet
+    from seasons_agents.network import NetworkConfig, PolicyValueNet
 
     net = PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1))
     result = evaluate(net, "random", games=4, players=2, level="apprentice", seed=0, slots=3)
@@ -314,7 +314,8 @@ def test_smoke_preset_trains_is_killed_resumes_and_evaluates(tmp_path) -> None:
     checkpoint, then --resume to the end."""
     out = tmp_path / "run"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-m", "training", "train", "--preset", "smoke", "--out", str(out), "--no-progress"]
+    command = [sys.executable, "-m", "seasons_training", "train", "--preset", "smoke", "--out", str(out)]
+    command.append("--no-progress")
     process = subprocess.Popen(
         [*command, "--steps", "100000"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )

@@ -1,4 +1,4 @@
-"""training.selfplay.SelfPlayGames on batches (``VectorGame``): a saved state continues identically, and every
+"""seasons_training.selfplay.SelfPlayGames on batches (``VectorGame``): a saved state continues identically, and every
 game it plays is a legal reference game (checked against reference games stepped alongside)."""
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 import torch
 
-from agents.network import NetworkConfig, PolicyValueNet
+from seasons_agents.network import NetworkConfig, PolicyValueNet
 from seasons_env import Game, IllegalActionError
 from seasons_env.encoding import action_mask, encode_observation
 from seasons_env.vector import VectorGame
-from training.config import make_config
-from training.data import final_margins
-from training.ppo import Trainer
-from training.selfplay import Deal, SelfPlayGames
-from training.snapshot_policy import SnapshotPolicy
+from seasons_training.config import make_config
+from seasons_training.data import final_margins
+from seasons_training.ppo import Trainer
+from seasons_training.selfplay import Deal, SelfPlayGames
+from seasons_training.snapshot_policy import SnapshotPolicy
 
 OPPONENTS = ("random", "heuristic", "snapshot:0")
 
@@ -238,7 +238,7 @@ def test_the_trainer_plays_on_the_configured_engine(tmp_path, engine: str) -> No
 def test_ismcts_opponents_search_at_their_budget_and_resume_exactly(monkeypatch) -> None:
     """ISMCTS seats are answered by each game's own ``ISMCTSAgent`` at the configured budget, from a view
     determinized for their seat; a state saved mid-game (its agents' generators included) continues identically."""
-    from agents.ismcts import ISMCTSAgent
+    from seasons_agents.ismcts import ISMCTSAgent
 
     searched: list[tuple[int, int]] = []  # (iterations run, budget) of every ISMCTS search
     act = ISMCTSAgent.act

@@ -195,7 +195,7 @@ def test_opponent_specs_are_checked() -> None:
     with pytest.raises(ValueError, match="opponent policy"):
         SeasonsVectorEnv(num_envs=2, opponents=3.5)
     with pytest.raises(ValueError, match="AgentPolicy"):
-        from agents.heuristic import HeuristicAgent
+        from seasons_agents.heuristic import HeuristicAgent
 
         SeasonsVectorEnv(num_envs=2, opponents=HeuristicAgent(0))
 

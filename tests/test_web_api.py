@@ -20,8 +20,8 @@ import pytest
 from test_hidden_information import redeal
 from web_play import act, base_url, request, state, web_server
 
-from agents.web_game import WebGame, encode_state, public_label, seat_state, seat_view
-from agents.web_server import PAGE_POLICY
+from seasons_agents.web_game import WebGame, encode_state, public_label, seat_state, seat_view
+from seasons_agents.web_server import PAGE_POLICY
 from seasons_env import Game
 from seasons_env.replay import Replay, parse_record
 from seasons_env.simulate import random_play
@@ -64,9 +64,9 @@ def game_actions(server) -> list[int]:
 
 
 def test_a_web_game_is_the_game_the_terminal_and_the_arena_play(tmp_path: Path) -> None:
-    """Same seed, same choices of the person: the agents answer as in agents.base.play_game, move for move."""
-    from agents.base import play_game
-    from agents.heuristic import HeuristicAgent
+    """Same seed, same choices of the person: the agents answer as in seasons_agents.base.play_game, move for move."""
+    from seasons_agents.base import play_game
+    from seasons_agents.heuristic import HeuristicAgent
 
     class First:
         name = "human"

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from agents.web_game import WebGame
-from agents.web_server import PlayServer, Table
+from seasons_agents.web_game import WebGame
+from seasons_agents.web_server import PlayServer, Table
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""``python -m training``: see ``training/cli.py``."""
+"""``python -m seasons_training``: see ``training/cli.py``."""
 
 from .cli import main
 

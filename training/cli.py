@@ -1,4 +1,4 @@
-"""``python -m training``: data sets of a teacher's decisions, behaviour cloning, and self-play training."""
+"""``python -m seasons_training``: data sets of a teacher's decisions, behaviour cloning, and self-play training."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def clone_command(
     threads: int,
 ) -> None:
     """Behaviour cloning: fit the policy-value network to the decisions in DATA (one or more .npz files)."""
-    from agents.network import CheckpointError, NetworkConfig
+    from seasons_agents.network import CheckpointError, NetworkConfig
 
     from .clone import CloneConfig, clone
     from .errors import BadFileError, TrainingDiverged
@@ -207,7 +207,7 @@ def train(
     if backend == "rllib":
         _train_rllib(preset, overrides, out, resume, steps, init)
         return
-    from agents.network import CheckpointError
+    from seasons_agents.network import CheckpointError
 
     from .config import make_config
     from .errors import BadFileError, TrainingDiverged

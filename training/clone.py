@@ -1,4 +1,5 @@
-"""Behaviour cloning: fit ``agents.network.PolicyValueNet`` to a teacher's decisions (``python -m training clone``).
+"""Behaviour cloning: fit ``seasons_agents.network.PolicyValueNet`` to a teacher's decisions
+(``python -m seasons_training clone``).
 
 The policy learns the teacher's action by cross-entropy over the legal actions only (the logits are masked);
 the value head learns ``tanh(final margin / VALUE_SCALE)`` of the deciding seat by mean squared error. The
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.network import NetworkConfig
+from seasons_agents.network import NetworkConfig
 
 from .config import MAX_SEED
 from .data import load_dataset
@@ -71,7 +72,7 @@ def clone(
     import torch
     import torch.nn.functional as F
 
-    from agents.network import PolicyValueNet, load_policy, margin_target, masked_policy, save_policy
+    from seasons_agents.network import PolicyValueNet, load_policy, margin_target, masked_policy, save_policy
 
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
@@ -153,7 +154,7 @@ def evaluate_rows(net, obs, mask, action, value, rows: np.ndarray, batch: int = 
     """Accuracy of the masked argmax against ``action`` and the value's mean squared error, over ``rows``."""
     import torch
 
-    from agents.network import masked_logits
+    from seasons_agents.network import masked_logits
 
     if not len(rows):
         return float("nan"), float("nan")

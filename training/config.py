@@ -7,7 +7,7 @@ import math
 import typing
 from dataclasses import asdict, dataclass, fields, replace
 
-from agents.policy_format import NETWORK_LIMITS
+from seasons_agents.policy_format import NETWORK_LIMITS
 from seasons_env.engine import LEVELS
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 

@@ -1,7 +1,7 @@
-"""Data sets of an agent's decisions for behaviour cloning: ``python -m training generate``.
+"""Data sets of an agent's decisions for behaviour cloning: ``python -m seasons_training generate``.
 
 Every seat of every game is played by the teacher agent (the heuristic by default), each decision on a view
-determinized for its seat as in ``agents.base.play_game``. Each decision with more than one legal action
+determinized for its seat as in ``seasons_agents.base.play_game``. Each decision with more than one legal action
 becomes one row: the deciding seat's observation (``seasons_env.encoding``), its action mask, the action the
 teacher chose, the seat, the number of players, the game's index and the seat's final margin (its score
 minus the best other score). Game ``g`` uses the seed ``seed * 1_000_003 + g``, so a data set is the same
@@ -54,7 +54,7 @@ class DataConfig:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
         if self.student is not None:
-            from agents.learned import load_cached
+            from seasons_agents.learned import load_cached
 
             load_cached(self.student)  # an unreadable model fails here, naming the file
 
@@ -76,7 +76,7 @@ def record_game(args: tuple[DataConfig, int]) -> dict[str, np.ndarray]:
     agents = [make_agent(config.teacher, seed * 8 + k, "teacher") for k in range(players)]
     student_seat, student = -1, None
     if config.student is not None:
-        from agents.learned import PolicyAgent
+        from seasons_agents.learned import PolicyAgent
 
         student_seat, student = index % players, PolicyAgent(seed * 8 + 7, model=config.student)
     game = Game.new(players, config.level, seed=seed)
@@ -185,8 +185,8 @@ def _read_fields(path: Path) -> dict[str, np.ndarray]:
     data is read (``BadFileError`` naming the field otherwise)."""
     if not zipfile.is_zipfile(path):
         raise BadFileError(
-            f"{path}: not a data set written by 'python -m training generate' (a .npz archive of arrays; this file "
-            "is not a zip archive: empty, truncated, or an .npy or other file)"
+            f"{path}: not a data set written by 'python -m seasons_training generate' (a .npz archive of arrays; "
+            "this file is not a zip archive: empty, truncated, or an .npy or other file)"
         )
     try:
         with zipfile.ZipFile(path) as archive:
@@ -218,7 +218,7 @@ def _read_fields(path: Path) -> dict[str, np.ndarray]:
         raise
     except Exception as error:  # a damaged archive (bad CRC, truncated member, ...): say which file
         raise BadFileError(
-            f"{path}: not a data set written by 'python -m training generate' ({type(error).__name__}: {error})"
+            f"{path}: not a data set written by 'python -m seasons_training generate' ({type(error).__name__}: {error})"
         ) from None
     return data
 

@@ -3,20 +3,20 @@
 With ``init="warm"`` (every preset's) a run goes through these stages in the run folder, each writing one
 file atomically:
 
-1. ``data``: ``bc_games`` games of the heuristic in every seat (``training.data``) → ``data.npz``
-2. ``clone``: behaviour cloning on it (``training.clone``; the ``hidden``/``layers``/``card_dim`` network,
+1. ``data``: ``bc_games`` games of the heuristic in every seat (``seasons_training.data``) → ``data.npz``
+2. ``clone``: behaviour cloning on it (``seasons_training.clone``; the ``hidden``/``layers``/``card_dim`` network,
    ``bc_epochs`` at ``bc_lr``) → ``bc.pt``
 3. ``dagger_data``: ``dagger_games`` games where the clone plays one seat and the heuristic labels every
    decision → ``dagger.npz``
 4. ``dagger``: the clone fine-tuned on those rows (``dagger_epochs`` at ``dagger_lr``) → ``warm.pt``
-5. self-play PPO from ``warm.pt`` (``training.ppo.Trainer``: ``checkpoint.pt``, ``policy.pt``, ...), whose first
+5. self-play PPO from ``warm.pt`` (``seasons_training.ppo.Trainer``: ``checkpoint.pt``, ``policy.pt``, ...), whose first
    evaluation is of ``warm.pt`` itself.
 
 ``dagger_games=0`` leaves out stages 3 and 4 (PPO starts from ``bc.pt``). Any other ``init`` (``learned``, a
 model file, ``""``) goes straight to PPO. ``stages.json`` records each finished stage: its file's SHA-256, its
 wall seconds and when it finished; the PPO stage is recorded there too when it reaches its steps.
 
-``--resume``: a run with a PPO checkpoint continues from it exactly as ``training.ppo`` describes (the
+``--resume``: a run with a PPO checkpoint continues from it exactly as ``seasons_training.ppo`` describes (the
 warm-start files are not read again). Otherwise the finished stages are skipped after checking that each one's
 file is still the one it wrote (a missing or altered file is an error naming it: restore it or start a new
 run folder), and the first unfinished stage runs from its start: a stage stopped by SIGTERM or Ctrl-C is
@@ -153,7 +153,7 @@ class TrainingRun:
                     f"{folder} holds a run already ({name}): add --resume to continue it, or choose another --out"
                 )
         if config.init not in ("", "learned", "warm"):  # a model file: read and checked before anything is written
-            from agents.network import load_policy
+            from seasons_agents.network import load_policy
 
             load_policy(config.init)  # CheckpointError naming the file and its fault
         folder.mkdir(parents=True, exist_ok=True)
@@ -259,7 +259,7 @@ class TrainingRun:
         return None
 
     def _run_stage(self, stage: Stage, progress: bool) -> dict:
-        from agents.network import NetworkConfig
+        from seasons_agents.network import NetworkConfig
 
         from .clone import CloneConfig, clone
         from .data import DataConfig, generate, save_dataset

@@ -1,15 +1,14 @@
-"""Self-play PPO from a cloned start: the last stage of ``seasons train`` / ``python -m training train``.
+"""Self-play PPO from a cloned start: the last stage of ``seasons train`` / ``python -m seasons_training train``.
 
-The learner (``agents.network.PolicyValueNet``) plays ``envs`` games at once (``training.selfplay``), one seat in
-each, seats drawn at random, player counts drawn from ``players``; every other seat is played by an opponent of the
-league, sampled by prioritised fictitious self-play: each opponent's weight is ``max(floor, (1 - p) ** power)``
-where ``p`` is the learner's recent win rate against it, so the opponents it beats least are met most. The league
-holds the fixed opponents (``opponents``: random, heuristic, and ISMCTS when named, at ``ismcts_iterations`` a
-decision and in at most ``ismcts_share`` of the games, as its decisions cost about as much as twenty of the
-heuristic's) and frozen snapshots of the learner (the starting network, then one every ``snapshot_every`` decisions,
-the oldest leaving past ``league_size``). The reward comes at the end of a game: ``tanh(final margin / 40)``. PPO
-with GAE (gamma 1), clipped ratios, masked logits (an illegal action has probability 0), linear learning-rate and
-entropy schedules.
+The learner (``seasons_agents.network.PolicyValueNet``) plays ``envs`` games at once (``seasons_training.selfplay``),
+one seat in each, seats drawn at random, player counts drawn from ``players``; every other seat is played by an opponent
+of the league, sampled by prioritised fictitious self-play: each opponent's weight is ``max(floor, (1 - p) ** power)``
+where ``p`` is the learner's recent win rate against it, so the opponents it beats least are met most. The league holds
+the fixed opponents (``opponents``: random, heuristic, and ISMCTS when named, at ``ismcts_iterations`` a decision and in
+at most ``ismcts_share`` of the games, as its decisions cost about as much as twenty of the heuristic's) and frozen
+snapshots of the learner (the starting network, then one every ``snapshot_every`` decisions, the oldest leaving past
+``league_size``). The reward comes at the end of a game: ``tanh(final margin / 40)``. PPO with GAE (gamma 1), clipped
+ratios, masked logits (an illegal action has probability 0), linear learning-rate and entropy schedules.
 
 The run folder holds ``config.json``, ``checkpoint.pt`` (policy, optimizer, league with its statistics, the games in
 progress, every generator's state, the step count and the history; written atomically every ``checkpoint_every``
@@ -18,7 +17,7 @@ decisions and when the run is stopped by SIGTERM or Ctrl-C, once the rollout und
 ``curve.png``. ``--resume`` continues from the checkpoint exactly: a run stopped and resumed ends with the same
 weights as one that was never stopped. The starting network is evaluated before the first update, so the curve
 starts there; every evaluation carries ``wall_time``, the seconds since the run started, counting the warm-start
-stages before PPO (``training.pipeline``) and the evaluations and checkpoints; the time between a stop and its
+stages before PPO (``seasons_training.pipeline``) and the evaluations and checkpoints; the time between a stop and its
 resume is not counted.
 """
 
@@ -34,8 +33,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from agents.arena import wilson_interval
-from agents.network import (
+from seasons_agents.arena import wilson_interval
+from seasons_agents.network import (
     FrozenPolicy,
     NetworkConfig,
     PolicyValueNet,
@@ -89,14 +88,14 @@ def initial_network(config: TrainConfig, folder: Path) -> PolicyValueNet:
         if not path.is_file():
             raise ValueError(
                 f"init: 'warm' starts from {path}, which the warm-start stages write; run them with "
-                "'seasons train' (training.pipeline.TrainingRun), or set init to a model file"
+                "'seasons train' (seasons_training.pipeline.TrainingRun), or set init to a model file"
             )
         return load_policy(path)[0]
     if config.init == "":
         torch.manual_seed(config.seed)
         return PolicyValueNet(NetworkConfig(card_dim=config.card_dim, hidden=config.hidden, layers=config.layers))
     if config.init == "learned":
-        from agents.learned import shipped_model_path
+        from seasons_agents.learned import shipped_model_path
 
         return load_policy(shipped_model_path())[0]
     return load_policy(config.init)[0]

@@ -1,5 +1,5 @@
-"""The checks of a training checkpoint's fields when a run resumes (``training.ppo.Trainer.resume``): each error is a
-``BadFileError`` naming the file (``where``) and the field."""
+"""The checks of a training checkpoint's fields when a run resumes (``seasons_training.ppo.Trainer.resume``): each
+error is a ``BadFileError`` naming the file (``where``) and the field."""
 
 from __future__ import annotations
 

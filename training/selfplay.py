@@ -1,7 +1,7 @@
 """Many games at once with one learning seat each, stepped as batches (``seasons_env.vector.VectorGame``).
 
 ``SelfPlayGames`` keeps ``size`` games running. In each the learner plays one seat; every other seat is played by
-one opponent of the league: ``"random"``, ``"heuristic"``, ``"ismcts"`` (``agents.ismcts.ISMCTSAgent`` at
+one opponent of the league: ``"random"``, ``"heuristic"``, ``"ismcts"`` (``seasons_agents.ismcts.ISMCTSAgent`` at
 ``ismcts_iterations`` a decision) or a frozen snapshot of the learner's network (``"snapshot:K"``). ``observe()``
 gives the learner's observation and action mask in every game (a batch, for one forward pass); ``step(actions)``
 plays the learner's actions, then every opponent until each game is back at a learner decision. A game that ends
@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents.heuristic import HeuristicAgent
-from agents.ismcts import ISMCTSAgent
+from seasons_agents.heuristic import HeuristicAgent
+from seasons_agents.ismcts import ISMCTSAgent
 from seasons_env import Game, IllegalActionError
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine import check_choice
@@ -46,7 +46,7 @@ from seasons_env.vector.policies import sample_legal
 from .data import final_margins
 
 if TYPE_CHECKING:
-    from agents.heuristic_compiled import HeuristicRows
+    from seasons_agents.heuristic_compiled import HeuristicRows
 
     from .snapshot_policy import SnapshotPolicy
 
@@ -305,7 +305,7 @@ class SelfPlayGames:
         """The rows the compiled heuristic decides on, for a player count (compiled or loaded on first use)."""
         rows = self._compiled.get(players)
         if rows is None:
-            from agents.heuristic_compiled import HeuristicRows
+            from seasons_agents.heuristic_compiled import HeuristicRows
 
             rows = self._compiled[players] = HeuristicRows(players)
         return rows

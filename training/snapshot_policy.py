@@ -7,8 +7,8 @@ weight matrix for every call (about 0.4-0.8 ms a call, a third of a league run's
 the same probabilities in one compiled call that skips the zeros: an observation is about 7% non-zero and half of
 a trunk layer's outputs are cut by its ReLU, so each row reads only the weight rows of its non-zero inputs.
 
-The probabilities are those of ``agents.network.FrozenPolicy`` (the network with its card terms folded), softmaxed
-over the legal actions, to float rounding: the layer norms and the softmax are computed in float64 here, the
+The probabilities are those of ``seasons_agents.network.FrozenPolicy`` (the network with its card terms folded),
+softmaxed over the legal actions, to float rounding: the layer norms and the softmax are computed in float64 here, the
 products in float32 as torch does. Illegal actions get probability exactly 0.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.network import FrozenPolicy, PolicyValueNet
+from seasons_agents.network import FrozenPolicy, PolicyValueNet
 
 
 @numba.njit(cache=True, nogil=True)

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from training.report import evaluation_line  # noqa: E402  (after the checkout is on sys.path)
+from seasons_training.report import evaluation_line  # noqa: E402  (after the checkout is on sys.path)
 
 
 def make_env(level: str, players: int, opponents: str, reward: str, seed: int):
@@ -31,7 +31,7 @@ def make_env(level: str, players: int, opponents: str, reward: str, seed: int):
     from seasons_env.gym_env import SeasonsGymEnv
 
     if opponents == "heuristic":
-        from agents.heuristic import HeuristicAgent
+        from seasons_agents.heuristic import HeuristicAgent
 
         policy = [HeuristicAgent(seed + k) for k in range(players - 1)]
     else:
@@ -53,7 +53,7 @@ def make_training_env(vec: str, envs: int, level: str, players: int, opponents: 
 
 
 def evaluate(model, level: str, players: int, opponents: str, episodes: int, seed: int) -> dict:
-    from agents.arena import wilson_interval
+    from seasons_agents.arena import wilson_interval
 
     env = make_env(level, players, opponents, "win", seed)
     wins = 0

@@ -9,7 +9,7 @@ the env runners and the evaluation; every option given on the command line overr
 printed once an iteration; every ``--checkpoint-every`` iterations (and at the end) an RLlib checkpoint is saved
 to ``OUT/checkpoint-<iteration>`` and named in ``OUT/latest_checkpoint``; ``--resume`` continues from it with
 the checkpoint's settings (the command line then sets only the budget, ``--timesteps``, and the final evaluation).
-At the end the network is exported to ``OUT/policy`` (``agents.rllib_agent.RLlibPolicyAgent.load`` plays it
+At the end the network is exported to ``OUT/policy`` (``seasons_agents.rllib_agent.RLlibPolicyAgent.load`` plays it
 in the arena) and evaluated greedily against random and heuristic opponents with Wilson 95% intervals, written
 to ``OUT/evaluation.json`` in the SB3 route's format (``training/train_maskable_ppo.py``).
 """
@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from seasons_env.files import write_atomic  # noqa: E402 (after the path set-up above)
-from training.report import evaluation_line  # noqa: E402  (after the checkout is on sys.path)
+from seasons_training.report import evaluation_line  # noqa: E402  (after the checkout is on sys.path)
 
 PRESETS: dict[str, dict] = {
     # CI: two small iterations and a handful of evaluation games
