@@ -28,49 +28,78 @@ twice with different results (anything but the timings) it is a conflict. Only a
 is skipped (and its game replayed); any other damaged or refused line is an error naming the file, the line and
 the fault. A lock file (``arena.lock``, holding the pid and start time of the run) keeps two runs from writing
 into one folder at once.
+
+Where it lives: the settings and schedule in ``arena_config``, the records file in ``arena_records``, the folder
+lock in ``arena_lock``, the picture in ``arena_pictures`` and the pages in ``arena_pages``; Wilson intervals and
+ratings in ``seasons_env.statistics``. Every name is importable from here as well.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import io
 import itertools
 import json
 import math
 import multiprocessing
 import os
-import random
 import secrets
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from seasons_env import LEVELS, NUM_ACTIONS, __version__
-from seasons_env.engine import check_choice, check_num_players
 from seasons_env.files import check_output_file, check_output_folder, write_atomic
-from seasons_env.registry import make_agent, parse_agent_spec
-from seasons_env.replay import MAX_SEED, RecordError, Replay, current_versions, parse_record
+from seasons_env.registry import make_agent
+from seasons_env.statistics import Z95, rate, wilson_interval
 
+from .arena_config import (
+    MAX_ARENA_SEED,
+    MAX_GAMES,
+    SEED_STRIDE,
+    ArenaConfig,
+    ArenaFolderError,
+    agent_seed,
+    code_versions,
+    lineups,
+    seating,
+)
+from .arena_lock import FolderLock
 from .arena_pages import notable_lines, write_index, write_notable_replays
+from .arena_pictures import plot, rating_order
+from .arena_records import REPLAY_CHECKS, RecordFile, check_record, decoding_fault, read_records, replay_check
 from .base import agent_streams, play_game
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+__all__ = [
+    "FOLDER_FILES",
+    "MAX_ARENA_SEED",
+    "MAX_GAMES",
+    "REPLAY_CHECKS",
+    "SEED_STRIDE",
+    "Z95",
+    "Arena",
+    "ArenaConfig",
+    "ArenaFolderError",
+    "ArenaStopped",
+    "FolderLock",
+    "RecordFile",
+    "agent_seed",
+    "check_record",
+    "code_versions",
+    "format_summary",
+    "lineups",
+    "play_one",
+    "plot",
+    "rate",
+    "rating_order",
+    "read_records",
+    "replay_check",
+    "seating",
+    "secret_seed",
+    "summarize",
+    "wilson_interval",
+]
 
-Z95 = 1.959963984540054
-#: The most games one arena plays (its records and results stay a size a machine can read back).
-MAX_GAMES = 10**7
-#: Game ``g`` of an arena of seed ``seed`` is dealt with seed ``seed * SEED_STRIDE + g // players``.
-SEED_STRIDE = 1_000_003
-#: The largest arena seed whose every game seed fits the 64 bits a record holds.
-MAX_ARENA_SEED = (MAX_SEED - 1 - MAX_GAMES) // SEED_STRIDE
-#: How many recorded games a resumed run replays to check them (all of them when there are no more).
-REPLAY_CHECKS = 500
 #: The files a run writes into its folder (besides a replay page per notable game).
 FOLDER_FILES = (
     "games.jsonl",
@@ -84,110 +113,6 @@ FOLDER_FILES = (
     "replay-highest-score.html",
     "replay-biggest-upset.html",
 )
-
-
-@dataclass(frozen=True)
-class ArenaConfig:
-    """An arena's settings: the agent specs (at least two, distinct), players per game, games, level and the seed
-    from which every game's deal is drawn. A bad value is a ``ValueError`` naming it."""
-
-    agents: tuple[str, ...]
-    players: int = 2
-    games: int = 400
-    level: str = "archmage"
-    seed: int = 0
-    #: ``seed`` is a secret (a blind run): the settings show its SHA-256 digest instead, and the deals come from
-    #: digests of it, so no record reveals another game's deal.
-    blind: bool = False
-
-    def __post_init__(self) -> None:
-        for k, spec in enumerate(self.agents):
-            parse_agent_spec(spec, f"agents[{k}]")  # ValueError naming the spec and the known agents
-        if len(self.agents) < 2:
-            raise ValueError(f"agents must name at least 2 agents; got {list(self.agents)}")
-        if len(set(self.agents)) != len(self.agents):
-            raise ValueError(f"agents must be distinct; got {list(self.agents)}")
-        check_num_players(self.players, "players")
-        check_choice("level", self.level, LEVELS)
-        if not _is_int(self.games) or not 1 <= self.games <= MAX_GAMES:
-            raise ValueError(f"games must be 1..{MAX_GAMES}; got {self.games!r}")
-        if not isinstance(self.blind, bool):
-            raise ValueError(f"blind must be true or false; got {self.blind!r}")
-        # A public seed makes each game's seed seed * SEED_STRIDE + block, which must fit in a record; a blind run's
-        # secret seed only feeds digests.
-        highest = 2**63 - 1 if self.blind else MAX_ARENA_SEED
-        if not _is_int(self.seed) or not 0 <= self.seed <= highest:
-            raise ValueError(
-                f"seed must be an integer 0..{highest} (every game's seed must fit in 64 bits); got {self.seed!r}"
-            )
-
-    def to_dict(self) -> dict:
-        """The settings as ``config.json``, the records and ``results.json`` show them (a blind run's seed as its
-        digest only)."""
-        settings = {
-            "agents": list(self.agents),
-            "players": self.players,
-            "games": self.games,
-            "level": self.level,
-            "seed": self.seed,
-        }
-        if self.blind:
-            settings.update(seed=None, blind=True, seed_sha256=hashlib.sha256(str(self.seed).encode()).hexdigest())
-        return settings
-
-    def fields(self) -> dict:
-        """Every field, the secret seed too: what a worker process needs to play a game (never written to a file)."""
-        return {**self.to_dict(), "seed": self.seed, "blind": self.blind}
-
-    def settings(self) -> dict:
-        """What a game record must share with this arena to be counted in it: every setting but the number
-        of games (which may grow or shrink between runs), the versions of the code that played it, and the
-        SHA-256 of each learned agent's model file."""
-        settings = self.to_dict()
-        del settings["games"]
-        from .learned import model_digests
-
-        models = model_digests(self.agents)  # a learned agent is its model: another file is another agent
-        return {**settings, **code_versions(), **({"models": models} if models else {})}
-
-
-@functools.cache
-def code_versions() -> dict[str, int | str]:
-    """The versions a record is only comparable under: the package, the position format and the action table."""
-    return {"seasons_env_version": __version__, **current_versions()}
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
-    """The agent choices for one block of games (before rotation)."""
-    if len(agents) >= players:
-        return list(itertools.combinations(agents, players))
-    return [tuple(agents[k % len(agents)] for k in range(players))]
-
-
-def seating(config: ArenaConfig, game_index: int) -> tuple[tuple[str, ...], int]:
-    """Agents by seat and the game seed of game ``game_index``."""
-    block, rotation = divmod(game_index, config.players)
-    lineup = lineups(config.agents, config.players)[block % len(lineups(config.agents, config.players))]
-    seats = lineup[rotation:] + lineup[:rotation]
-    if config.blind:
-        return seats, _digest_seed(config.seed, "deal", block)
-    return seats, config.seed * SEED_STRIDE + block
-
-
-def agent_seed(config: ArenaConfig, game_index: int) -> int:
-    """The seed of the agents' side of game ``game_index`` (``seasons_agents.base.agent_streams``): a digest of the
-    arena's seed and the game index, apart from the deal's seed, so an agent learns nothing of the deal from it."""
-    return _digest_seed(config.seed, "agents", game_index)
-
-
-def _digest_seed(seed: int, purpose: str, index: int) -> int:
-    """A 63-bit seed from the SHA-256 digest of ``seed``, ``purpose`` and ``index``: it reveals none of them."""
-    digest = hashlib.sha256(f"seasons-arena/{purpose}/{seed}/{index}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def play_one(args: tuple[dict, int]) -> dict:
@@ -205,52 +130,6 @@ def play_one(args: tuple[dict, int]) -> dict:
     record["game_index"] = game_index
     record["config"] = config.settings()
     return record
-
-
-# ---------------------------------------------------------------------------- statistics
-
-
-def wilson_interval(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (``wins`` may count ties as halves)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    # Exact at the ends (no wins: low is 0; all wins: high is 1), which rounding would miss by 1e-17.
-    low = 0.0 if wins <= 0 else min(p, centre - half)
-    high = 1.0 if wins >= n else max(p, centre + half)
-    return low, high
-
-
-def rate(records: Iterable[dict], agents: Sequence[str]) -> dict[str, dict]:
-    """openskill Plackett-Luce ratings from game results, in the order the games were played.
-
-    A game in which one agent holds several seats is not a rating event (a 4-player arena of two or three agents
-    repeats them in every lineup). Each agent's ``games`` counts the games its rating rests on; an agent with none
-    has no rating (``mu``, ``sigma``, ``low``, ``high`` and ``ordinal`` are None), not the model's prior."""
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings = {name: model.rating(name=name) for name in agents}
-    rated = dict.fromkeys(agents, 0)
-    for record in sorted(records, key=lambda r: r["game_index"]):
-        seats = record["seats"]
-        if len(set(seats)) != len(seats):
-            continue
-        teams = [[ratings[name]] for name in seats]
-        ranks = [-score for score in record["scores"]]
-        for name, (new,) in zip(seats, model.rate(teams, ranks=ranks), strict=True):
-            ratings[name] = new
-            rated[name] += 1
-    result = {}
-    for name, r in ratings.items():
-        result[name] = {"games": rated[name], **dict.fromkeys(("mu", "sigma", "low", "high", "ordinal"))}
-        if rated[name]:
-            low, high = r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma
-            result[name].update(mu=r.mu, sigma=r.sigma, low=low, high=high, ordinal=r.ordinal())
-    return result
 
 
 def summarize(records: list[dict], config: ArenaConfig) -> dict:
@@ -325,402 +204,6 @@ def summarize(records: list[dict], config: ArenaConfig) -> dict:
     }
 
 
-# ---------------------------------------------------------------------------- the records file
-
-
-class ArenaFolderError(ValueError):
-    """The output folder cannot be used as it is: damaged or foreign records, other settings, or a run in
-    progress. The message names the file (and line) and what is wrong."""
-
-
-@dataclass
-class RecordFile:
-    """What ``read_records`` found in a ``games.jsonl``."""
-
-    path: Path
-    records: dict[int, dict] = field(default_factory=dict)  # by game index, each game once
-    lines: dict[int, int] = field(default_factory=dict)  # the line of each game's record, by game index
-    notes: list[str] = field(default_factory=list)  # what was skipped: repeated games, a torn last line
-    intact_bytes: bytes = b""  # the file without a torn last line, every line ending in a newline
-    needs_repair: bool = False  # the file is not ``intact_bytes`` (a torn or unterminated last line)
-
-
-def read_records(path: Path, config: ArenaConfig | None = None, vouched: bool = False) -> RecordFile:
-    """Read and check every record of a ``games.jsonl``.
-
-    With ``config``, every record must carry that arena's settings (``ArenaConfig.settings``) and the seats and
-    seed the schedule gives its game index; records written before records carried their settings are
-    accepted only when ``vouched`` (the folder's ``config.json`` names the same settings). Without ``config``,
-    the records must agree with each other. A game recorded more than once counts once (the first line) when the
-    records agree (timings aside), and is a conflict when they do not; a last line cut short by a kill (no
-    newline at its end, not complete JSON) is skipped. Any other fault raises ``ArenaFolderError`` naming the
-    file, the line and the fault."""
-    path = Path(path)
-    found = RecordFile(path)
-    if not path.exists():
-        return found
-    data = path.read_bytes()
-    expected = config.settings() if config is not None else None
-    first_line: dict[int, int] = {}
-    lines = data.split(b"\n")
-    offset = 0
-    for number, raw in enumerate(lines, start=1):
-        unterminated = number == len(lines)  # the bytes after the last newline
-        if unterminated and not raw:
-            break
-        where = f"{path} line {number}"
-        if not raw.strip():
-            offset += len(raw) + 1
-            found.needs_repair |= unterminated
-            continue
-        try:
-            value = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-            if unterminated:  # the write of this line was cut short: its game is replayed
-                found.notes.append(f"{where} was cut short (an interrupted run); skipped, its game is replayed")
-                found.needs_repair = True
-                break
-            raise ArenaFolderError(f"{where}: {_decoding_fault(error)}") from None
-        record_settings = check_record(value, where, config, vouched)
-        if record_settings is not None:
-            if expected is None:
-                expected = record_settings
-            elif record_settings != expected:
-                raise ArenaFolderError(f"{where}: {_settings_fault(record_settings, expected)}")
-        index = value["game_index"]
-        if index in first_line and _game_content(value) != _game_content(found.records[index]):
-            raise ArenaFolderError(
-                f"{where} records game {index} again, with other results than line {first_line[index]} "
-                f"(differing: {', '.join(_differing(value, found.records[index]))}): conflicting records of one "
-                "game; keep the right line and remove the other"
-            )
-        if index in first_line:
-            found.notes.append(
-                f"{where} repeats game {index} (first recorded at line {first_line[index]}); counted once"
-            )
-        else:
-            first_line[index] = number
-            found.records[index] = value
-            found.lines[index] = number
-        offset += len(raw) + 1
-        if unterminated:  # a complete record whose newline was not written yet
-            found.needs_repair = True
-    found.intact_bytes = data[:offset] if offset <= len(data) else data + b"\n"
-    return found
-
-
-#: Measurements that differ between two plays of one game; every other field of a record is the game itself.
-_TIMINGS = ("seconds_per_seat",)
-
-
-def _game_content(record: dict) -> dict:
-    return {key: value for key, value in record.items() if key not in _TIMINGS}
-
-
-def _differing(a: dict, b: dict) -> list[str]:
-    return sorted(key for key in set(_game_content(a)) | set(_game_content(b)) if a.get(key) != b.get(key))
-
-
-def replay_check(found: RecordFile, limit: int = REPLAY_CHECKS) -> str | None:
-    """Replay the recorded games (all, or a sample of ``limit`` of them): every action must be legal and the game
-    must end at the recorded scores and winners. ``ArenaFolderError`` names the line of a game that does not;
-    returns what was checked, for the user, when there was something to check."""
-    replayable = sorted(g for g, record in found.records.items() if "actions" in record)
-    if not replayable:
-        return None
-    chosen = replayable
-    if len(replayable) > limit:  # a sample, the same one for the same records
-        chosen = sorted(random.Random(len(replayable)).sample(replayable, limit))
-    for index in chosen:
-        where = f"{found.path} line {found.lines[index]}"
-        try:
-            Replay(parse_record(found.records[index], where))
-        except RecordError as error:
-            raise ArenaFolderError(
-                f"{error} (refused: a record the game does not bear out; remove that line to replay the game)"
-            ) from None
-    if len(chosen) == len(replayable):
-        return None
-    return (
-        f"replayed a sample of {len(chosen)} of the {len(replayable)} recorded games in {found.path} to check them "
-        "(every action legal, scores and winners as recorded)"
-    )
-
-
-def _decoding_fault(error: Exception) -> str:
-    if isinstance(error, UnicodeDecodeError):
-        return f"not valid UTF-8 (byte 0x{error.object[error.start]:02x} at column {error.start + 1})"
-    if isinstance(error, RecursionError):
-        return "not a JSON record (nested too deeply)"
-    if isinstance(error, json.JSONDecodeError):
-        return f"not a JSON record ({error.msg} at column {error.colno})"
-    return f"not a JSON record ({error})"
-
-
-def _settings_fault(found: dict, expected: dict) -> str:
-    differing = [key for key in expected if found.get(key) != expected[key]]
-    differing += [key for key in found if key not in expected]
-    shown = "; ".join(f"{key} {found.get(key)!r}, not {expected.get(key)!r}" for key in differing)
-    return (
-        f"recorded by another arena configuration ({shown}); its records cannot be counted with these, "
-        "so use another folder for these settings, or the recorded settings to resume it"
-    )
-
-
-def _record_fields(players: int) -> dict[str, tuple[Callable[[object], bool], str]]:
-    """The fields every record has, each with a check of its value and what the value must be."""
-
-    def ints(value: object, length: int | None, low: int | None = None, high: int | None = None) -> bool:
-        return (
-            isinstance(value, list)
-            and (length is None or len(value) == length)
-            and all(_is_int(v) and (low is None or v >= low) and (high is None or v <= high) for v in value)
-        )
-
-    def card_lists(value: object) -> bool:
-        return isinstance(value, list) and len(value) in (0, players) and all(ints(v, None, 1, 50) for v in value)
-
-    return {
-        "seats": (
-            lambda v: isinstance(v, list) and len(v) == players and all(isinstance(s, str) for s in v),
-            f"a list of {players} agent names",
-        ),
-        "scores": (lambda v: ints(v, players), f"a list of {players} integers"),
-        "winners": (
-            lambda v: ints(v, None, 0, players - 1) and 1 <= len(v) == len(set(v)),
-            f"a non-empty list of distinct seats 0..{players - 1}",
-        ),
-        "decisions": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
-        "seconds_per_seat": (
-            lambda v: (
-                isinstance(v, list)
-                and len(v) == players
-                and all(isinstance(x, int | float) and not isinstance(x, bool) and 0 <= x < math.inf for x in v)
-            ),
-            f"a list of {players} non-negative numbers",
-        ),
-        "decisions_per_seat": (lambda v: ints(v, players, 0), f"a list of {players} non-negative integers"),
-        "decks": (card_lists, f"a list of {players} lists of cards 1..50 (or empty)"),
-        "played": (card_lists, f"a list of {players} lists of cards 1..50 (or empty)"),
-    }
-
-
-def check_record(value: object, where: str, config: ArenaConfig | None = None, vouched: bool = False) -> dict | None:
-    """Check one record (``where`` names its file and line in errors); return the settings it carries, or
-    ``None`` for a record written before records carried them."""
-
-    def fault(problem: str) -> ArenaFolderError:
-        return ArenaFolderError(f"{where}: {problem}")
-
-    def shown(v: object) -> str:
-        text = repr(v)
-        return text if len(text) <= 80 else text[:77] + "..."
-
-    if not isinstance(value, dict):
-        raise fault(f"a record must be a JSON object; got {'a list' if isinstance(value, list) else shown(value)}")
-    for key in ("game_index", "seed", "num_players", "level", *_record_fields(2)):
-        if key not in value:
-            raise fault(f"missing key {key!r}")
-    index, players = value["game_index"], value["num_players"]
-    if not _is_int(index) or index < 0:
-        raise fault(f"'game_index' must be a non-negative integer; got {shown(index)}")
-    if not _is_int(players) or players not in (2, 3, 4):
-        raise fault(f"'num_players' must be 2, 3 or 4; got {shown(players)}")
-    if value["level"] not in LEVELS:
-        raise fault(f"'level' must be one of {', '.join(LEVELS)}; got {shown(value['level'])}")
-    if not _is_int(value["seed"]) or value["seed"] < 0:
-        raise fault(f"'seed' must be a non-negative integer; got {shown(value['seed'])}")
-    for key, (valid, what) in _record_fields(players).items():
-        if not valid(value[key]):
-            raise fault(f"{key!r} must be {what}; got {shown(value[key])}")
-    scores, winners = value["scores"], value["winners"]
-    if any(scores[seat] != max(scores) for seat in winners):
-        raise fault(
-            f"'winners' {winners} contradict 'scores' {scores}: a winner must hold the top score "
-            "(refused: the record does not agree with itself)"
-        )
-    if sum(value["decisions_per_seat"]) != value["decisions"]:
-        raise fault(
-            f"'decisions_per_seat' {value['decisions_per_seat']} do not add up to 'decisions' {value['decisions']}"
-        )
-    if "actions" in value:  # absent from records written before they kept the actions (not replayable)
-        actions = value["actions"]
-        if not (
-            isinstance(actions, list)
-            and len(actions) == value["decisions"]
-            and all(_is_int(a) and 0 <= a < NUM_ACTIONS for a in actions)
-        ):
-            raise fault(
-                f"'actions' must be a list of {value['decisions']} action ids 0..{NUM_ACTIONS - 1} "
-                f"(one per decision); got {shown(actions)}"
-            )
-    settings = value.get("config")
-    if settings is not None and not isinstance(settings, dict):
-        raise fault(f"'config' must be a JSON object of the arena's settings; got {shown(settings)}")
-    if config is None:
-        return settings
-    if settings is None:
-        if not vouched:
-            raise fault(
-                "the record carries no configuration (it was written before records did) and the folder's "
-                "config.json is missing or names other settings, so nothing says which arena it belongs to; "
-                "move it to a folder of its own"
-            )
-    elif settings != config.settings():
-        raise fault(_settings_fault(settings, config.settings()))
-    if (players, value["level"]) != (config.players, config.level):
-        raise fault(
-            f"a game of {players} players at level {value['level']!r} in an arena of {config.players} players "
-            f"at level {config.level!r}"
-        )
-    seats, seed = seating(config, index)
-    if value["seats"] != list(seats) or value["seed"] != seed:
-        raise fault(
-            f"seats {value['seats']} and seed {value['seed']} are not what the schedule gives game {index} "
-            f"(seats {list(seats)}, seed {seed})"
-        )
-    return settings
-
-
-# ---------------------------------------------------------------------------- the folder lock
-
-
-class FolderLock:
-    """Exclusive use of an arena folder by one run: an OS file lock on ``arena.lock``, which holds the pid and the
-    start time of the process (``PID START``; the start time tells a process from a later one given the same pid).
-
-    The OS drops the lock when its process ends, however it ends, so a lock left by a killed run is taken over
-    (``note`` then says whose it was); while a run holds it, another run fails at once with an error naming the
-    holder's pid. A free OS lock naming a process that is still running is taken over only when that process is
-    shown to be another one (a later start time): the run that wrote it may still be going (on a file system
-    without working locks, or with the lock file replaced), and one that cannot be told apart is refused."""
-
-    def __init__(self, folder: Path | str) -> None:
-        self.path = Path(folder) / "arena.lock"
-        self.note: str | None = None
-        self._handle: int | None = None
-
-    def acquire(self) -> None:
-        handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            if not _try_lock(handle):
-                holder, _ = _read_holder(handle)
-                raise ArenaFolderError(
-                    f"{self.path.parent} is in use by another arena run "
-                    f"({f'pid {holder}' if holder is not None else 'pid unknown'}, lock file {self.path}); "
-                    "wait for it to end, or stop it, before running this arena again"
-                )
-            self.note = self._take_over(*_read_holder(handle))
-            os.ftruncate(handle, 0)
-            started = _process_start(os.getpid())
-            os.write(handle, f"{os.getpid()}{f' {started}' if started is not None else ''}\n".encode())
-        except BaseException:
-            os.close(handle)
-            raise
-        self._handle = handle
-
-    def _take_over(self, pid: int | None, started: str | None) -> str | None:
-        """What taking over a lock naming ``pid`` (started at ``started``) means; ``ArenaFolderError`` when that
-        process may be an arena still writing into this folder."""
-        if pid is None or pid == os.getpid():
-            return None
-        if not _pid_alive(pid):
-            return f"took over {self.path} from pid {pid} (no longer running: that run was interrupted)"
-        now = _process_start(pid)
-        if started is not None and now is not None and now != started:
-            return (
-                f"took over {self.path} from pid {pid}: that pid is now another process (started at another time), "
-                "so the run that wrote the lock has ended"
-            )
-        why = (
-            "is still running: the arena run that wrote the lock"
-            if started is not None and now == started
-            else "is running, and nothing tells whether it is an arena run of this folder (the lock holds no start "
-            "time to compare)"
-        )
-        raise ArenaFolderError(
-            f"{self.path} names pid {pid}, which {why}; wait for it to end or stop it, or, if no arena run is using "
-            f"{self.path.parent}, delete {self.path}"
-        )
-
-    def release(self) -> None:
-        if self._handle is None:
-            return
-        try:
-            os.ftruncate(self._handle, 0)  # no pid: a later run has no stale lock to report
-        finally:
-            os.close(self._handle)  # closing drops the OS lock
-            self._handle = None
-
-    def __enter__(self) -> FolderLock:
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.release()
-
-
-try:
-    import fcntl
-
-    def _try_lock(handle: int) -> bool:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-except ImportError:  # Windows
-    import msvcrt
-
-    def _try_lock(handle: int) -> bool:
-        # Lock one byte far past the pid, so other runs can still read the pid to name the holder.
-        os.lseek(handle, 1 << 20, os.SEEK_SET)
-        try:
-            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        finally:
-            os.lseek(handle, 0, os.SEEK_SET)
-        return True
-
-
-def _read_holder(handle: int) -> tuple[int | None, str | None]:
-    """The pid and the start time a lock file names (``None`` for what it does not hold)."""
-    os.lseek(handle, 0, os.SEEK_SET)
-    words = os.read(handle, 128).decode("ascii", "replace").split()
-    os.lseek(handle, 0, os.SEEK_SET)
-    if not words or not (words[0].isascii() and words[0].isdigit()) or int(words[0]) <= 0:
-        return None, None
-    return int(words[0]), (words[1] if len(words) > 1 and words[1].isascii() and words[1].isdigit() else None)
-
-
-def _process_start(pid: int) -> str | None:
-    """When process ``pid`` started (clock ticks after boot, from Linux's ``/proc``), or None when it cannot be told
-    (no such process, or another system: a live pid is then never taken for another process)."""
-    try:
-        stat_line = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat_line[stat_line.rfind(")") + 2 :].split()  # after the command name, which may hold spaces
-    return fields[19] if len(fields) > 19 and fields[19].isdigit() else None
-
-
-def _pid_alive(pid: int) -> bool:
-    if os.name == "nt":  # os.kill would end the process there; the OS lock has already said it is gone
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
-
-
-# ---------------------------------------------------------------------------- running and files
-
-
 def secret_seed(out_dir: Path | str) -> int:
     """The secret seed of a blind run in ``out_dir``: the one its ``arena.secret`` keeps (so the run resumes with
     it), else a new one from the operating system's randomness, kept there (readable by its owner only)."""
@@ -777,7 +260,7 @@ class Arena:
         try:
             stored = json.loads(self.config_file.read_bytes().decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-            raise ArenaFolderError(f"{self.config_file}: {_decoding_fault(error)}") from None
+            raise ArenaFolderError(f"{self.config_file}: {decoding_fault(error)}") from None
         if not isinstance(stored, dict):
             raise ArenaFolderError(f"{self.config_file}: must be a JSON object of the arena's settings")
         mine = {**self.config.to_dict(), **code_versions()}
@@ -925,88 +408,6 @@ def _append(sink: io.BufferedWriter, record: dict) -> None:
 
 def _fmt(value: float | None) -> str:
     return "" if value is None else f"{value:.4f}"
-
-
-def rating_order(summary: dict) -> list[str]:
-    """The agents from the highest rating to the lowest (the order of every table and panel); agents without a
-    rating after them, from the highest win rate to the lowest."""
-
-    def key(agent: str) -> tuple[int, float, float]:
-        mu, win_rate = summary["ratings"][agent]["mu"], summary["agents"][agent]["win_rate"]
-        return (mu is None, -(mu or 0.0), -(win_rate or 0.0))
-
-    return sorted(summary["config"]["agents"], key=key)
-
-
-def plot(summary: dict, path: Path) -> Figure:
-    """Ratings with their 95% intervals beside the pairwise win-rate table, agents in the same order (highest
-    rating first) in both; pairs that have not met are blank. Written to ``path`` (PNG) and returned.
-
-    Built on a bare ``Figure`` (no pyplot), so it never switches the caller's matplotlib backend or touches
-    pyplot's figure list: a notebook keeps drawing its own charts."""
-    import matplotlib
-    import numpy as np
-    from matplotlib.figure import Figure
-
-    config = summary["config"]
-    order = rating_order(summary)
-    fig = Figure(figsize=(11, 4.6))
-    left, right = fig.subplots(1, 2)
-    ratings = summary["ratings"]
-    rows = range(len(order))
-    rated = [i for i, a in enumerate(order) if ratings[a]["mu"] is not None]
-    left.errorbar(
-        [ratings[order[i]]["mu"] for i in rated],
-        rated,
-        xerr=[Z95 * ratings[order[i]]["sigma"] for i in rated],
-        fmt="o",
-        capsize=4,
-    )
-    left.set_yticks(rows, order)
-    for i, a in enumerate(order):
-        if ratings[a]["mu"] is None:  # no rating event: no point, rather than the model's prior drawn as one
-            left.text(0.02, i, "not rated", transform=left.get_yaxis_transform(), va="center", fontsize=8)
-    left.set_ylim(len(order) - 0.5, -0.5)  # the highest rating on top, as in the table beside it
-    left.set_xlabel("openskill mu (95% interval)")
-    left.set_title("ratings" if rated else "ratings: no game without an agent in several seats")
-    table = np.full((len(order), len(order)), np.nan)
-    for i, a in enumerate(order):
-        for j, b in enumerate(order):
-            rate_ab = summary["crosstable"][a][b]["win_rate"] if a != b else None
-            if rate_ab is not None:
-                table[i, j] = rate_ab
-    colours = matplotlib.colormaps["RdYlGn"].with_extremes(bad="white")
-    image = right.imshow(np.ma.masked_invalid(table), vmin=0, vmax=1, cmap=colours)
-    right.set_xticks(rows, order)
-    right.set_yticks(rows, order)
-    right.set_title("row beats column (blank: not met)")
-    for i, a in enumerate(order):
-        for j, b in enumerate(order):
-            if not np.isnan(table[i, j]):
-                c = summary["crosstable"][a][b]
-                right.text(
-                    j,
-                    i,
-                    f"{c['win_rate']:.0%}\n[{c['low']:.0%}, {c['high']:.0%}]",
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                )
-    fig.colorbar(image, ax=right, fraction=0.046)
-    fig.suptitle(
-        f"{', '.join(config['agents'])}: {summary['games_played']} games, {config['players']} players, "
-        f"level {config['level']}"
-    )
-    notable = notable_lines(summary.get("notable_games", {}))
-    if notable:  # named at the foot, so the picture leads to the replays (index.html links them)
-        fig.text(0.01, 0.01, "\n".join(notable), fontsize=8, va="bottom", ha="left")
-        fig.tight_layout(rect=(0, 0.035 * len(notable) + 0.01, 1, 1))
-    else:
-        fig.tight_layout()
-    picture = io.BytesIO()
-    fig.savefig(picture, format="png", dpi=110)
-    write_atomic(Path(path), picture.getvalue())
-    return fig
 
 
 def format_summary(summary: dict) -> str:

@@ -22,8 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from seasons_agents.arena import Arena, ArenaConfig, wilson_interval  # noqa: E402
+from seasons_agents.arena import Arena, ArenaConfig  # noqa: E402
 from seasons_agents.base import play_game  # noqa: E402
+from seasons_env.statistics import wilson_interval  # noqa: E402
 
 
 def _mirror_game(args: tuple[int, str]) -> dict:

@@ -17,9 +17,9 @@ import time
 from collections.abc import Sequence
 
 from seasons_agents import HeuristicAgent, PolicyAgent, RandomAgent, play_game
-from seasons_agents.arena import wilson_interval
 from seasons_env import Game
 from seasons_env.engine import steps
+from seasons_env.statistics import wilson_interval
 
 DRAFT = frozenset((steps.kind("draft_pick"), steps.kind("library_split")))
 

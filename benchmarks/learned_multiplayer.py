@@ -17,7 +17,7 @@ import sys
 import time
 
 from seasons_agents import HeuristicAgent, PolicyAgent, RandomAgent, play_game
-from seasons_agents.arena import wilson_interval
+from seasons_env.statistics import wilson_interval
 
 OPPONENTS = {"heuristic": HeuristicAgent, "random": RandomAgent}
 

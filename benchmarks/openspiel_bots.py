@@ -8,7 +8,7 @@ rollouts, ``--simulations`` a decision, each in a determinization drawn by ``sea
 against OpenSpiel's uniform random bot and against the project's heuristic (an ``AgentBot``), and the heuristic
 against random. Win rates carry Wilson 95% intervals (a tie counts half). The same games then rate the three
 bots twice: OpenSpiel's Elo (``pyspiel.elo.compute_ratings_from_match_records``) and the arena's openskill
-ratings (``seasons_agents.arena.rate``).
+ratings (``seasons_env.statistics.rate``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from open_spiel.python.algorithms import evaluate_bots  # noqa: E402
 from open_spiel.python.bots import uniform_random  # noqa: E402
 
 import seasons_env.openspiel as sos  # noqa: E402
-from seasons_agents.arena import rate, wilson_interval  # noqa: E402
+from seasons_env.statistics import rate, wilson_interval  # noqa: E402
 
 
 def make_bot(name: str, game: sos.SeasonsGame, seat: int, seed: int, simulations: int) -> pyspiel.Bot:

@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from seasons_agents.arena import wilson_interval  # noqa: E402
 from seasons_env.openspiel import learning  # noqa: E402
+from seasons_env.statistics import wilson_interval  # noqa: E402
 
 
 def interval(rate: float, games: int) -> str:

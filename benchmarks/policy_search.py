@@ -14,8 +14,8 @@ import sys
 import time
 
 from seasons_agents import HeuristicAgent, play_game
-from seasons_agents.arena import wilson_interval
 from seasons_agents.policy_ismcts import PolicyISMCTSAgent
+from seasons_env.statistics import wilson_interval
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,9 +50,9 @@ def rllib_rate(num_env_runners: int, seconds: float, seed: int) -> tuple[float, 
 
 def sb3_rate(seconds: float, seed: int) -> tuple[float, int]:
     """The MaskablePPO route's env steps/s over whole rollouts-plus-updates after a warm-up one."""
-    sys.path.insert(0, str(ROOT / "training"))
     from sb3_contrib import MaskablePPO
-    from train_maskable_ppo import make_env
+
+    from seasons_training.train_maskable_ppo import make_env
 
     env = make_env("archmage", 2, "random", "win", seed)
     model = MaskablePPO("MlpPolicy", env, n_steps=2048, batch_size=256, gamma=1.0, seed=seed, verbose=0)

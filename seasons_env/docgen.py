@@ -30,7 +30,7 @@ def actions_markdown() -> str:
     groups: list[tuple[str, int, int]] = []
     for action in range(A.NUM_ACTIONS):
         name, _ = A.decode(action)
-        if groups and groups[-1][0] == name and name not in A._SINGLES:
+        if groups and groups[-1][0] == name and name not in A.SINGLES:
             groups[-1] = (name, groups[-1][1], action)
         else:
             groups.append((name, action, action))

@@ -156,7 +156,7 @@ DEFERRED = _L(
 OBSERVATION_SIZE = LAYOUT.size
 OBSERVATION_SIZES[OBSERVATION_VERSION] = OBSERVATION_SIZE
 
-_RESERVE_LIMIT_SCALE = 10.0
+RESERVE_LIMIT_SCALE = 10.0
 
 
 def _rel(seat: int, observer: int, n: int) -> int:
@@ -177,7 +177,7 @@ def _public_scalars(game: Game, player: int) -> tuple[float, ...]:
         game.crystals[player] / CRYSTAL_SCALE,
         game.gauge[player] / GAUGE_SCALE,
         len(game.in_play[player]),
-        game.reserve_limit(player) / _RESERVE_LIMIT_SCALE,
+        game.reserve_limit(player) / RESERVE_LIMIT_SCALE,
         len(game.hand[player]),
         len(library[0]),
         len(library[1]),

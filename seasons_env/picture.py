@@ -24,7 +24,7 @@ import sys
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from . import Game, describe_action
+from .engine import Game, describe_action
 from .engine.data import CARD_NAMES, CARD_OF, CARDS, DICE, ENERGIES, GAUGE_MAX, MAX_BONUSES, SEASONS
 from .rendering import (
     check_viewer,

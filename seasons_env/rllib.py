@@ -48,7 +48,6 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, EVALUATION_RESULTS, NUM_EPISODES
 from ray.tune.registry import register_env
-from scipy.stats import binomtest
 
 from .encoding import OBSERVATION_SIZE
 from .engine import LEVELS, check_choice, check_num_players
@@ -57,6 +56,7 @@ from .gym_env import SeasonsGymEnv
 from .masked_mlp import MaskedActorCritic, export_network, greedy_action
 from .pettingzoo_env import ILLEGAL, raw_env
 from .rewards import REWARDS
+from .statistics import wilson_interval
 
 MULTI_AGENT_ENV = "seasons_multi_agent"
 SINGLE_AGENT_ENV = "seasons_single_agent"
@@ -262,14 +262,6 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
 
 
 # ---------------------------------------------------------------------------- evaluation
-
-
-def wilson_interval(wins: int, games: int) -> tuple[float, float]:
-    """Wilson 95% interval of a win rate (scipy's; the same figures as ``seasons_agents.arena.wilson_interval``)."""
-    if games == 0:
-        return 0.0, 1.0
-    interval = binomtest(int(wins), int(games)).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(interval.low), float(interval.high)
 
 
 def evaluate_network(

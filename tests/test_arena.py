@@ -16,6 +16,7 @@ import pytest
 
 from seasons_agents import arena as arena_module
 from seasons_agents.arena import Arena, ArenaConfig, format_summary, lineups, seating, summarize, wilson_interval
+from seasons_agents.arena_lock import process_start
 from seasons_agents.random_agent import RandomAgent
 from seasons_env import registry
 from seasons_env.registry import register_agent
@@ -709,14 +710,14 @@ def test_a_stale_lock_is_taken_over_only_from_a_process_that_is_not_its_arena(tm
     with pytest.raises(arena_module.ArenaFolderError, match="names pid 1, which is running, and nothing tells"):
         Arena(_config(games=6), tmp_path).run(progress=False)
     # pid 1 with another start time than the one recorded: another process; taken over, saying so
-    lock.write_text(f"1 {int(arena_module._process_start(1)) + 1}\n")
+    lock.write_text(f"1 {int(process_start(1)) + 1}\n")
     arena = Arena(_config(games=5), tmp_path)
     arena.run(progress=False)
     assert any("from pid 1: that pid is now another process" in note for note in arena.notes)
     # a live process with the start time recorded is the run that wrote the lock: refused
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        started = arena_module._process_start(child.pid)
+        started = process_start(child.pid)
         assert started is not None
         lock.write_text(f"{child.pid} {started}\n")
         with pytest.raises(arena_module.ArenaFolderError, match=f"names pid {child.pid}, which is still running"):

@@ -2,8 +2,8 @@
 
 Each tutorial page's ``python`` code blocks are run top to bottom as one script, in a fresh interpreter in an
 empty folder, with this checkout first on the path: a block that raises or an ``assert`` that fails fails the test.
-Each ``bash`` block's ``seasons ...``, ``python -m seasons_training ...`` and ``python training/train_rllib.py ...``
-lines are parsed by the command line itself
+Each ``bash`` block's ``seasons ...``, ``python -m seasons_training ...`` and
+``python -m seasons_training.train_rllib ...`` lines are parsed by the command line itself
 (every option checked against its type and choices, nothing run), so a renamed or mistyped option fails here. A
 page may mark a block that cannot run here (it needs a cluster) with the fence ``python title="..."`` and the word
 ``(not run)`` in its title: such a block is compiled, not run.
@@ -33,8 +33,8 @@ def blocks(page: Path, language: str) -> list[tuple[str, str]]:
 
 
 def command_lines(page: Path) -> list[tuple[str, list[str]]]:
-    """The ``seasons``, ``python -m seasons_training`` and ``python training/train_rllib.py`` commands of the page's
-    bash blocks (continuation lines joined), as (the program, its arguments)."""
+    """The ``seasons``, ``python -m seasons_training`` and ``python -m seasons_training.train_rllib`` commands of the
+    page's bash blocks (continuation lines joined), as (the program, its arguments)."""
     found = []
     for _, code in blocks(page, "bash"):
         for line in code.replace("\\\n", " ").splitlines():
@@ -44,8 +44,8 @@ def command_lines(page: Path) -> list[tuple[str, list[str]]]:
                 found.append(("seasons", words[1:]))
             elif words[:3] == ["python", "-m", "seasons_training"]:
                 found.append(("training", words[3:]))
-            elif words[:2] == ["python", "training/train_rllib.py"]:
-                found.append(("train_rllib", words[2:]))
+            elif words[:3] == ["python", "-m", "seasons_training.train_rllib"]:
+                found.append(("train_rllib", words[3:]))
     return found
 
 

@@ -7,8 +7,6 @@ an 80 MB object store) and always shut down by the fixtures; the two-node test s
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +19,6 @@ from limits import bounded
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-from seasons_agents.arena import wilson_interval as arena_wilson_interval
 from seasons_agents.base import play_game
 from seasons_agents.random_agent import RandomAgent
 from seasons_agents.rllib_agent import RLlibPolicyAgent
@@ -195,9 +192,14 @@ def test_masked_logits_never_pick_an_illegal_action():
     assert torch.all(probabilities[2] > 0)  # an all-zero mask (a finished game) is left unmasked
 
 
-def test_wilson_interval_matches_the_arena():
-    for wins, games in [(0, 10), (3, 10), (10, 10), (57, 100), (0, 0)]:
-        assert wilson_interval(wins, games) == pytest.approx(arena_wilson_interval(wins, games), abs=1e-12)
+def test_wilson_interval_is_scipys():
+    """The RLlib route reports the intervals of ``seasons_env.statistics`` (the arena's): scipy's Wilson interval."""
+    from scipy.stats import binomtest
+
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    for wins, games in [(0, 10), (3, 10), (10, 10), (57, 100)]:
+        interval = binomtest(wins, games).proportion_ci(confidence_level=0.95, method="wilson")
+        assert wilson_interval(wins, games) == pytest.approx((interval.low, interval.high), abs=1e-12)
 
 
 def test_exported_network_loads_and_rejects_other_versions(tmp_path):
@@ -277,7 +279,7 @@ def test_one_ppo_iteration_without_remote_runners_evaluates_and_exports(algorith
         assert row["games"] == 2
         assert 0.0 <= row["win_rate_low"] <= row["win_rate"] <= row["win_rate_high"] <= 1.0
         assert (row["win_rate_low"], row["win_rate_high"]) == pytest.approx(
-            arena_wilson_interval(round(row["win_rate"] * 2), 2)
+            wilson_interval(round(row["win_rate"] * 2), 2)
         )
     module = algorithm.get_module(SHARED_MODULE)
     assert isinstance(module, MaskedPPOModule)
@@ -325,8 +327,7 @@ def test_seeded_run_reproduces_its_first_iteration(algorithm_factory):
 
 
 def test_training_script_smoke_preset_trains_checkpoints_resumes_and_evaluates(local_ray, tmp_path, capsys):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-    import train_rllib
+    from seasons_training import train_rllib
 
     args = ["--preset", "smoke", "--timesteps", "256", "--final-eval-games", "2", "--out", str(tmp_path)]
     assert train_rllib.main([*args, "--eval-interval", "2"]) == 0  # the checkpoint keeps the interval

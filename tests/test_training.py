@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "training"))
+import pytest
 
-import pytest  # noqa: E402
-import train_maskable_ppo  # noqa: E402
+from seasons_training import train_maskable_ppo
 
 
 @pytest.mark.parametrize("vec", ["batched", "dummy"])

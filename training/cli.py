@@ -178,7 +178,7 @@ def clone_command(
     default="sb3",
     show_default=True,
     help="sb3: this trainer (PPO in torch over the batched env, BC warm start); rllib: Ray RLlib self-play "
-    "(training/train_rllib.py, the rllib extra; --set FIELD=VALUE sets its --FIELD option).",
+    "(seasons_training.train_rllib, the rllib extra; --set FIELD=VALUE sets its --FIELD option).",
 )
 @click.pass_context
 def train(

@@ -36,40 +36,19 @@ import re
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from seasons_env.files import file_sha256, write_atomic
 
 from .config import TrainConfig, config_json
 from .errors import BadFileError
+from .stages import Stage, warm_model_path, warm_stages
 
 STAGES = "stages.json"
 CONFIG = "config.json"
 STAGES_FORMAT = "seasons-train-stages"
 PPO_STAGE = "ppo"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    file: str  # written in the run folder
-
-
-def warm_stages(config: TrainConfig) -> list[Stage]:
-    """The stages before PPO, in order (none unless ``init`` is ``"warm"``)."""
-    if config.init != "warm":
-        return []
-    stages = [Stage("data", "data.npz"), Stage("clone", "bc.pt")]
-    if config.dagger_games:
-        stages += [Stage("dagger_data", "dagger.npz"), Stage("dagger", "warm.pt")]
-    return stages
-
-
-def warm_model_path(config: TrainConfig, folder: Path) -> Path:
-    """The model PPO starts from when ``init`` is ``"warm"``: the last warm-start stage's file."""
-    return Path(folder) / warm_stages(config)[-1].file
 
 
 class StageStopped(BaseException):

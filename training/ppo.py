@@ -33,7 +33,6 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from seasons_agents.arena import wilson_interval
 from seasons_agents.network import (
     FrozenPolicy,
     NetworkConfig,
@@ -47,18 +46,19 @@ from seasons_agents.network import (
     save_atomic_torch,
 )
 from seasons_env.files import replace_atomically, write_atomic
+from seasons_env.statistics import wilson_interval
 from seasons_env.vector.backends import DEFAULT_ENGINE
 
-from .config import OPPONENT_NAMES, TrainConfig, config_json
+from .config import TrainConfig, config_json
 from .errors import BadFileError, TrainingDiverged, reading
-from .resume_checks import check_optimizer, count_field, history_rows, is_stat, seconds_field
-from .selfplay import HEURISTIC, ISMCTS, RANDOM, SNAPSHOT, Deal, SelfPlayGames
-from .snapshot_policy import SnapshotPolicy
+from .league import League
+from .resume_checks import check_optimizer, count_field, history_rows, seconds_field
+from .selfplay import HEURISTIC, RANDOM, Deal, SelfPlayGames
+from .stages import warm_model_path
 
 CHECKPOINT = "checkpoint.pt"
 CHECKPOINT_FORMAT = "seasons-train-checkpoint"
 POLICY = "policy.pt"
-STATS_DECAY = 0.98
 #: The fields of a checkpoint (``Trainer.checkpoint_state``) that a resume needs; ``wall_seconds`` and
 #: ``ppo_started_at`` may be absent (checkpoints of runs before the wall-time accounting).
 CHECKPOINT_FIELDS = (
@@ -82,8 +82,6 @@ class Stop(Exception):
 
 def initial_network(config: TrainConfig, folder: Path) -> PolicyValueNet:
     if config.init == "warm":
-        from .pipeline import warm_model_path
-
         path = warm_model_path(config, folder)
         if not path.is_file():
             raise ValueError(
@@ -99,95 +97,6 @@ def initial_network(config: TrainConfig, folder: Path) -> PolicyValueNet:
 
         return load_policy(shipped_model_path())[0]
     return load_policy(config.init)[0]
-
-
-class League:
-    """The opponents and the learner's recent results against each (decayed win and game counts)."""
-
-    def __init__(self, config: TrainConfig) -> None:
-        self.config = config
-        self.nets: dict[str, PolicyValueNet] = {}  # snapshots, as checkpoints save them
-        self.players: dict[str, SnapshotPolicy] = {}  # the same, compiled for self-play's decisions
-        self.pool: list[str] = list(config.opponents)
-        self.stats: dict[str, list[float]] = {name: [0.0, 0.0] for name in self.pool}
-        self.next_snapshot = 0
-
-    def add_snapshot(self, net: PolicyValueNet) -> str:
-        name = f"{SNAPSHOT}{self.next_snapshot}"
-        self.next_snapshot += 1
-        frozen = PolicyValueNet(net.config, net.observation_version)
-        frozen.load_state_dict(net.state_dict())
-        frozen.eval()
-        self._admit(name, frozen)
-        self.pool.append(name)
-        self.stats[name] = [0.0, 0.0]
-        snapshots = [n for n in self.pool if n.startswith(SNAPSHOT)]
-        if len(snapshots) > self.config.league_size:  # the oldest but the starting network leaves the pool
-            self.pool.remove(snapshots[1])
-        return name
-
-    def _admit(self, name: str, net: PolicyValueNet) -> None:
-        self.nets[name] = net
-        self.players[name] = SnapshotPolicy(net)
-
-    def win_rate(self, name: str) -> float:
-        wins, games = self.stats[name]
-        return (wins + 1.0) / (games + 2.0)
-
-    def weights(self) -> np.ndarray:
-        """Each pool member's probability of being dealt the next game: PFSP, with ISMCTS held to
-        ``ismcts_share`` (at 100 iterations its decisions cost about twenty of the heuristic's)."""
-        c = self.config
-        w = np.array([max(c.pfsp_floor, (1.0 - self.win_rate(n)) ** c.pfsp_power) for n in self.pool])
-        w = w / w.sum()
-        if ISMCTS in self.pool and len(self.pool) > 1:
-            k = self.pool.index(ISMCTS)
-            if w[k] > c.ismcts_share:
-                w *= (1.0 - c.ismcts_share) / (1.0 - w[k])
-                w[k] = c.ismcts_share
-        return w
-
-    def sample(self, rng: np.random.Generator) -> str:
-        return self.pool[int(rng.choice(len(self.pool), p=self.weights()))]
-
-    def record(self, name: str, win: float) -> None:
-        stats = self.stats.setdefault(name, [0.0, 0.0])
-        stats[0] = stats[0] * STATS_DECAY + win
-        stats[1] = stats[1] * STATS_DECAY + 1.0
-
-    def forget_unused(self, in_use: set[str]) -> None:
-        for name in list(self.nets):
-            if name not in self.pool and name not in in_use:
-                del self.nets[name], self.players[name]
-
-    def state_dict(self) -> dict:
-        return {
-            "pool": list(self.pool),
-            "stats": {k: list(v) for k, v in self.stats.items()},
-            "next_snapshot": self.next_snapshot,
-            "nets": {name: policy_payload(net) for name, net in self.nets.items()},
-        }
-
-    def load_state_dict(self, state: dict, where: str) -> None:
-        """Continue from ``state_dict()``'s values, every one checked first (``BadFileError`` naming ``where``)."""
-        pool, stats, next_snapshot, saved_nets = state["pool"], state["stats"], state["next_snapshot"], state["nets"]
-        if not isinstance(saved_nets, dict) or not all(isinstance(name, str) for name in saved_nets):
-            raise BadFileError(f"{where}: league: nets must map snapshot names to networks")
-        known = set(OPPONENT_NAMES) | set(saved_nets)
-        if not isinstance(pool, list) or not pool or not all(isinstance(n, str) and n in known for n in pool):
-            raise BadFileError(f"{where}: league: pool must list the fixed opponents and saved snapshots; got {pool!r}")
-        if not isinstance(stats, dict) or not all(is_stat(v) for v in stats.values()) or set(pool) - set(stats):
-            raise BadFileError(f"{where}: league: stats must hold [wins, games] (0 <= wins <= games) for the pool")
-        if isinstance(next_snapshot, bool) or not isinstance(next_snapshot, int) or next_snapshot < 0:
-            raise BadFileError(f"{where}: league: next_snapshot must be an integer at least 0; got {next_snapshot!r}")
-        self.pool = list(pool)
-        self.stats = {str(k): [float(v[0]), float(v[1])] for k, v in stats.items()}
-        self.next_snapshot = next_snapshot
-        nets = {name: policy_from_payload(p, f"{where}: league {name}")[0] for name, p in saved_nets.items()}
-        self.nets.clear()  # in place, once every network is read: self-play games hold these dicts
-        self.players.clear()
-        for name, net in nets.items():
-            self._admit(name, net)
 
 
 def evaluate(

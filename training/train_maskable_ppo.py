@@ -1,6 +1,6 @@
 """Train a play policy with sb3-contrib's MaskablePPO on the Gymnasium view, then evaluate it.
 
-    python training/train_maskable_ppo.py --timesteps 200000 --opponents heuristic --out results/ppo
+    python -m seasons_training.train_maskable_ppo --timesteps 200000 --opponents heuristic --out results/ppo
 
 The learning seat rotates (``agent_seat="random"``); the other seats are played by ``--opponents``
 (``random`` or ``heuristic``). Training runs ``--envs`` games at once through the batched SB3 adapter
@@ -18,11 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from seasons_training.report import evaluation_line  # noqa: E402  (after the checkout is on sys.path)
+from seasons_training.report import evaluation_line
 
 
 def make_env(level: str, players: int, opponents: str, reward: str, seed: int):
@@ -53,7 +49,7 @@ def make_training_env(vec: str, envs: int, level: str, players: int, opponents: 
 
 
 def evaluate(model, level: str, players: int, opponents: str, episodes: int, seed: int) -> dict:
-    from seasons_agents.arena import wilson_interval
+    from seasons_env.statistics import wilson_interval
 
     env = make_env(level, players, opponents, "win", seed)
     wins = 0
@@ -91,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vec", default="batched", choices=["batched", "dummy"], help="how the games are stepped")
     parser.add_argument("--eval-episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "maskable_ppo")
+    parser.add_argument("--out", type=Path, default=Path("results") / "maskable_ppo")
     args = parser.parse_args(argv)
 
     import torch

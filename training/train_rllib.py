@@ -1,8 +1,8 @@
 """Self-play PPO on Ray RLlib (``seasons_env.rllib.default_ppo_config``), then the same evaluation as the SB3 route.
 
-    python training/train_rllib.py --preset smoke                  # CI-sized: a minute
-    python training/train_rllib.py --preset quick --out results/rllib_quick
-    python training/train_rllib.py --preset full --address auto    # on a running cluster (docs/distributed.md)
+    python -m seasons_training.train_rllib --preset smoke                 # CI-sized: a minute
+    python -m seasons_training.train_rllib --preset quick --out results/rllib_quick
+    python -m seasons_training.train_rllib --preset full --address auto   # on a running cluster (docs/distributed.md)
 
 One masked module plays every seat (self-play). Presets set the budget (``--timesteps``, env steps sampled),
 the env runners and the evaluation; every option given on the command line overrides its preset. Progress is
@@ -23,12 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from seasons_env.files import write_atomic  # noqa: E402 (after the path set-up above)
-from seasons_training.report import evaluation_line  # noqa: E402  (after the checkout is on sys.path)
+from seasons_env.files import write_atomic
+from seasons_training.report import evaluation_line
 
 PRESETS: dict[str, dict] = {
     # CI: two small iterations and a handful of evaluation games
@@ -99,7 +95,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local Ray (ignored with --address)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT/latest_checkpoint")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "rllib")
+    parser.add_argument("--out", type=Path, default=Path("results") / "rllib")
     args = parser.parse_args(argv)
     for key, value in PRESETS[args.preset].items():
         if getattr(args, key) is None:

@@ -19,7 +19,7 @@ NUM_SOURCES = len(SOURCES)
 SEASON_MOVES: tuple[int, ...] = (-3, -2, -1, 1, 2, 3)
 MAX_NUMBER = 10
 
-_SINGLES = (
+SINGLES = (
     "END_TURN",
     "USE_DIE",
     "DRAW_CARD",
@@ -91,9 +91,9 @@ ORB_LEAVE = 13
 ORB_PLAY = 14
 CROWN_DRAW = 15
 CROWN_DISCARD = 16
-assert len(_SINGLES) == CROWN_DISCARD + 1
+assert len(SINGLES) == CROWN_DISCARD + 1
 
-_offset = len(_SINGLES)
+_offset = len(SINGLES)
 _RANGE_START: dict[str, int] = {}
 for _name, _size in _RANGES:
     _RANGE_START[_name] = _offset
@@ -259,8 +259,8 @@ def decode(action: int) -> tuple[str, int]:
     """``(group name, parameter)`` of an action id; the parameter is -1 for single actions."""
     if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action {action} is outside the action table (0..{NUM_ACTIONS - 1})")
-    if action < len(_SINGLES):
-        return _SINGLES[action], -1
+    if action < len(SINGLES):
+        return SINGLES[action], -1
     for name, _size in reversed(_RANGES):
         start = _RANGE_START[name]
         if action >= start:

@@ -226,7 +226,7 @@ def _write(state: ArrayState, sel: slice | np.ndarray, observer: np.ndarray, obs
     scalars[:, :, 1] = by_rel(state.gauge[sel]) / E.GAUGE_SCALE
     scalars[:, :, 2] = by_rel(state.in_play_count[sel])
     grimoire = in_play[:, :, Card.BESPELLED_GRIMOIRE - 1] > 0
-    scalars[:, :, 3] = np.where(grimoire, RESERVE_LIMIT_GRIMOIRE, RESERVE_LIMIT) / E._RESERVE_LIMIT_SCALE
+    scalars[:, :, 3] = np.where(grimoire, RESERVE_LIMIT_GRIMOIRE, RESERVE_LIMIT) / E.RESERVE_LIMIT_SCALE
     scalars[:, :, 4] = by_rel(np.einsum("bpc->bp", state.hand[sel]))
     scalars[:, :, 5:7] = by_rel(np.einsum("bpyc->bpy", (state.library[sel] != 0).view(np.uint8)))
     obs[:, E.SELF_SCALARS : E.SELF_SCALARS + 7] = scalars[:, 0]

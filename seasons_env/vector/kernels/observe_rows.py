@@ -42,7 +42,7 @@ def _public_scalars(s, i, p, out, at):
     out[at] = s.crystals[i, p] / E.CRYSTAL_SCALE
     out[at + 1] = s.gauge[i, p] / E.GAUGE_SCALE
     out[at + 2] = s.in_play_count[i, p]
-    out[at + 3] = reserve_limit(s, i, p) / E._RESERVE_LIMIT_SCALE
+    out[at + 3] = reserve_limit(s, i, p) / E.RESERVE_LIMIT_SCALE
     hand = 0
     for c in range(1, NUM_CARDS + 1):
         hand += s.hand[i, p, c]
