@@ -165,13 +165,15 @@ def test_generate_clone_and_dagger_commands(tmp_path) -> None:
 
 
 def test_config_overrides_are_typed_and_bad_ones_named() -> None:
-    config = make_config("smoke", ["lr=0.001", "players=2,3", "init=", "opponents=heuristic"])
-    assert config.lr == 0.001 and config.players == (2, 3) and config.init == "" and config.opponents == ("heuristic",)
+    config = make_config("smoke", ["lr=0.001", "num_players=2,3", "init=", "opponents=heuristic"])
+    assert (
+        config.lr == 0.001 and config.num_players == (2, 3) and config.init == "" and config.opponents == ("heuristic",)
+    )
     for bad, message in [
         ("lx=1", "unknown field 'lx'"),
         ("lr=fast", "lr must be a number"),
         ("envs=2.5", "envs must be an integer"),
-        ("players=5", "players: player counts must be 2, 3 or 4"),
+        ("num_players=5", "num_players: player counts must be 2, 3 or 4"),
         ("opponents=wizard", "opponents: fixed opponents are random, heuristic, ismcts; got wizard"),
         ("opponents=heuristic,random,heuristic", "opponents: each fixed opponent at most once"),
         ("ismcts_share=0", r"ismcts_share: must be in \(0, 1\]; got 0.0"),

@@ -1,7 +1,7 @@
 """Self-play PPO from a cloned start: the last stage of ``seasons train`` / ``python -m seasons_training train``.
 
 The learner (``seasons_agents.network.PolicyValueNet``) plays ``envs`` games at once (``seasons_training.selfplay``),
-one seat in each, seats drawn at random, player counts drawn from ``players``; every other seat is played by an opponent
+one seat in each, seats at random, player counts drawn from ``num_players``; every other seat is played by an opponent
 of the league, sampled by prioritised fictitious self-play: each opponent's weight is ``max(floor, (1 - p) ** power)``
 where ``p`` is the learner's recent win rate against it, so the opponents it beats least are met most. The league holds
 the fixed opponents (``opponents``: random, heuristic, and ISMCTS when named, at ``ismcts_iterations`` a decision and in
@@ -271,7 +271,7 @@ class Trainer:
         )
 
     def _deal(self, rng: np.random.Generator) -> Deal:
-        players = int(self.config.players[int(rng.integers(len(self.config.players)))])
+        players = int(self.config.num_players[int(rng.integers(len(self.config.num_players)))])
         return Deal(players, int(rng.integers(players)), self.league.sample(rng), int(rng.integers(2**62)))
 
     # ------------------------------------------------------------------ checkpoints
