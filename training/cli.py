@@ -110,6 +110,13 @@ def generate(
 @click.option("--card-dim", type=click.IntRange(min=1), default=32, show_default=True, help="Card embedding size.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True, help="torch threads.")
+@click.option(
+    "--device",
+    type=click.Choice(["cpu", "cuda", "auto"]),
+    default="cpu",
+    show_default=True,
+    help="Where to learn: cuda needs a GPU torch can see; auto takes one when there is one.",
+)
 def clone_command(
     data: tuple[Path, ...],
     out: Path,
@@ -122,6 +129,7 @@ def clone_command(
     card_dim: int,
     seed: int,
     threads: int,
+    device: str,
 ) -> None:
     """Behaviour cloning: fit the policy-value network to the decisions in DATA (one or more .npz files)."""
     from seasons_agents.network import CheckpointError, NetworkConfig
@@ -138,6 +146,7 @@ def clone_command(
             seed=seed,
             threads=threads,
             network=NetworkConfig(card_dim=card_dim, hidden=hidden, layers=layers),
+            device=device,
         )
     except ValueError as error:
         raise click.UsageError(str(error)) from None

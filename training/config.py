@@ -23,6 +23,8 @@ MAX_SEED = 2**32 - 1
 #: The most learner decisions one PPO update gathers (``envs * rollout``): each keeps an observation, so this many
 #: take about 1.2 GB (the presets gather 4,096 at most).
 MAX_UPDATE_ROWS = 2**18
+#: The values of the ``device`` field (training/device.py resolves them to a torch device).
+DEVICES = ("cpu", "cuda", "auto")
 #: The most torch threads and data set processes a run may ask for (the machines this runs on have a few cores).
 MAX_PARALLEL = 256
 
@@ -83,6 +85,9 @@ class TrainConfig:
     checkpoint_every: int = 50_000
     seed: int = 0
     threads: int = 1
+    # where learning and the learner's batched inference run: "cpu", "cuda" (an error where torch sees no GPU) or
+    # "auto" (cuda when there is one); saved models and checkpoints load on a CPU either way
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -93,6 +98,8 @@ class TrainConfig:
             raise ValueError(f"num_players: player counts must be 2, 3 or 4; got {self.num_players!r}")
         if self.level not in LEVELS:
             raise ValueError(f"level: must be one of {', '.join(LEVELS)}; got {self.level!r}")
+        if self.device not in DEVICES:
+            raise ValueError(f"device: must be one of {', '.join(DEVICES)}; got {self.device!r}")
         if self.engine not in ENGINES:
             raise ValueError(f"engine: must be one of {', '.join(ENGINES)}; got {self.engine!r}")
         positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")

@@ -42,6 +42,7 @@ from pathlib import Path
 from seasons_env.files import file_sha256, write_atomic
 
 from .config import TrainConfig, config_json
+from .device import resolve_device
 from .errors import BadFileError
 
 STAGES = "stages.json"
@@ -152,6 +153,7 @@ class TrainingRun:
                 raise ValueError(
                     f"{folder} holds a run already ({name}): add --resume to continue it, or choose another --out"
                 )
+        resolve_device(config.device)  # cuda without a GPU: refused before anything is written
         if config.init not in ("", "learned", "warm"):  # a model file: read and checked before anything is written
             from seasons_agents.network import load_policy
 
@@ -183,6 +185,7 @@ class TrainingRun:
             config = TrainConfig.from_dict(values, str(path))
         except ValueError as error:  # the message names the file and the field
             raise BadFileError(str(error)) from None
+        resolve_device(config.device, f"{path}: device")  # a run set for cuda, resumed where there is none
         for stage in warm_stages(config):
             if stage.name in records:
                 check_finished(folder, stage, records[stage.name])
@@ -284,6 +287,7 @@ class TrainingRun:
             seed=c.seed,
             threads=c.workers,
             network=NetworkConfig(card_dim=c.card_dim, hidden=c.hidden, layers=c.layers),
+            device=c.device,
         )
         partial = folder / f".{stage.file}.partial"  # the best epoch so far: only a finished stage names it
         result = clone(
