@@ -65,7 +65,7 @@ def test_the_data_stage_starts_no_more_worker_processes_than_games(monkeypatch) 
 
 
 def test_generated_rows_are_the_teachers_legal_decisions_and_do_not_depend_on_workers(tmp_path) -> None:
-    config = DataConfig(games=3, players=(2, 3), level="apprentice", seed=4)
+    config = DataConfig(games=3, num_players=(2, 3), level="apprentice", seed=4)
     one = generate(config, workers=1, progress=False)
     two = generate(config, workers=2, progress=False)
     for name in one:
@@ -139,8 +139,8 @@ def test_damaged_data_sets_are_refused_naming_the_file_and_the_field(tmp_path) -
 def test_data_config_names_bad_fields() -> None:
     with pytest.raises(ValueError, match=r"teacher: unknown agent .wizard.; known agents: "):
         DataConfig(teacher="wizard")
-    with pytest.raises(ValueError, match="players"):
-        DataConfig(players=(5,))
+    with pytest.raises(ValueError, match="num_players must be 2, 3 or 4; got 5"):
+        DataConfig(num_players=(5,))
 
 
 def test_generate_clone_and_dagger_commands(tmp_path) -> None:

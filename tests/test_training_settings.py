@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from dataclasses import asdict
 
 import pytest
 import torch
@@ -16,6 +17,7 @@ from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_training.cli import main as training_main
 from seasons_training.clone import CloneConfig
 from seasons_training.config import TrainConfig, config_json, make_config
+from seasons_training.data import DataConfig
 from seasons_training.device import on_cpu, resolve_device
 from seasons_training.pipeline import TrainingRun
 from seasons_training.ppo import CHECKPOINT, Trainer
@@ -33,6 +35,17 @@ def test_num_players_is_the_field_and_players_its_deprecated_override() -> None:
     with pytest.raises(ValueError, match="num_players: player counts must be 2, 3 or 4"):
         make_config("smoke", ["num_players=5"])
     assert "players" not in TrainConfig().to_dict() and TrainConfig().to_dict()["num_players"] == [2]
+
+
+def test_data_config_takes_num_players_and_players_with_a_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert DataConfig(num_players=(2, 3)).num_players == (2, 3) and DataConfig().num_players == (2,)
+    with pytest.warns(DeprecationWarning, match="DataConfig: 'players' is deprecated .* use 'num_players'"):
+        config = DataConfig(players=(3,))
+    assert config.num_players == (3,) and "players" not in asdict(config)
+    with pytest.raises(ValueError, match="DataConfig: give num_players= only"):
+        DataConfig(num_players=(2,), players=(2,))
 
 
 def test_a_saved_config_with_players_still_loads_and_both_names_are_refused() -> None:

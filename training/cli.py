@@ -83,7 +83,7 @@ def generate(
     try:
         config = DataConfig(
             games=games,
-            players=_player_counts(players),
+            num_players=_player_counts(players),
             level=level,
             teacher=teacher,
             seed=seed,

@@ -272,7 +272,7 @@ class TrainingRun:
             dagger = stage.name == "dagger_data"
             data_config = DataConfig(
                 games=c.dagger_games if dagger else c.bc_games,
-                players=c.num_players,
+                num_players=c.num_players,
                 level=c.level,
                 seed=c.seed * 2 + (2 if dagger else 1),
                 student=str(folder / "bc.pt") if dagger else None,
