@@ -173,7 +173,7 @@ class FrozenPolicy(nn.Module):
 
 def _linear(weight: torch.Tensor, bias: torch.Tensor) -> nn.Linear:
     """A linear layer holding ``weight`` and ``bias`` (not initialised first: torch's generator is left alone)."""
-    layer = torch.nn.utils.skip_init(nn.Linear, weight.shape[1], weight.shape[0])
+    layer = torch.nn.utils.skip_init(nn.Linear, weight.shape[1], weight.shape[0], device=weight.device)
     layer.weight.data.copy_(weight)
     layer.bias.data.copy_(bias)
     return layer

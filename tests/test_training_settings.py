@@ -10,7 +10,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from seasons_agents.network import NetworkConfig, PolicyValueNet, masked_policy, policy_payload
+from seasons_agents.network import FrozenPolicy, NetworkConfig, PolicyValueNet, masked_policy, policy_payload
 from seasons_env.deprecation import renamed
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
@@ -136,6 +136,9 @@ def test_the_network_computes_where_its_weights_are() -> None:
         logits, values = forward(obs)
         assert logits.device.type == values.device.type == "meta" and logits.shape == (3, NUM_ACTIONS)
         assert all(t.device.type == "meta" for t in masked_policy(logits, mask))
+    frozen = FrozenPolicy(net)  # folded where the weights are
+    assert {p.device.type for p in frozen.parameters()} == {"meta"}
+    assert frozen(obs)[0].device.type == "meta"
     cpu_net = PolicyValueNet(NetworkConfig(card_dim=4, hidden=16, layers=1))
     assert all(t.device.type == "cpu" for t in policy_payload(cpu_net)["state_dict"].values())
 
