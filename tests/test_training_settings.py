@@ -73,6 +73,19 @@ def test_train_command_prints_the_players_deprecation_once_on_stderr(tmp_path) -
     assert not (tmp_path / "r").exists()
 
 
+def test_the_rllib_backend_maps_set_players_to_num_players_with_the_warning(tmp_path, monkeypatch) -> None:
+    train_rllib = pytest.importorskip("seasons_training.train_rllib", reason="the rllib extra is not installed")
+    seen: list[list[str]] = []
+    monkeypatch.setattr(train_rllib, "main", lambda argv: seen.append(argv) or 0)  # the options, nothing trained
+    args = ["train", "--backend", "rllib", "--preset", "smoke", "--set", "players=3", "--out", str(tmp_path / "r")]
+    result = CliRunner().invoke(training_main, args)
+    assert result.exit_code == 0, result.output
+    assert seen[0][-2:] == ["--num-players", "3"] and train_rllib.parse_args(seen[0]).num_players == 3
+    assert result.stderr.count("warning: --set: 'players' is deprecated") == 1
+    result = CliRunner().invoke(training_main, [*args, "--set", "num_players=3"])
+    assert result.exit_code == 2 and "give num_players= only" in result.output and len(seen) == 1
+
+
 def test_a_run_folder_and_a_checkpoint_saved_with_players_resume(tmp_path) -> None:
     """A run folder's config.json and a PPO checkpoint written before the rename (``players``, no ``device``)."""
     folder = tmp_path / "run"
