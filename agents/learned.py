@@ -10,13 +10,15 @@ The network runs on torch where torch is installed (the ``train`` extra), and ot
 (``agents/policy_numpy.py``: the same actions; the file is read without torch and without running anything in
 it); ``backend="torch"`` or ``"numpy"`` chooses.
 
-Arena and environment names (registered in ``agents/registry.py``): ``"learned"`` is the shipped model,
-``"learned:PATH"`` the model at ``PATH``.
+Arena and environment names (registered in ``agents/registry.py``): ``"learned"`` is the newest shipped model,
+``"learned:v1"`` (``learned:VERSION``) a given shipped model (``SHIPPED_MODELS``: older ones stay, so that
+comparisons stay reproducible), ``"learned:PATH"`` the model at ``PATH``.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -33,12 +35,38 @@ from .base import SeededAgent
 LEARNED = "learned"
 #: The arena name of the search over the shipped model (``policy-ismcts[:ITERATIONS]``, agents/policy_ismcts.py).
 POLICY_SEARCH = "policy-ismcts"
-SHIPPED_MODEL = "learned.pt"
+#: The models shipped with the package, oldest first: version -> its file in ``agents/models``. ``learned`` is the
+#: newest (the last row), ``learned:VERSION`` any of them. A new model is its file there and one row here.
+SHIPPED_MODELS: dict[str, str] = {
+    "v1": "learned.pt",  # behaviour cloning, DAgger and self-play PPO (docs/results.md), issue 12
+}
+#: What ``learned:ARGUMENT`` takes as a version rather than a file (``learned:./v2`` is the file ``v2``).
+VERSION_PATTERN = re.compile(r"v[0-9]+")
 
 
-def shipped_model_path() -> Path:
-    """Where the model shipped with the package lies."""
-    return Path(str(resources.files("seasons_agents") / "models" / SHIPPED_MODEL))
+def newest_version() -> str:
+    """The version ``learned`` names: the last row of ``SHIPPED_MODELS``."""
+    return list(SHIPPED_MODELS)[-1]
+
+
+def shipped_model_path(version: str | None = None) -> Path:
+    """Where shipped model ``version`` (the newest when None) lies; ``ValueError`` listing the versions for an
+    unknown one."""
+    version = newest_version() if version is None else version
+    if version not in SHIPPED_MODELS:
+        raise ValueError(
+            f"no shipped model {version!r}; the shipped models are {', '.join(SHIPPED_MODELS)} "
+            f"('learned' is the newest, {newest_version()})"
+        )
+    return Path(str(resources.files("seasons_agents") / "models" / SHIPPED_MODELS[version]))
+
+
+def learned_model_path(argument: str | None) -> Path:
+    """The model file of the spec ``learned[:ARGUMENT]``: the newest shipped model (no argument), a shipped version
+    (``v1``: ``ValueError`` for an unknown one) or a file's path (``~`` expanded)."""
+    if argument is None or VERSION_PATTERN.fullmatch(argument):
+        return shipped_model_path(argument)
+    return Path(argument).expanduser()
 
 
 #: The forward passes of the network: torch's (the training dependency) and numpy's (agents/policy_numpy.py).
@@ -95,7 +123,10 @@ def model_digests(names: Sequence[str]) -> dict[str, str]:
         if name in (LEARNED, POLICY_SEARCH) or name.startswith(POLICY_SEARCH + ":"):
             path = shipped_model_path()
         elif name.startswith(LEARNED + ":"):
-            path = Path(name[len(LEARNED) + 1 :]).expanduser()
+            try:
+                path = learned_model_path(name[len(LEARNED) + 1 :])
+            except ValueError:  # an unknown version: no file, no digest (the spec's check names it)
+                continue
         else:
             continue
         path = path.resolve()

@@ -99,7 +99,7 @@ class PolicyValueNet(nn.Module):
         logits = self.policy(h)
         queries = self.pointer(h).reshape(batch, 4, d)
         # table[b, g, c] = query of group g . embedding of card c (c = 0 is "no card": zero)
-        cards = torch.cat([torch.zeros(1, d, dtype=self.cards.dtype), self.cards], dim=0)
+        cards = torch.cat([self.cards.new_zeros(1, d), self.cards], dim=0)
         table = torch.einsum("bgd,cd->bgc", queries, cards)
         pointer = table.reshape(batch, -1).index_select(1, self.pointer_index)
         logits = logits.index_add(1, self.pointer_actions, pointer)
@@ -124,7 +124,7 @@ class PolicyValueNet(nn.Module):
         weight = first.weight[:, :size].index_add(1, self.zone_index.reshape(-1), columns)
         # logits[a] += (Wq[g] h + bq[g]) . cards[c] for each action a naming card c in pointer group g: one table
         # of every group and card (card 0 is "no card": zero), read at the named actions' places
-        cards = torch.cat([torch.zeros(1, d, dtype=self.cards.dtype), self.cards], dim=0)  # [51, d]
+        cards = torch.cat([self.cards.new_zeros(1, d), self.cards], dim=0)  # [51, d]
         table = torch.matmul(cards, self.pointer.weight.reshape(4, d, -1))  # [4, 51, H]
         table_bias = torch.matmul(self.pointer.bias.reshape(4, d), cards.T)  # [4, 51]
         named = self.pointer_actions
@@ -173,7 +173,7 @@ class FrozenPolicy(nn.Module):
 
 def _linear(weight: torch.Tensor, bias: torch.Tensor) -> nn.Linear:
     """A linear layer holding ``weight`` and ``bias`` (not initialised first: torch's generator is left alone)."""
-    layer = torch.nn.utils.skip_init(nn.Linear, weight.shape[1], weight.shape[0])
+    layer = torch.nn.utils.skip_init(nn.Linear, weight.shape[1], weight.shape[0], device=weight.device)
     layer.weight.data.copy_(weight)
     layer.bias.data.copy_(bias)
     return layer
@@ -227,7 +227,7 @@ def policy_payload(net: PolicyValueNet, extra: dict | None = None) -> dict:
         "observation_version": net.observation_version,
         "action_table_version": ACTION_TABLE_VERSION,
         "config": asdict(net.config),
-        "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},  # CPU-loadable
         "info": dict(extra or {}),
     }
 

@@ -11,7 +11,7 @@ from seasons_env.registry import register_agent
 
 
 def register_all() -> None:
-    """Register ``random``, ``heuristic`` (seeded by the caller), ``ismcts[:ITERATIONS]``, ``learned[:PATH]``,
+    """Register ``random``, ``heuristic`` (seeded by the caller), ``ismcts[:ITERATIONS]``, ``learned[:VERSION|PATH]``,
     ``policy-ismcts[:ITERATIONS]`` and ``rllib:PATH``."""
     from .heuristic import HeuristicAgent
     from .random_agent import RandomAgent
@@ -29,8 +29,9 @@ def register_all() -> None:
     register_agent(
         "learned",
         _learned_agent,
-        summary="the policy network shipped with the package; learned:PATH for a model or checkpoint file",
-        argument="PATH",
+        summary="the newest policy network shipped with the package; learned:VERSION for a given shipped one "
+        "(learned:v1), learned:PATH for a model or checkpoint file",
+        argument="VERSION|PATH",
         check=_check_learned_model,
     )
     register_agent(
@@ -106,16 +107,17 @@ def _check_rllib_policy(path: str | None) -> None:
         load_cached(path)
 
 
-def _learned_agent(seed: int | None, path: str | None):
-    """``learned`` (the shipped model) or ``learned:PATH``: on torch if it is installed (imported only when such an
-    agent is made), in numpy otherwise."""
-    from .learned import PolicyAgent, shipped_model_path
+def _learned_agent(seed: int | None, argument: str | None):
+    """``learned`` (the newest shipped model), ``learned:VERSION`` (a shipped one) or ``learned:PATH``: on torch if
+    it is installed (imported only when such an agent is made), in numpy otherwise."""
+    from .learned import PolicyAgent, learned_model_path
 
-    return PolicyAgent(seed, model=path if path is not None else shipped_model_path(), name="learned")
+    return PolicyAgent(seed, model=learned_model_path(argument), name="learned")
 
 
-def _check_learned_model(path: str | None) -> None:
-    """Load the model now (cached for the agents made later), so a bad file is named where it is given."""
-    from .learned import load_cached, shipped_model_path
+def _check_learned_model(argument: str | None) -> None:
+    """Load the model now (cached for the agents made later), so a bad version or file is named where it is
+    given."""
+    from .learned import learned_model_path, load_cached
 
-    load_cached(path if path is not None else shipped_model_path())
+    load_cached(learned_model_path(argument))

@@ -12,7 +12,8 @@ installed package:
   ``"heuristic"``, or a list with one per other seat).
 
 Env config keys (RLlib's ``env_config`` dict; any other key is a ``ValueError`` naming it):
-``players`` (2–4, default 2), ``level`` (default ``"archmage"``), ``reward`` (``"win"``, ``"score"`` or
+``num_players`` (2–4, default 2; ``players``, its old name, is still accepted for one release with a
+``DeprecationWarning``), ``level`` (default ``"archmage"``), ``reward`` (``"win"``, ``"score"`` or
 ``"rank"``), ``illegal`` (``"penalize"``, the default, or ``"raise"``), ``observation_key`` (default
 ``"observations"``) and ``mask_key`` (default ``"action_mask"``); the single-agent environment also takes
 ``opponents`` (default ``"random"``) and ``agent_seat`` (a seat or ``"random"``, the default).
@@ -49,6 +50,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, EVALUATION_RESULTS, NUM_EPISODES
 from ray.tune.registry import register_env
 
+from .deprecation import renamed, renamed_argument
 from .encoding import OBSERVATION_SIZE
 from .engine import LEVELS, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS
@@ -63,18 +65,18 @@ SINGLE_AGENT_ENV = "seasons_single_agent"
 SHARED_MODULE = "shared"
 EVALUATION_OPPONENTS = ("random", "heuristic")
 
-COMMON_KEYS = ("players", "level", "reward", "illegal", "observation_key", "mask_key", "seed")
+COMMON_KEYS = ("num_players", "level", "reward", "illegal", "observation_key", "mask_key", "seed")
 SINGLE_AGENT_KEYS = (*COMMON_KEYS, "opponents", "agent_seat")
 
 
 def _settings(config: Mapping | None, accepted: Sequence[str]) -> dict[str, Any]:
     """The env config with defaults filled in, every value checked (``ValueError`` naming the key)."""
-    config = dict(config or {})
+    config = renamed(config or {}, "env_config", stacklevel=4)
     unknown = sorted(str(key) for key in config if key not in accepted)
     if unknown:
         raise ValueError(f"env_config: unknown key(s) {', '.join(unknown)}; accepted: {', '.join(accepted)}")
     settings = {
-        "players": config.get("players", 2),
+        "num_players": config.get("num_players", 2),
         "level": config.get("level", "archmage"),
         "reward": config.get("reward", "win"),
         "illegal": config.get("illegal", "penalize"),
@@ -82,7 +84,7 @@ def _settings(config: Mapping | None, accepted: Sequence[str]) -> dict[str, Any]
         "mask_key": config.get("mask_key", "action_mask"),
         "seed": config.get("seed"),
     }
-    check_num_players(settings["players"], "env_config['players']")
+    check_num_players(settings["num_players"], "env_config['num_players']")
     check_choice("env_config['level']", settings["level"], LEVELS)
     check_choice("env_config['reward']", settings["reward"], REWARDS)
     check_choice("env_config['illegal']", settings["illegal"], ILLEGAL)
@@ -119,7 +121,7 @@ class SeasonsMultiAgentEnv(MultiAgentEnv):
         self._observation_key = settings["observation_key"]
         self._mask_key = settings["mask_key"]
         self.game_env = raw_env(
-            num_players=settings["players"],
+            num_players=settings["num_players"],
             level=settings["level"],
             reward=settings["reward"],
             illegal=settings["illegal"],
@@ -185,7 +187,7 @@ class SeasonsSingleAgentEnv(gym.Env):
         self._observation_key = settings["observation_key"]
         self._mask_key = settings["mask_key"]
         self.game_env = SeasonsGymEnv(
-            num_players=settings["players"],
+            num_players=settings["num_players"],
             level=settings["level"],
             opponents=settings["opponents"],
             agent_seat=settings["agent_seat"],
@@ -268,13 +270,17 @@ def evaluate_network(
     network: MaskedActorCritic,
     opponents: str,
     games: int,
-    players: int = 2,
+    num_players: int | None = None,
     level: str = "archmage",
     seed: int = 0,
+    *,
+    players: int | None = None,
 ) -> dict[str, Any]:
-    """Greedy play of ``network`` in ``games`` games against ``opponents`` (the Gymnasium environment's
-    opponents, seat drawn at random), as the SB3 route evaluates: win rate, Wilson interval, mean score."""
-    env = SeasonsGymEnv(num_players=players, level=level, opponents=opponents, agent_seat="random")
+    """Greedy play of ``network`` in ``games`` games of ``num_players`` players (default 2) against ``opponents``
+    (the Gymnasium environment's opponents, seat drawn at random), as the SB3 route evaluates: win rate, Wilson
+    interval, mean score. ``players`` is the deprecated name of ``num_players``."""
+    num_players = renamed_argument(num_players, players, "players", "num_players", "evaluate_network", 2)
+    env = SeasonsGymEnv(num_players=num_players, level=level, opponents=opponents, agent_seat="random")
     wins = 0
     scores: list[int] = []
     steps = 0
@@ -285,7 +291,7 @@ def evaluate_network(
             vector, _, done, _, info = env.step(greedy_action(network, vector, info["action_mask"]))
             steps += 1
         wins += env.seat in info.get("winners", [])
-        scores.append(info.get("scores", [0] * players)[env.seat])
+        scores.append(info.get("scores", [0] * num_players)[env.seat])
     low, high = wilson_interval(wins, games)
     return {
         "opponents": opponents,
@@ -309,16 +315,18 @@ class ArenaEvaluation:
         self,
         games: int,
         opponents: Sequence[str] = EVALUATION_OPPONENTS,
-        players: int = 2,
+        num_players: int | None = None,
         level: str = "archmage",
         seed: int = 0,
         module_id: str = SHARED_MODULE,
+        *,
+        players: int | None = None,
     ) -> None:
         if isinstance(games, bool) or not isinstance(games, int) or games < 1:
             raise ValueError(f"evaluation games must be a positive integer; got {games!r}")
         self.games = games
         self.opponents = tuple(opponents)
-        self.players = players
+        self.num_players = renamed_argument(num_players, players, "players", "num_players", "ArenaEvaluation", 2)
         self.level = level
         self.seed = seed
         self.module_id = module_id
@@ -328,7 +336,7 @@ class ArenaEvaluation:
         results: dict[str, dict] = {}
         steps = 0
         for opponents in self.opponents:
-            row = evaluate_network(network, opponents, self.games, self.players, self.level, self.seed)
+            row = evaluate_network(network, opponents, self.games, self.num_players, self.level, self.seed)
             steps += row["env_steps"]
             results[f"vs_{opponents}"] = {
                 "win_rate": row["win_rate"],
@@ -348,7 +356,7 @@ class ArenaEvaluation:
 
 
 def default_ppo_config(
-    players: int = 2,
+    num_players: int | None = None,
     level: str = "archmage",
     reward: str = "win",
     *,
@@ -368,6 +376,7 @@ def default_ppo_config(
     custom_resources_per_env_runner: dict[str, float] | None = None,
     observation_key: str = "observations",
     mask_key: str = "action_mask",
+    players: int | None = None,
 ) -> PPOConfig:
     """A PPO configuration for multi-agent self-play: one masked module (``"shared"``) plays every seat.
 
@@ -375,10 +384,12 @@ def default_ppo_config(
     each of ``num_envs_per_env_runner`` environments on each env runner (at least one when there are no
     remote runners: the local one samples). Evaluation (``evaluation_interval`` iterations apart, None for
     none): ``evaluation_games`` greedy games against each of ``evaluation_opponents``. Change anything
-    further with RLlib's own config methods on the result.
+    further with RLlib's own config methods on the result. ``num_players`` defaults to 2; ``players`` is its
+    deprecated name (a ``DeprecationWarning``; giving both is a ``ValueError``).
     """
+    num_players = renamed_argument(num_players, players, "players", "num_players", "default_ppo_config", 2)
     env_config = {
-        "players": players,
+        "num_players": num_players,
         "level": level,
         "reward": reward,
         "observation_key": observation_key,
@@ -425,7 +436,7 @@ def default_ppo_config(
         config.evaluation(
             evaluation_interval=evaluation_interval,
             custom_evaluation_function=ArenaEvaluation(
-                evaluation_games, evaluation_opponents, players, level, seed=10_000 + (seed or 0)
+                evaluation_games, evaluation_opponents, num_players, level, seed=10_000 + (seed or 0)
             ),
         )
     return config

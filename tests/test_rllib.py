@@ -7,6 +7,7 @@ an 80 MB object store) and always shut down by the fixtures; the two-node test s
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -29,10 +30,12 @@ from seasons_env.rllib import (
     MULTI_AGENT_ENV,
     SHARED_MODULE,
     SINGLE_AGENT_ENV,
+    ArenaEvaluation,
     MaskedPPOModule,
     SeasonsMultiAgentEnv,
     SeasonsSingleAgentEnv,
     default_ppo_config,
+    evaluate_network,
     export_module,
     wilson_interval,
 )
@@ -75,9 +78,9 @@ def algorithm_factory(local_ray):
 # ---------------------------------------------------------------------------- environments
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_rllib_env_check_passes_and_unmasked_samples_are_penalized(players):
-    env = SeasonsMultiAgentEnv({"players": players})
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_rllib_env_check_passes_and_unmasked_samples_are_penalized(num_players):
+    env = SeasonsMultiAgentEnv({"num_players": num_players})
     check_multiagent_environments(env)  # RLlib's own check: it steps with an unmasked action_space.sample()
 
     observations, _ = env.reset(seed=5)
@@ -102,7 +105,7 @@ def test_rllib_env_check_fails_when_illegal_actions_raise():
 
 
 def test_multi_agent_env_plays_a_whole_game_with_masked_actions():
-    env = SeasonsMultiAgentEnv({"players": 3, "level": "magician", "reward": "rank", "observation_key": "obs"})
+    env = SeasonsMultiAgentEnv({"num_players": 3, "level": "magician", "reward": "rank", "observation_key": "obs"})
     rng = np.random.default_rng(0)
     observations, _ = env.reset(seed=11)
     steps = 0
@@ -152,7 +155,8 @@ def test_single_agent_env_passes_gymnasium_check_and_follows_the_illegal_policy(
     ("config", "message"),
     [
         ({"player": 2}, r"unknown key.*player"),
-        ({"players": 5}, "players"),
+        ({"num_players": 5}, "num_players"),
+        ({"players": 2, "num_players": 2}, "give 'num_players' only"),
         ({"level": "expert"}, "level"),
         ({"reward": "money"}, "reward"),
         ({"illegal": "ignore"}, "illegal"),
@@ -163,6 +167,33 @@ def test_single_agent_env_passes_gymnasium_check_and_follows_the_illegal_policy(
 def test_env_config_errors_name_the_key(config, message):
     with pytest.raises(ValueError, match=message):
         SeasonsMultiAgentEnv(config)
+
+
+def test_players_is_the_deprecated_name_of_num_players_in_env_config_and_keywords():
+    """``players`` (the env config key and the keyword of default_ppo_config, evaluate_network and
+    ArenaEvaluation before the rename) still works for one release, with a DeprecationWarning naming
+    ``num_players``; giving both is an error; the new name gives no warning."""
+    with pytest.warns(DeprecationWarning, match="env_config: 'players' is deprecated.*use 'num_players'"):
+        env = SeasonsMultiAgentEnv({"players": 3, "level": "apprentice"})
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    with pytest.warns(DeprecationWarning, match="env_config: 'players' is deprecated"):
+        single = SeasonsSingleAgentEnv({"players": 4})
+    assert single.game_env.num_players == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(SeasonsMultiAgentEnv({"num_players": 3}).possible_agents) == 3
+        config = default_ppo_config(num_players=3, evaluation_interval=None)
+    assert config.env_config["num_players"] == 3 and "players" not in config.env_config
+    with pytest.warns(DeprecationWarning, match="default_ppo_config: 'players' is deprecated.*'num_players'"):
+        config = default_ppo_config(players=4, evaluation_interval=2, evaluation_games=1)
+    assert config.env_config["num_players"] == 4
+    assert config.custom_evaluation_function.num_players == 4
+    with pytest.raises(ValueError, match="give num_players= only"):
+        default_ppo_config(3, players=3)
+    with pytest.warns(DeprecationWarning, match="ArenaEvaluation: 'players' is deprecated"):
+        assert ArenaEvaluation(1, players=3).num_players == 3
+    with pytest.raises(ValueError, match="give num_players= only"):
+        evaluate_network(None, "random", 1, 2, players=2)  # refused before the network is used
 
 
 def test_env_config_single_agent_only_keys():

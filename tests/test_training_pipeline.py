@@ -126,7 +126,7 @@ def test_warm_start_fields_are_checked_by_name(tmp_path) -> None:
     quick = make_config("quick")
     assert (quick.init, quick.bc_games, quick.bc_epochs, quick.hidden) == ("warm", 4000, 3, 256)
     assert (quick.dagger_games, quick.dagger_epochs, quick.dagger_lr) == (2000, 2, 3e-4)
-    assert make_config("full").players == (2, 3, 4)
+    assert make_config("full").num_players == (2, 3, 4)
     # PPO alone with init warm needs the warm start's model
     with pytest.raises(ValueError, match=r"init: 'warm' starts from .*warm.pt, which the warm-start stages write"):
         Trainer(tmp_path, make_config("smoke"), log=lambda _: None)

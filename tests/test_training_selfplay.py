@@ -65,7 +65,7 @@ def test_the_data_stage_starts_no_more_worker_processes_than_games(monkeypatch) 
 
 
 def test_generated_rows_are_the_teachers_legal_decisions_and_do_not_depend_on_workers(tmp_path) -> None:
-    config = DataConfig(games=3, players=(2, 3), level="apprentice", seed=4)
+    config = DataConfig(games=3, num_players=(2, 3), level="apprentice", seed=4)
     one = generate(config, workers=1, progress=False)
     two = generate(config, workers=2, progress=False)
     for name in one:
@@ -139,8 +139,8 @@ def test_damaged_data_sets_are_refused_naming_the_file_and_the_field(tmp_path) -
 def test_data_config_names_bad_fields() -> None:
     with pytest.raises(ValueError, match=r"teacher: unknown agent .wizard.; known agents: "):
         DataConfig(teacher="wizard")
-    with pytest.raises(ValueError, match="players"):
-        DataConfig(players=(5,))
+    with pytest.raises(ValueError, match="num_players must be 2, 3 or 4; got 5"):
+        DataConfig(num_players=(5,))
 
 
 def test_generate_clone_and_dagger_commands(tmp_path) -> None:
@@ -165,13 +165,15 @@ def test_generate_clone_and_dagger_commands(tmp_path) -> None:
 
 
 def test_config_overrides_are_typed_and_bad_ones_named() -> None:
-    config = make_config("smoke", ["lr=0.001", "players=2,3", "init=", "opponents=heuristic"])
-    assert config.lr == 0.001 and config.players == (2, 3) and config.init == "" and config.opponents == ("heuristic",)
+    config = make_config("smoke", ["lr=0.001", "num_players=2,3", "init=", "opponents=heuristic"])
+    assert (
+        config.lr == 0.001 and config.num_players == (2, 3) and config.init == "" and config.opponents == ("heuristic",)
+    )
     for bad, message in [
         ("lx=1", "unknown field 'lx'"),
         ("lr=fast", "lr must be a number"),
         ("envs=2.5", "envs must be an integer"),
-        ("players=5", "players: player counts must be 2, 3 or 4"),
+        ("num_players=5", "num_players: player counts must be 2, 3 or 4"),
         ("opponents=wizard", "opponents: fixed opponents are random, heuristic, ismcts; got wizard"),
         ("opponents=heuristic,random,heuristic", "opponents: each fixed opponent at most once"),
         ("ismcts_share=0", r"ismcts_share: must be in \(0, 1\]; got 0.0"),

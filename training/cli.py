@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
+from seasons_env.deprecation import RENAMED, deprecation_message
 from seasons_env.engine import LEVELS
 
 
@@ -80,7 +83,7 @@ def generate(
     try:
         config = DataConfig(
             games=games,
-            players=_player_counts(players),
+            num_players=_player_counts(players),
             level=level,
             teacher=teacher,
             seed=seed,
@@ -107,6 +110,13 @@ def generate(
 @click.option("--card-dim", type=click.IntRange(min=1), default=32, show_default=True, help="Card embedding size.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True, help="torch threads.")
+@click.option(
+    "--device",
+    type=click.Choice(["cpu", "cuda", "auto"]),
+    default="cpu",
+    show_default=True,
+    help="Where to learn: cuda needs a GPU torch can see; auto takes one when there is one.",
+)
 def clone_command(
     data: tuple[Path, ...],
     out: Path,
@@ -119,6 +129,7 @@ def clone_command(
     card_dim: int,
     seed: int,
     threads: int,
+    device: str,
 ) -> None:
     """Behaviour cloning: fit the policy-value network to the decisions in DATA (one or more .npz files)."""
     from seasons_agents.network import CheckpointError, NetworkConfig
@@ -135,6 +146,7 @@ def clone_command(
             seed=seed,
             threads=threads,
             network=NetworkConfig(card_dim=card_dim, hidden=hidden, layers=layers),
+            device=device,
         )
     except ValueError as error:
         raise click.UsageError(str(error)) from None
@@ -160,7 +172,7 @@ def clone_command(
     "overrides",
     multiple=True,
     metavar="FIELD=VALUE",
-    help="Change any field of the configuration (repeatable), e.g. --set lr=3e-4 --set players=2,3.",
+    help="Change any field of the configuration (repeatable), e.g. --set lr=3e-4 --set num_players=2,3.",
 )
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="The run folder.")
 @click.option("--resume", is_flag=True, help="Continue the run in --out: its unfinished stages, or PPO's checkpoint.")
@@ -223,7 +235,7 @@ def train(
         else:
             extra = [*overrides, *([f"steps={steps}"] if steps is not None else [])]
             extra += [f"init={init}"] if init is not None else []
-            config = make_config(preset, extra)
+            config = _with_deprecations_shown(make_config, preset, extra)
             if config.init not in ("", "learned", "warm") and not Path(config.init).is_file():
                 raise ValueError(f"init: no such model file {config.init!r}")
             run = TrainingRun.start(out, config, log=click.echo)
@@ -237,6 +249,18 @@ def train(
         raise click.ClickException(str(error)) from None
     if not result["stopped"]:
         click.echo(f"trained {result['steps']} steps; policy in {out / 'policy.pt'}, curve in {out / 'curve.png'}")
+
+
+def _with_deprecations_shown(function: Callable, *args: object) -> object:
+    """``function(*args)``, each distinct ``DeprecationWarning`` it raises printed once on stderr (Python hides
+    them outside ``__main__``, and a command's user should see them)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            return function(*args)
+        finally:  # shown even when a later value is refused
+            for message in dict.fromkeys(str(w.message) for w in caught if w.category is DeprecationWarning):
+                click.echo(f"warning: {message}", err=True)
 
 
 def _saved_preset_note(preset: str, saved) -> str:
@@ -266,10 +290,23 @@ def _train_rllib(
         argv.append("--resume")
     if steps is not None:
         argv += ["--timesteps", str(steps)]
+    shown: set[str] = set()
     for item in overrides:
         field, equals, value = item.partition("=")
         if not equals or not field:
             raise click.BadParameter(f"expected FIELD=VALUE; got {item!r}", param_hint="'--set'")
+        if field.strip() in RENAMED:
+            if any(other.partition("=")[0].strip() == RENAMED[field.strip()] for other in overrides):
+                raise click.BadParameter(
+                    f"give {RENAMED[field.strip()]}= only; {field.strip()}= is its deprecated name, and both were "
+                    "given",
+                    param_hint="'--set'",
+                )
+            message = deprecation_message(field.strip(), RENAMED[field.strip()], "--set")
+            if message not in shown:
+                click.echo(f"warning: {message}", err=True)
+                shown.add(message)
+            field = RENAMED[field.strip()]
         argv += [f"--{field.replace('_', '-')}", *value.split()]
     try:
         from . import train_rllib

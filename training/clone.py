@@ -20,7 +20,7 @@ import numpy as np
 
 from seasons_agents.network import NetworkConfig
 
-from .config import MAX_SEED
+from .config import DEVICES, MAX_SEED
 from .data import load_dataset
 from .errors import TrainingDiverged
 
@@ -36,6 +36,7 @@ class CloneConfig:
     seed: int = 0
     threads: int = 2
     network: NetworkConfig = field(default_factory=NetworkConfig)
+    device: str = "cpu"  # "cpu", "cuda" or "auto" (training/device.py); the rows stay in CPU memory
 
     def __post_init__(self) -> None:
         for name in ("epochs", "batch_size", "holdout", "threads"):
@@ -51,6 +52,8 @@ class CloneConfig:
             raise ValueError(f"clone config: weight_decay must be a finite number >= 0; got {decay!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
             raise ValueError(f"clone config: seed must be an integer in 0..{MAX_SEED}; got {self.seed!r}")
+        if self.device not in DEVICES:
+            raise ValueError(f"clone config: device must be one of {', '.join(DEVICES)}; got {self.device!r}")
 
 
 def split_by_game(games: np.ndarray, holdout: int) -> tuple[np.ndarray, np.ndarray]:
@@ -74,6 +77,9 @@ def clone(
 
     from seasons_agents.network import PolicyValueNet, load_policy, margin_target, masked_policy, save_policy
 
+    from .device import resolve_device
+
+    device = resolve_device(config.device, "clone config: device")  # before any work
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     parts = [load_dataset(path) for path in data_paths]
@@ -93,6 +99,7 @@ def clone(
         net.train()
     else:
         net = PolicyValueNet(config.network)
+    net.to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     steps_per_epoch = math.ceil(len(train_rows) / config.batch_size)
     total = max(1, steps_per_epoch * config.epochs)
@@ -109,9 +116,10 @@ def clone(
         loss_sum, seen = 0.0, 0
         for k in range(0, len(order), config.batch_size):
             rows = order[k : k + config.batch_size]
-            logits, v = net.forward_folded(obs[rows])  # the same function, cheaper on a large batch
-            log_probabilities = masked_policy(logits, mask[rows])[0]  # cross-entropy over the legal actions
-            loss = F.nll_loss(log_probabilities, action[rows]) + config.value_weight * F.mse_loss(v, value[rows])
+            batch_obs, batch_mask, batch_action, batch_value = (t[rows].to(device) for t in (obs, mask, action, value))
+            logits, v = net.forward_folded(batch_obs)  # the same function, cheaper on a large batch
+            log_probabilities = masked_policy(logits, batch_mask)[0]  # cross-entropy over the legal actions
+            loss = F.nll_loss(log_probabilities, batch_action) + config.value_weight * F.mse_loss(v, batch_value)
             if not bool(torch.isfinite(loss)):  # nothing of this epoch is saved; an earlier best epoch's file stays
                 raise TrainingDiverged(
                     f"cloning diverged in epoch {epoch + 1}: the loss became {float(loss)}; nothing more is written "
@@ -159,11 +167,12 @@ def evaluate_rows(net, obs, mask, action, value, rows: np.ndarray, batch: int = 
     if not len(rows):
         return float("nan"), float("nan")
     net.eval()
+    device = next(net.parameters()).device  # the rows are on the CPU, the network where it learns
     hits, error = 0, 0.0
     with torch.inference_mode():
         for k in range(0, len(rows), batch):
             index = torch.from_numpy(rows[k : k + batch])
-            logits, v = net.forward_folded(obs[index])
-            hits += int((masked_logits(logits, mask[index]).argmax(1) == action[index]).sum())
-            error += float(((v - value[index]) ** 2).sum())
+            logits, v = net.forward_folded(obs[index].to(device))
+            hits += int((masked_logits(logits, mask[index].to(device)).argmax(1) == action[index].to(device)).sum())
+            error += float(((v - value[index].to(device)) ** 2).sum())
     return hits / len(rows), error / len(rows)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import math
 import typing
+import warnings
 from dataclasses import asdict, dataclass, fields, replace
 
 from seasons_agents.policy_format import NETWORK_LIMITS
+from seasons_env.deprecation import RENAMED, deprecation_message, renamed
 from seasons_env.engine import LEVELS
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 
@@ -21,6 +23,8 @@ MAX_SEED = 2**32 - 1
 #: The most learner decisions one PPO update gathers (``envs * rollout``): each keeps an observation, so this many
 #: take about 1.2 GB (the presets gather 4,096 at most).
 MAX_UPDATE_ROWS = 2**18
+#: The values of the ``device`` field (training/device.py resolves them to a torch device).
+DEVICES = ("cpu", "cuda", "auto")
 #: The most torch threads and data set processes a run may ask for (the machines this runs on have a few cores).
 MAX_PARALLEL = 256
 
@@ -30,7 +34,7 @@ class TrainConfig:
     """Every setting of ``seasons train``; ``PRESETS`` names ready-made ones, ``--set FIELD=VALUE`` changes any."""
 
     # the games
-    players: tuple[int, ...] = (2,)  # each new game draws one of these player counts
+    num_players: tuple[int, ...] = (2,)  # each new game draws one of these player counts ("players": old name)
     level: str = "archmage"
     # how the self-play games step (seasons_env.vector engines: "kernels" = compiled array kernels, "reference" =
     # the reference engine per game); both play the same games, so a run can resume on the other
@@ -81,16 +85,21 @@ class TrainConfig:
     checkpoint_every: int = 50_000
     seed: int = 0
     threads: int = 1
+    # where learning and the learner's batched inference run: "cpu", "cuda" (an error where torch sees no GPU) or
+    # "auto" (cuda when there is one); saved models and checkpoints load on a CPU either way
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         for f in fields(self):
             _check_type(f.name, getattr(self, f.name), _field_types()[f.name])
             if _field_types()[f.name] is float and not math.isfinite(getattr(self, f.name)):
                 raise ValueError(f"{f.name}: must be a finite number; got {getattr(self, f.name)!r}")
-        if not self.players or any(n not in (2, 3, 4) for n in self.players):
-            raise ValueError(f"players: player counts must be 2, 3 or 4; got {self.players!r}")
+        if not self.num_players or any(n not in (2, 3, 4) for n in self.num_players):
+            raise ValueError(f"num_players: player counts must be 2, 3 or 4; got {self.num_players!r}")
         if self.level not in LEVELS:
             raise ValueError(f"level: must be one of {', '.join(LEVELS)}; got {self.level!r}")
+        if self.device not in DEVICES:
+            raise ValueError(f"device: must be one of {', '.join(DEVICES)}; got {self.device!r}")
         if self.engine not in ENGINES:
             raise ValueError(f"engine: must be one of {', '.join(ENGINES)}; got {self.engine!r}")
         positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")
@@ -139,9 +148,12 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, values: dict, where: str = "config") -> TrainConfig:
-        """A configuration from a dict (a checkpoint's or a JSON file's): unknown or mistyped fields are named."""
+        """A configuration from a dict (a checkpoint's or a JSON file's): unknown or mistyped fields are named.
+        Files saved before a field was renamed still load (``players`` is read as ``num_players``, silently: the
+        file is not the reader's to change)."""
         if not isinstance(values, dict):
             raise ValueError(f"{where}: a configuration is a dict of fields; got {type(values).__name__}")
+        values = renamed(values, where, warn=False)
         known = _field_types()
         unknown = sorted(set(values) - set(known))
         if unknown:
@@ -178,10 +190,14 @@ def _check_type(name: str, value: object, hint: object) -> None:
 
 
 def parse_override(text: str) -> tuple[str, object]:
-    """``FIELD=VALUE`` as the field's type: ``players=2,3`` (a tuple), ``lr=3e-4``, ``init=`` (empty string)."""
+    """``FIELD=VALUE`` as the field's type: ``num_players=2,3`` (a tuple), ``lr=3e-4``, ``init=`` (empty string).
+    A deprecated field name (``players``) is read as its new name with a ``DeprecationWarning``."""
     if "=" not in text:
         raise ValueError(f"--set {text!r}: write FIELD=VALUE")
     name, raw = (part.strip() for part in text.split("=", 1))
+    if name in RENAMED:
+        warnings.warn(deprecation_message(name, RENAMED[name], "--set"), DeprecationWarning, stacklevel=2)
+        name = RENAMED[name]
     types_ = _field_types()
     if name not in types_:
         raise ValueError(f"--set {text!r}: unknown field {name!r}; fields: {', '.join(types_)}")
@@ -204,7 +220,15 @@ def make_config(preset: str, overrides: list[str] | tuple[str, ...] = ()) -> Tra
     """The preset's configuration with ``FIELD=VALUE`` overrides; ``ValueError`` names a bad field or value."""
     if preset not in PRESETS:
         raise ValueError(f"preset: must be one of {', '.join(PRESETS)}; got {preset!r}")
-    changes = dict(parse_override(text) for text in overrides)
+    changes: dict[str, object] = {}
+    written_as: dict[str, str] = {}  # field -> the name the override used (a deprecated one, or the field's)
+    for text in overrides:
+        written = text.split("=", 1)[0].strip()
+        name, value = parse_override(text)
+        if written_as.get(name, written) != written:
+            old, new = sorted((written, written_as[name]), key=lambda n: n in RENAMED, reverse=True)
+            raise ValueError(f"--set: give {new}= only; {old}= is its deprecated name, and both were given")
+        written_as[name], changes[name] = written, value
     try:
         return replace(PRESETS[preset], **changes)
     except TypeError as error:  # pragma: no cover - parse_override only lets known fields through
@@ -262,7 +286,7 @@ PRESETS: dict[str, TrainConfig] = {
         eval_games=200,
     ),
     "full": TrainConfig(
-        players=(2, 3, 4),
+        num_players=(2, 3, 4),
         bc_games=5000,  # about 1.5 million rows of 2-4 players: 7 GB in memory (14 GB while generated)
         bc_epochs=4,
         dagger_games=2500,

@@ -14,12 +14,13 @@ import math
 import multiprocessing
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import InitVar, asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from seasons_env import Game
+from seasons_env.deprecation import renamed_argument
 from seasons_env.encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from seasons_env.engine import LEVELS, check_choice, check_num_players
 from seasons_env.engine.actions import NUM_ACTIONS
@@ -33,22 +34,29 @@ FIELDS = ("obs", "mask", "action", "seat", "players", "game", "margin")
 
 @dataclass(frozen=True)
 class DataConfig:
+    """The games of a data set. ``players`` is the deprecated name of ``num_players`` (a ``DeprecationWarning``;
+    giving both is a ``ValueError``)."""
+
     games: int = 100
-    players: tuple[int, ...] = (2,)  # game g has players[g % len(players)] players
+    # game g has num_players[g % len(num_players)] players (None: 2)
+    num_players: tuple[int, ...] | None = None
     level: str = "archmage"
     teacher: str = "heuristic"
     seed: int = 0
     # DAgger: a model file whose policy plays one seat of each game (seat g % players of game g); the teacher
     # still labels every decision, the student's included, so the data covers the positions the student reaches.
     student: str | None = None
+    players: InitVar[tuple[int, ...] | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, players: tuple[int, ...] | None) -> None:
+        counts = renamed_argument(self.num_players, players, "players", "num_players", "DataConfig", (2,))
+        object.__setattr__(self, "num_players", tuple(counts))
         if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 1:
             raise ValueError(f"games must be a positive integer; got {self.games!r}")
-        if not self.players:
-            raise ValueError("players must name at least one player count (2-4)")
-        for n in self.players:
-            check_num_players(n, "players")
+        if not self.num_players:
+            raise ValueError("num_players must name at least one player count (2-4)")
+        for n in self.num_players:
+            check_num_players(n, "num_players")
         check_choice("level", self.level, LEVELS)
         parse_agent_spec(self.teacher, "teacher")  # ValueError naming the spec and the known agents
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
@@ -71,7 +79,7 @@ def game_seed(seed: int, game: int) -> int:
 def record_game(args: tuple[DataConfig, int]) -> dict[str, np.ndarray]:
     """Play game ``index`` with the teacher in every seat; its decision rows (top-level for worker processes)."""
     config, index = args
-    players = config.players[index % len(config.players)]
+    players = config.num_players[index % len(config.num_players)]
     seed = game_seed(config.seed, index)
     agents = [make_agent(config.teacher, seed * 8 + k, "teacher") for k in range(players)]
     student_seat, student = -1, None
@@ -140,7 +148,7 @@ def save_dataset(data: dict[str, np.ndarray], path: Path | str, config: DataConf
     """Write the rows and the settings that made them to a compressed ``.npz`` atomically."""
     import json
 
-    meta = json.dumps({**asdict(config), "players": list(config.players)})
+    meta = json.dumps(asdict(config))
 
     def write(temporary: Path) -> None:
         with open(temporary, "wb") as sink:

@@ -41,6 +41,7 @@ from pathlib import Path
 from seasons_env.files import file_sha256, write_atomic
 
 from .config import TrainConfig, config_json
+from .device import resolve_device
 from .errors import BadFileError
 from .stages import Stage, warm_model_path, warm_stages
 
@@ -131,6 +132,7 @@ class TrainingRun:
                 raise ValueError(
                     f"{folder} holds a run already ({name}): add --resume to continue it, or choose another --out"
                 )
+        resolve_device(config.device)  # cuda without a GPU: refused before anything is written
         if config.init not in ("", "learned", "warm"):  # a model file: read and checked before anything is written
             from seasons_agents.network import load_policy
 
@@ -162,6 +164,7 @@ class TrainingRun:
             config = TrainConfig.from_dict(values, str(path))
         except ValueError as error:  # the message names the file and the field
             raise BadFileError(str(error)) from None
+        resolve_device(config.device, f"{path}: device")  # a run set for cuda, resumed where there is none
         for stage in warm_stages(config):
             if stage.name in records:
                 check_finished(folder, stage, records[stage.name])
@@ -248,7 +251,7 @@ class TrainingRun:
             dagger = stage.name == "dagger_data"
             data_config = DataConfig(
                 games=c.dagger_games if dagger else c.bc_games,
-                players=c.players,
+                num_players=c.num_players,
                 level=c.level,
                 seed=c.seed * 2 + (2 if dagger else 1),
                 student=str(folder / "bc.pt") if dagger else None,
@@ -263,6 +266,7 @@ class TrainingRun:
             seed=c.seed,
             threads=c.workers,
             network=NetworkConfig(card_dim=c.card_dim, hidden=c.hidden, layers=c.layers),
+            device=c.device,
         )
         partial = folder / f".{stage.file}.partial"  # the best epoch so far: only a finished stage names it
         result = clone(

@@ -1,7 +1,7 @@
 """Self-play PPO from a cloned start: the last stage of ``seasons train`` / ``python -m seasons_training train``.
 
 The learner (``seasons_agents.network.PolicyValueNet``) plays ``envs`` games at once (``seasons_training.selfplay``),
-one seat in each, seats drawn at random, player counts drawn from ``players``; every other seat is played by an opponent
+one seat in each, seats at random, player counts drawn from ``num_players``; every other seat is played by an opponent
 of the league, sampled by prioritised fictitious self-play: each opponent's weight is ``max(floor, (1 - p) ** power)``
 where ``p`` is the learner's recent win rate against it, so the opponents it beats least are met most. The league holds
 the fixed opponents (``opponents``: random, heuristic, and ISMCTS when named, at ``ismcts_iterations`` a decision and in
@@ -50,6 +50,7 @@ from seasons_env.statistics import wilson_interval
 from seasons_env.vector.backends import DEFAULT_ENGINE
 
 from .config import TrainConfig, config_json
+from .device import on_cpu, resolve_device
 from .errors import BadFileError, TrainingDiverged, reading
 from .league import League
 from .resume_checks import check_optimizer, count_field, history_rows, seconds_field
@@ -122,11 +123,12 @@ def evaluate(
     vec = SelfPlayGames(min(slots, games), level, schedule, {}, seed, engine)
     results = vec.start()
     net.eval()
+    device = next(net.parameters()).device  # the learner's device (training/device.py)
     while vec.active().any():
         obs, mask = vec.observe()
         with torch.inference_mode():
-            logits, _ = net(torch.from_numpy(obs))
-        actions = masked_logits(logits, torch.from_numpy(mask)).argmax(1).numpy()
+            logits, _ = net(torch.from_numpy(obs).to(device))
+        actions = masked_logits(logits, torch.from_numpy(mask).to(device)).argmax(1).cpu().numpy()
         results += vec.step(actions)
     wins = sum(r.win for r in results)
     low, high = wilson_interval(wins, len(results))
@@ -153,7 +155,8 @@ class Trainer:
         self.config = config
         self.log = log
         torch.set_num_threads(config.threads)
-        self.net = initial_network(config, self.folder)
+        self.device = resolve_device(config.device)
+        self.net = initial_network(config, self.folder).to(self.device)
         self.net.train()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, eps=1e-5)
         self.league = League(config)
@@ -180,7 +183,7 @@ class Trainer:
         )
 
     def _deal(self, rng: np.random.Generator) -> Deal:
-        players = int(self.config.players[int(rng.integers(len(self.config.players)))])
+        players = int(self.config.num_players[int(rng.integers(len(self.config.num_players)))])
         return Deal(players, int(rng.integers(players)), self.league.sample(rng), int(rng.integers(2**62)))
 
     # ------------------------------------------------------------------ checkpoints
@@ -193,7 +196,7 @@ class Trainer:
             "policy": policy_payload(
                 self.net, {"trained_by": "self-play PPO", "steps": self.steps, "init": self.config.init}
             ),
-            "optimizer": self.optimizer.state_dict(),
+            "optimizer": on_cpu(self.optimizer.state_dict()),  # CPU-loadable whatever the device
             "league": self.league.state_dict(),
             "games": self.vec.state_dict(),
             "rng": self.rng.bit_generator.state,
@@ -269,7 +272,8 @@ class Trainer:
         self.ppo_started_at = seconds_field(state, "ppo_started_at", where, 0.0)
         self._clock = None
         self.history = history_rows(state["history"], where, (RANDOM, HEURISTIC))
-        self.net = policy_from_payload(state["policy"], f"{path}: policy")[0]
+        self.device = resolve_device(config.device, f"{path}: config: device")
+        self.net = policy_from_payload(state["policy"], f"{path}: policy")[0].to(self.device)
         self.net.train()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr, eps=1e-5)
         with reading(where, "optimizer"):
@@ -365,23 +369,26 @@ class Trainer:
         rewards = np.zeros((t, n), dtype=np.float32)
         dones = np.zeros((t, n), dtype=np.float32)
         finished_all = []
-        player = FrozenPolicy(self.net)  # the weights do not change until the update: folded, a faster forward
+        # the weights do not change until the update: folded, a faster forward
+        player = FrozenPolicy(self.net).to(self.device)
+        device = self.device
         for k in range(t):
             o, m = self.vec.observe()
             obs[k], masks[k] = o, m
             with torch.inference_mode():
-                logits, value = player(torch.from_numpy(o))
-                log_probabilities, probabilities = masked_policy(logits, torch.from_numpy(m))
-                a = torch.multinomial(probabilities, 1).squeeze(1)
-                logps[k] = log_probabilities.gather(1, a.unsqueeze(1)).squeeze(1).numpy()
-            actions[k], values[k] = a.numpy(), value.numpy()
+                logits, value = player(torch.from_numpy(o).to(device))
+                log_probabilities, probabilities = masked_policy(logits, torch.from_numpy(m).to(device))
+                # drawn on the CPU with torch's CPU generator (the one checkpoints save), whatever the device
+                a = torch.multinomial(probabilities.cpu(), 1).squeeze(1)
+                logps[k] = log_probabilities.cpu().gather(1, a.unsqueeze(1)).squeeze(1).numpy()
+            actions[k], values[k] = a.numpy(), value.cpu().numpy()
             for result in self.vec.step(actions[k]):
                 rewards[k, result.slot] = float(margin_target(np.float32(result.margin)))
                 dones[k, result.slot] = 1.0
                 self.league.record(result.opponent, result.win)
                 finished_all.append(result)
         with torch.inference_mode():
-            values[t] = player(torch.from_numpy(self.vec.observe()[0]))[1].numpy()
+            values[t] = player(torch.from_numpy(self.vec.observe()[0]).to(device))[1].cpu().numpy()
         advantages = np.zeros((t, n), dtype=np.float32)
         last = np.zeros(n, dtype=np.float32)
         for k in reversed(range(t)):  # GAE with gamma 1; a game that ended at step k does not see the next one
@@ -411,12 +418,12 @@ class Trainer:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         self.net.train()
-        tensors = {k: torch.from_numpy(v) for k, v in batch.items()}
+        tensors = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
         size = len(batch["actions"])
         sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0, "approx_kl": 0.0}
         count = 0
         for _ in range(c.epochs):
-            order = torch.from_numpy(self.rng.permutation(size))
+            order = torch.from_numpy(self.rng.permutation(size)).to(self.device)
             for start in range(0, size, c.minibatch):
                 rows = order[start : start + c.minibatch]
                 logits, value = self.net.forward_folded(tensors["obs"][rows])  # the same function, cheaper

@@ -92,7 +92,7 @@ class SnapshotPolicy:
             raise ValueError("snapshot policy: the trunk must be (Linear, LayerNorm, ReLU) layers with one eps")
 
         def array(tensor: torch.Tensor) -> np.ndarray:
-            return np.ascontiguousarray(tensor.detach().numpy(), dtype=np.float32)
+            return np.ascontiguousarray(tensor.detach().cpu().numpy(), dtype=np.float32)  # any device
 
         self.observation_size = frozen.observation_size
         self._first = array(linears[0].weight.T)  # [observation, hidden]: one row an input

@@ -73,7 +73,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", default="smoke", choices=sorted(PRESETS))
     parser.add_argument("--level", default="archmage", choices=["apprentice", "magician", "archmage"])
-    parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
+    # --players: the option's old name, still accepted
+    parser.add_argument("--num-players", "--players", dest="num_players", type=int, default=2, choices=[2, 3, 4])
     parser.add_argument("--reward", default="win", choices=["win", "score", "rank"])
     parser.add_argument("--timesteps", type=int, help="env steps to sample in all (preset)")
     parser.add_argument("--num-env-runners", type=int, help="remote env runners; 0 samples in the driver (preset)")
@@ -172,7 +173,7 @@ def train(args: argparse.Namespace) -> dict:
             print(f"resumed from {latest_checkpoint(args.out)} at iteration {algorithm.iteration}")
         else:
             config = default_ppo_config(
-                args.players,
+                args.num_players,
                 args.level,
                 args.reward,
                 num_env_runners=args.num_env_runners,
@@ -210,7 +211,9 @@ def train(args: argparse.Namespace) -> dict:
             ray.shutdown()
     evaluation = []
     for opponents in ("random", "heuristic"):
-        row = evaluate_network(network, opponents, args.final_eval_games, args.players, args.level, args.seed + 10_000)
+        row = evaluate_network(
+            network, opponents, args.final_eval_games, args.num_players, args.level, args.seed + 10_000
+        )
         del row["env_steps"]
         evaluation.append(row)
     results = {
