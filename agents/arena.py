@@ -119,11 +119,13 @@ def play_one(args: tuple[dict, int]) -> dict:
     """Play game ``game_index`` of the arena (a top-level function, so worker processes can run it)."""
     fields, game_index = args
     config = ArenaConfig(
-        agents=tuple(fields["agents"]), **{k: fields[k] for k in ("players", "games", "level", "seed", "blind")}
+        agents=tuple(fields["agents"]),
+        num_players=fields["players"],
+        **{k: fields[k] for k in ("games", "level", "seed", "blind")},
     )
     seats, seed = seating(config, game_index)
     agents_seed = agent_seed(config, game_index)
-    seat_seeds, _ = agent_streams(agents_seed, config.players)
+    seat_seeds, _ = agent_streams(agents_seed, config.num_players)
     agents = [make_agent(spec, seat_seed) for spec, seat_seed in zip(seats, seat_seeds, strict=True)]
     record = play_game(agents, level=config.level, seed=seed, agent_seed=agents_seed).to_dict()
     record["seats"] = list(seats)  # the specs the arena knows them by (an agent's own name may differ)

@@ -6,17 +6,19 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from seasons_env import LEVELS, __version__
+from seasons_env.deprecation import deprecation_message, renamed_argument
 from seasons_env.engine import check_choice, check_num_players
 from seasons_env.records import MAX_SEED, current_versions
 from seasons_env.registry import parse_agent_spec
 
 #: The most games one arena plays (its records and results stay a size a machine can read back).
 MAX_GAMES = 10**7
-#: Game ``g`` of an arena of seed ``seed`` is dealt with seed ``seed * SEED_STRIDE + g // players``.
+#: Game ``g`` of an arena of seed ``seed`` is dealt with seed ``seed * SEED_STRIDE + g // num_players``.
 SEED_STRIDE = 1_000_003
 #: The largest arena seed whose every game seed fits the 64 bits a record holds.
 MAX_ARENA_SEED = (MAX_SEED - 1 - MAX_GAMES) // SEED_STRIDE
@@ -27,19 +29,43 @@ class ArenaFolderError(ValueError):
     progress. The message names the file (and line) and what is wrong."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ArenaConfig:
-    """An arena's settings: the agent specs (at least two, distinct), players per game, games, level and the seed
-    from which every game's deal is drawn. A bad value is a ``ValueError`` naming it."""
+    """An arena's settings: the agent specs (at least two, distinct), players per game (``num_players``; its old name
+    ``players`` is still accepted, with a ``DeprecationWarning``), games, level and the seed from which every game's
+    deal is drawn. A bad value is a ``ValueError`` naming it."""
 
     agents: tuple[str, ...]
-    players: int = 2
+    num_players: int = 2
     games: int = 400
     level: str = "archmage"
     seed: int = 0
     #: ``seed`` is a secret (a blind run): the settings show its SHA-256 digest instead, and the deals come from
     #: digests of it, so no record reveals another game's deal.
     blind: bool = False
+
+    def __init__(
+        self,
+        agents: Sequence[str],
+        num_players: int | None = None,
+        games: int = 400,
+        level: str = "archmage",
+        seed: int = 0,
+        blind: bool = False,
+        *,
+        players: int | None = None,
+    ) -> None:
+        num_players = renamed_argument(num_players, players, "players", "num_players", "ArenaConfig", 2)
+        values = {"agents": agents, "num_players": num_players, "games": games, "level": level, "seed": seed}
+        for name, value in {**values, "blind": blind}.items():
+            object.__setattr__(self, name, value)
+        self.__post_init__()
+
+    @property
+    def players(self) -> int:
+        """Deprecated name of ``num_players``."""
+        warnings.warn(deprecation_message("players", "num_players", "ArenaConfig"), DeprecationWarning, stacklevel=2)
+        return self.num_players
 
     def __post_init__(self) -> None:
         for k, spec in enumerate(self.agents):
@@ -48,7 +74,7 @@ class ArenaConfig:
             raise ValueError(f"agents must name at least 2 agents; got {list(self.agents)}")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agents must be distinct; got {list(self.agents)}")
-        check_num_players(self.players, "players")
+        check_num_players(self.num_players, "num_players")
         check_choice("level", self.level, LEVELS)
         if not is_int(self.games) or not 1 <= self.games <= MAX_GAMES:
             raise ValueError(f"games must be 1..{MAX_GAMES}; got {self.games!r}")
@@ -67,7 +93,7 @@ class ArenaConfig:
         digest only)."""
         settings = {
             "agents": list(self.agents),
-            "players": self.players,
+            "players": self.num_players,  # the records' key (a file format)
             "games": self.games,
             "level": self.level,
             "seed": self.seed,
@@ -112,8 +138,8 @@ def lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
 
 def seating(config: ArenaConfig, game_index: int) -> tuple[tuple[str, ...], int]:
     """Agents by seat and the game seed of game ``game_index``."""
-    block, rotation = divmod(game_index, config.players)
-    lineup = lineups(config.agents, config.players)[block % len(lineups(config.agents, config.players))]
+    block, rotation = divmod(game_index, config.num_players)
+    lineup = lineups(config.agents, config.num_players)[block % len(lineups(config.agents, config.num_players))]
     seats = lineup[rotation:] + lineup[:rotation]
     if config.blind:
         return seats, _digest_seed(config.seed, "deal", block)

@@ -255,9 +255,9 @@ def check_record(value: object, where: str, config: ArenaConfig | None = None, v
             )
     elif settings != config.settings():
         raise fault(_settings_fault(settings, config.settings()))
-    if (players, value["level"]) != (config.players, config.level):
+    if (players, value["level"]) != (config.num_players, config.level):
         raise fault(
-            f"a game of {players} players at level {value['level']!r} in an arena of {config.players} players "
+            f"a game of {players} players at level {value['level']!r} in an arena of {config.num_players} players "
             f"at level {config.level!r}"
         )
     seats, seed = seating(config, index)

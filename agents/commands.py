@@ -109,10 +109,10 @@ def arena(
     out = out or Path("results") / f"arena-{'-'.join(names)}-{players}p-{level}"
     blind = seed == "random"
     try:
-        ArenaConfig(agents=names, players=players, games=games, level=level)  # the settings, before any file
+        ArenaConfig(agents=names, num_players=players, games=games, level=level)  # the settings, before any file
         if blind:
             seed = secret_seed(out)  # a resumed blind run keeps its secret
-        config = ArenaConfig(agents=names, players=players, games=games, level=level, seed=seed, blind=blind)
+        config = ArenaConfig(agents=names, num_players=players, games=games, level=level, seed=seed, blind=blind)
     except ArenaFolderError as error:
         raise click.ClickException(str(error)) from None
     except OSError as error:

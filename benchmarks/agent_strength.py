@@ -38,7 +38,7 @@ def _mirror_game(args: tuple[int, str]) -> dict:
 
 
 def head_to_head(agents: tuple[str, str], games: int, level: str, workers: int, out: Path, progress: bool) -> dict:
-    config = ArenaConfig(agents=agents, players=2, games=games, level=level, seed=0)
+    config = ArenaConfig(agents=agents, num_players=2, games=games, level=level, seed=0)
     arena = Arena(config, out / f"{agents[0]}-vs-{agents[1]}-{level}")
     resumed = len(arena.finished())  # games an earlier run already played (the arena does not replay them)
     started = time.perf_counter()

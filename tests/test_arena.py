@@ -39,7 +39,7 @@ def _test_agents(monkeypatch):
 
 
 def test_each_agent_plays_each_seat_equally() -> None:
-    config = ArenaConfig(agents=("random", "first"), players=2, games=8)
+    config = ArenaConfig(agents=("random", "first"), num_players=2, games=8)
     seats = [seating(config, g)[0] for g in range(8)]
     assert Counter((s, name) for lineup in seats for s, name in enumerate(lineup)) == {
         (0, "random"): 4,
@@ -98,7 +98,7 @@ def test_bad_configuration_names_the_field() -> None:
     with pytest.raises(ValueError, match="distinct"):
         ArenaConfig(agents=("random", "random"))
     with pytest.raises(ValueError, match="players"):
-        ArenaConfig(agents=("random", "first"), players=5)
+        ArenaConfig(agents=("random", "first"), num_players=5)
     with pytest.raises(ValueError, match="level must be one of apprentice, magician, archmage; got 'expert'"):
         ArenaConfig(agents=("random", "first"), level="expert")
     with pytest.raises(ValueError, match="games"):
@@ -106,7 +106,7 @@ def test_bad_configuration_names_the_field() -> None:
 
 
 def test_tiny_arena_rates_and_writes_its_files(tmp_path) -> None:
-    config = ArenaConfig(agents=("random", "first"), players=2, games=6, level="apprentice")
+    config = ArenaConfig(agents=("random", "first"), num_players=2, games=6, level="apprentice")
     summary = Arena(config, tmp_path).run(workers=1, progress=False)
     assert summary["games_played"] == 6
     assert {a: s["games"] for a, s in summary["agents"].items()} == {"random": 6, "first": 6}
@@ -124,7 +124,7 @@ def test_tiny_arena_rates_and_writes_its_files(tmp_path) -> None:
 def test_an_agent_seated_twice_in_every_game_has_no_rating_rather_than_the_prior(tmp_path) -> None:
     """Four players and two agents: each lineup repeats both, so no game is a rating event; the summary, the
     table, ratings.csv and the picture say there is no rating instead of showing the model's prior as one."""
-    config = ArenaConfig(agents=("random", "first"), players=4, games=2, level="apprentice")
+    config = ArenaConfig(agents=("random", "first"), num_players=4, games=2, level="apprentice")
     arena = Arena(config, tmp_path)
     summary = arena.run(workers=1, progress=False)
     assert summary["games_played"] == 2 and summary["agents"]["random"]["games"] == 4
@@ -139,7 +139,7 @@ def test_an_agent_seated_twice_in_every_game_has_no_rating_rather_than_the_prior
     figure = arena_module.plot(summary, tmp_path / "again.png")
     assert sorted(t.get_text() for t in figure.axes[0].texts) == ["not rated", "not rated"]
     # three agents at 3 players alongside: ratings rest on the games each played
-    config = ArenaConfig(agents=("random", "first", "heuristic"), players=3, games=3, level="apprentice")
+    config = ArenaConfig(agents=("random", "first", "heuristic"), num_players=3, games=3, level="apprentice")
     rated = Arena(config, tmp_path / "three").run(workers=1, progress=False)
     assert {name: r["games"] for name, r in rated["ratings"].items()} == {"random": 3, "first": 3, "heuristic": 3}
     assert all(r["low"] < r["mu"] < r["high"] for r in rated["ratings"].values())
@@ -149,7 +149,7 @@ def test_the_printed_table_keeps_long_names_aligned_and_slow_agents_speeds(tmp_p
     """A name longer than the column (``policy-ismcts``) widens it instead of pushing its row out of line, and a
     search agent's decisions a second keep three significant figures (1.95, not 2)."""
     register_agent("first-legal-long-name", FirstLegal)
-    config = ArenaConfig(agents=("random", "first-legal-long-name"), players=2, games=2, level="apprentice")
+    config = ArenaConfig(agents=("random", "first-legal-long-name"), num_players=2, games=2, level="apprentice")
     summary = Arena(config, tmp_path).run(workers=1, progress=False)
     summary["agents"]["first-legal-long-name"]["decisions_per_second"] = 1.9466
     summary["agents"]["random"]["decisions_per_second"] = 154_097.2
@@ -212,7 +212,7 @@ def test_sigterm_stops_the_workers_and_says_how_to_resume(tmp_path) -> None:
 
 
 def test_interrupted_arena_resumes_to_the_same_totals(tmp_path) -> None:
-    config = ArenaConfig(agents=("random", "first"), players=3, games=9, level="magician", seed=4)
+    config = ArenaConfig(agents=("random", "first"), num_players=3, games=9, level="magician", seed=4)
     whole = Arena(config, tmp_path / "whole").run(workers=1, progress=False)
     part = Arena(config, tmp_path / "part")
     part.run(workers=1, progress=False, limit=4)  # interrupted after 4 games
@@ -285,7 +285,7 @@ def _lines(folder) -> list[dict]:
 
 
 def _config(**overrides) -> ArenaConfig:
-    settings = {"agents": ("random", "first"), "players": 2, "games": 4, "level": "apprentice", "seed": 3}
+    settings = {"agents": ("random", "first"), "num_players": 2, "games": 4, "level": "apprentice", "seed": 3}
     return ArenaConfig(**{**settings, **overrides})
 
 
@@ -428,7 +428,7 @@ def test_records_carry_their_configuration_and_actions(tmp_path) -> None:
 
 @pytest.mark.parametrize(
     ("change", "field"),
-    [({"players": 3}, "players"), ({"level": "magician"}, "level"), ({"seed": 4}, "seed")],
+    [({"num_players": 3}, "players"), ({"level": "magician"}, "level"), ({"seed": 4}, "seed")],
 )
 def test_records_of_another_configuration_are_refused_even_without_config_json(tmp_path, change, field) -> None:
     Arena(_config(), tmp_path).run(progress=False)
@@ -461,7 +461,7 @@ def test_old_records_without_configuration_or_actions_are_read_when_config_json_
     assert Arena(_config(games=6), tmp_path).run(progress=False)["games_played"] == 6
     (tmp_path / "config.json").unlink()  # now nothing says which arena the old records belong to
     with pytest.raises(arena_module.ArenaFolderError, match=r"games\.jsonl line 1: .*no configuration"):
-        Arena(_config(players=3), tmp_path).finished()
+        Arena(_config(num_players=3), tmp_path).finished()
 
 
 MALFORMED = {
@@ -752,3 +752,17 @@ def test_the_win_rate_table_keeps_long_agent_names_apart() -> None:
     for row in lines[start + 2 : start + 5]:
         name, *cells = row.split("  ")  # every column is set off by two spaces at least
         assert name.strip() in config.agents and len([c for c in cells if c.strip()]) == 3, row
+
+
+def test_players_is_the_deprecated_name_of_num_players() -> None:
+    """``ArenaConfig(players=...)`` and ``config.players`` still work for one release, each with a
+    ``DeprecationWarning`` naming ``num_players``; giving both names is an error."""
+    with pytest.warns(DeprecationWarning, match="num_players"):
+        config = ArenaConfig(agents=("random", "heuristic"), players=3)
+    assert config == ArenaConfig(agents=("random", "heuristic"), num_players=3)
+    with pytest.warns(DeprecationWarning, match="num_players"):
+        assert config.players == 3
+    with pytest.raises(ValueError, match="num_players= only"):
+        ArenaConfig(agents=("random", "heuristic"), num_players=3, players=3)
+    assert ArenaConfig(agents=("random", "heuristic")).num_players == 2
+    assert config.to_dict()["players"] == 3  # the records' key is a file format, unchanged

@@ -66,7 +66,7 @@ def test_the_agents_seeds_and_views_come_from_their_own_stream() -> None:
 
 
 def test_the_arena_seeds_its_agents_apart_from_the_deal() -> None:
-    config = ArenaConfig(agents=("spy", "random"), players=2, games=4, level="apprentice", seed=3)
+    config = ArenaConfig(agents=("spy", "random"), num_players=2, games=4, level="apprentice", seed=3)
     for game_index in range(4):
         SEEN.clear()
         record = play_one((config.fields(), game_index))
@@ -110,7 +110,7 @@ def test_a_blind_run_keeps_its_seed_secret_until_it_ends(tmp_path: Path) -> None
     # While the run goes on, nothing but the secret file names the seed or a deal it gives another block.
     shown = _files(tmp_path).replace((tmp_path / "arena.secret").read_text(), "")
     assert str(secret) not in shown and json.loads((tmp_path / "config.json").read_text())["seed"] is None
-    config = ArenaConfig(agents=("random", "spy"), players=2, games=4, level="apprentice", seed=secret, blind=True)
+    config = ArenaConfig(agents=("random", "spy"), num_players=2, games=4, level="apprentice", seed=secret, blind=True)
     later = seating(config, 2)[1]
     assert str(later) not in shown and all(r["seed"] != later for r in records)
     assert seating(config, 0)[1] != secret * 1_000_003  # a digest of the secret, not a line through it
@@ -124,7 +124,7 @@ def test_a_blind_run_keeps_its_seed_secret_until_it_ends(tmp_path: Path) -> None
 
 
 def test_a_blind_run_refuses_a_folder_of_a_public_one(tmp_path: Path) -> None:
-    config = ArenaConfig(agents=("random", "spy"), players=2, games=2, level="apprentice", seed=0)
+    config = ArenaConfig(agents=("random", "spy"), num_players=2, games=2, level="apprentice", seed=0)
     Arena(config, tmp_path).run(progress=False)
     args = ["arena", "--agents", "random,spy", "--games", "2", "--level", "apprentice", "--no-progress"]
     result = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "--seed", "random"])
@@ -143,7 +143,7 @@ def test_a_blind_run_refuses_a_folder_of_a_public_one(tmp_path: Path) -> None:
 def test_the_agents_stream_reveals_no_deal_of_a_public_run() -> None:
     """The agents' seeds of a public run are digests of the arena's seed and the game: none is a deal's seed or
     the old ``deal * 8 + seat``."""
-    config = ArenaConfig(agents=("random", "spy"), players=2, games=4, seed=7)
+    config = ArenaConfig(agents=("random", "spy"), num_players=2, games=4, seed=7)
     seeds = {agent_seed(config, g) for g in range(4)}
     deals = {seating(config, g)[1] for g in range(4)}
     assert len(seeds) == 4 and not seeds & deals and not {d * 8 + k for d in deals for k in range(2)} & seeds

@@ -375,7 +375,7 @@ def test_cli_replay_notable_games_of_an_arena_folder(tmp_path: Path) -> None:
 def test_every_game_of_an_arena_replays_to_its_recorded_scores(tmp_path: Path) -> None:
     from seasons_agents.arena import Arena, ArenaConfig
 
-    config = ArenaConfig(agents=("random", "heuristic"), players=2, games=4, level="magician", seed=3)
+    config = ArenaConfig(agents=("random", "heuristic"), num_players=2, games=4, level="magician", seed=3)
     Arena(config, tmp_path).run(progress=False)
     entries = read_record_lines(tmp_path)
     assert len(entries) == 4 and all("config" in data for _, data in entries)
