@@ -49,6 +49,7 @@ GOAL_TURNS = 15_000  # turns/s of seasons_env.env(), 2 players
 GOAL_VS_TEXAS = 1.0  # seasons env() turns/s / texas_holdem_v4 turns/s: more than this
 GOAL_OVERHEAD = 1.3  # env() time per turn / raw_env() time per turn: at most this
 GOAL_VS_GIN_RUMMY = 1.0  # seasons env(engine="kernels") turns/s / OpenSpiel gin_rummy turns/s: at least this
+GOAL_BATCH_ONE = 2.0  # VectorGame(1) decisions/s / the reference Game's decisions/s, same loop: at least this
 
 
 @dataclass
@@ -161,6 +162,61 @@ class OpenSpielLoop:
         self._chance()
 
 
+class OneGameLoop:
+    """One Seasons game without an environment behind the calls of the AEC loop: a reference ``Game``
+    (``encode_observation`` and ``action_mask`` of the decider), a ``CompiledGame`` (``observation`` and
+    ``legal_mask``), or a ``VectorGame`` of one game (``observations()`` and ``legal_mask()``), so that the engines
+    are timed doing the same work (the observation and mask of every decision) without the environment's
+    bookkeeping."""
+
+    def __init__(self, kind: str, num_players: int, level: str) -> None:
+        self.kind, self.num_players, self.level = kind, num_players, level
+        self.agents: list[int] = []
+        self.episode = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        from seasons_env import Game
+        from seasons_env.vector import VectorGame
+        from seasons_env.vector.single import CompiledGame
+
+        self.episode = self.episode + 1 if seed is None else int(seed)
+        n, level, seed = self.num_players, self.level, self.episode
+        if self.kind == "game":
+            self.game = Game.new(n, level, seed=seed)
+        elif self.kind == "compiled":
+            self.game = CompiledGame.new(n, level, seed)
+        else:
+            self.game = VectorGame(1, n, level, seed=seed, autoreset=False, engine=self.kind.split(":")[1])
+        self.agents = list(range(n))
+
+    def last(self) -> tuple:
+        from seasons_env.encoding import action_mask, encode_observation
+
+        game = self.game
+        if self.kind == "game":
+            if game.is_over:
+                return None, 0.0, True, False, {}
+            p = game.current_player
+            obs = {"observation": encode_observation(game, p), "action_mask": action_mask(game, p)}
+            return obs, 0.0, False, False, {}
+        if self.kind == "compiled":
+            if game.is_over:
+                return None, 0.0, True, False, {}
+            p = game.current_player
+            return {"observation": game.observation(p), "action_mask": game.legal_mask(p)}, 0.0, False, False, {}
+        if game.is_over[0]:
+            return None, 0.0, True, False, {}
+        return {"observation": game.observations()[0], "action_mask": game.legal_mask()[0]}, 0.0, False, False, {}
+
+    def step(self, action: int | None) -> None:
+        if action is None:
+            self.agents = []
+        elif self.kind.startswith("vector"):
+            self.game.apply(np.array([action]))
+        else:
+            self.game.apply(action)
+
+
 def make_factories(level: str, players: list[int]) -> list[tuple[str, int, Callable[[], object]]]:
     """(label, players, constructor) of every environment measured."""
     import seasons_env
@@ -194,7 +250,17 @@ def make_factories(level: str, players: list[int]) -> list[tuple[str, int, Calla
     factories.append(("texas_holdem_v4", 2, texas_holdem_v4.env))
     factories.append(("connect_four_v3", 2, connect_four_v3.env))
     factories.append(("openspiel gin_rummy (C++)", 2, lambda: OpenSpielLoop("gin_rummy")))
+    for kind, label in ONE_GAME.items():
+        factories.append((label, 2, lambda kind=kind: OneGameLoop(kind, 2, level)))
     return factories
+
+
+#: The one-game rows (no environment): what each engine does for one game, observation and mask included.
+ONE_GAME = {
+    "game": "one game: Game (reference)",
+    "compiled": "one game: CompiledGame",
+    "vector:kernels": "one game: VectorGame(1) kernels",
+}
 
 
 def fmt(value: float) -> str:
@@ -250,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     wrapped, raw = by_key[("env()", 2)], by_key[("raw_env()", 2)]
     texas, connect4 = by_key[("texas_holdem_v4", 2)], by_key[("connect_four_v3", 2)]
     kernels, gin = by_key[("env(kernels)", 2)], by_key[("openspiel gin_rummy (C++)", 2)]
+    one_game = {kind: by_key[(label, 2)] for kind, label in ONE_GAME.items()}
+    batch_one = one_game["vector:kernels"].turns_per_s / one_game["game"].turns_per_s
     vs_texas = wrapped.turns_per_s / texas.turns_per_s
     overhead = wrapped.us_per_turn / raw.us_per_turn
     vs_connect4 = wrapped.turns_per_s / connect4.turns_per_s
@@ -274,6 +342,18 @@ def main(argv: list[str] | None = None) -> int:
             kernels_vs_gin >= GOAL_VS_GIN_RUMMY,
         ),
         ('seasons env(engine="kernels") / env(), turns/s', kernels.turns_per_s / wrapped.turns_per_s, "", None),
+        (
+            "one game: CompiledGame / Game, decisions/s",
+            one_game["compiled"].turns_per_s / one_game["game"].turns_per_s,
+            "",
+            None,
+        ),
+        (
+            "one game: VectorGame(1) kernels / Game, decisions/s",
+            batch_one,
+            f"goal >= {GOAL_BATCH_ONE:g}",
+            batch_one >= GOAL_BATCH_ONE,
+        ),
     ]
     for name, value, goal, ok in rows:
         print(f"  {name:<52}  {value:>6.2f}  {goal:<11}  {'' if ok is None else verdict(ok)}".rstrip())

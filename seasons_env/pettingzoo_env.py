@@ -26,10 +26,11 @@ num_players=3)``.
 
 Engines: ``engine="reference"`` (the default) steps the Python reference engine; ``engine="kernels"`` steps the
 compiled rules kernels (``seasons_env.vector.single.CompiledGame``: one compiled call per step checks the action,
-steps, and writes the next observation and mask), about twice as fast per step once compiled, but the first
-environment of a new installation waits about a minute for the compilation (cached on disk after that; ``docs/
-environments.md``). Both give the same game for the same seed: the same observations, masks, rewards and positions.
-``env.game`` is the reference ``Game`` of the position (on the kernels engine a copy, made when asked).
+steps, and writes the next observation and mask), about three times as fast per step, but the first kernels
+environment after installing (or upgrading) waits for numba to compile them, about a minute and a half on a
+2-core machine; later processes load them from the disk cache in about 2 s. Both engines give the same game for
+the same seed: the same observations, masks, rewards and positions. ``env.game`` is the reference ``Game`` of
+the position (on the kernels engine a copy, made when asked); any other ``engine`` raises ``ValueError``.
 
 Rendering: ``render()`` is the **god view** by default: it shows every hand, draft pack and library, and the
 options of whoever decides (for watching and debugging, never for an agent's input). ``render_seat=p`` shows
