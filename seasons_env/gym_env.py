@@ -24,10 +24,10 @@
   and ``check_env`` can run), or raises ``IllegalActionError`` with ``illegal="raise"``. After the episode
   ends, ``step`` raises until ``reset``.
 - ``engine="reference"`` (the default) steps the Python reference engine, ``engine="kernels"`` the compiled rules
-  kernels (one compiled call per step, about three times as fast; the first kernels environment after installing
-  waits for numba to compile them, about a minute and a half, later processes load them from the disk cache in
-  about 2 s). Both give the same episodes for the same seed; ``env.game`` is the reference ``Game`` of the position
-  (on the kernels engine a copy, made when asked).
+  kernels (one compiled call per step; 2 to 3 times the learner's steps per second with random opponents). The
+  first kernels environment after installing waits for numba to compile them, about a minute and a half; later
+  processes load them from the disk cache in about 2 s. Both give the same episodes for the same seed;
+  ``env.game`` is the reference ``Game`` of the position (on the kernels engine a copy, made when asked).
 - Render modes: ``"rgb_array"`` (the board picture of ``seasons_env.picture`` as the learning seat sees it:
   what ``RecordVideo`` and SB3's ``make_vec_env`` use), ``"ansi"`` (the text board from the learning seat) and
   ``"human"`` (the picture in a matplotlib window where a display and an interactive backend exist, the text
