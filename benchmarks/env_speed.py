@@ -14,11 +14,15 @@ A "turn" is one live step (an agent acting); the dead steps and the resets are r
 turns/s is the rate at which an agent can be fed decisions, game ends and new games included. The random player
 picks ``legal[int(random() * len(legal))]`` over ``np.flatnonzero(mask)`` with a seeded ``random.Random``.
 
-Measured: ``seasons_env.env()`` (PettingZoo's order-enforcing and bounds-checking wrappers) and
-``seasons_env.raw_env()`` for 2, 3 and 4 players, and PettingZoo's ``texas_holdem_v4`` and ``connect_four_v3``
-(they need ``rlcard`` and ``pygame``). Each figure's time budget is split into rounds that alternate between the
-environments, so a slow drift of the machine's speed affects them all alike. Absolute figures are noisy on a
-shared machine; the ratios between environments of one run are the figures to compare between machines.
+Measured: ``seasons_env.env()`` (PettingZoo's order-enforcing wrapper) on the reference engine and on the compiled
+kernels (``engine="kernels"``), and ``seasons_env.raw_env()``, for 2, 3 and 4 players; PettingZoo's
+``texas_holdem_v4`` and ``connect_four_v3`` (they need ``rlcard`` and ``pygame``); and OpenSpiel's C++
+``gin_rummy`` (``pyspiel``) driven by the same loop through a thin adapter: ``last()`` returns a copy of the acting
+player's observation tensor (written by C++ into OpenSpiel's numpy observation buffer, its fastest way) and its
+legal-action mask (set from ``legal_actions``), ``step`` applies the action and then the chance outcomes (the
+deals and draws, drawn uniformly) up to the next decision. Each figure's time budget is split into rounds that
+alternate between the environments, so a slow drift of the machine's speed affects them all alike. Absolute figures
+are noisy on a shared machine; the ratios between environments of one run are the figures to compare between machines.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ ROUNDS = 4  # each figure's budget is split into this many interleaved rounds
 GOAL_TURNS = 15_000  # turns/s of seasons_env.env(), 2 players
 GOAL_VS_TEXAS = 1.0  # seasons env() turns/s / texas_holdem_v4 turns/s: more than this
 GOAL_OVERHEAD = 1.3  # env() time per turn / raw_env() time per turn: at most this
+GOAL_VS_GIN_RUMMY = 1.0  # seasons env(engine="kernels") turns/s / OpenSpiel gin_rummy turns/s: at least this
+GOAL_BATCH_ONE = 2.0  # VectorGame(1) decisions/s / the reference Game's decisions/s, same loop: at least this
 
 
 @dataclass
@@ -109,6 +115,108 @@ class Runner:
         return 1e6 * self.elapsed / self.turns
 
 
+class OpenSpielLoop:
+    """An OpenSpiel game behind the calls of the AEC loop (``reset``, ``last``, ``step``, ``agents``), so that it is
+    driven exactly as the PettingZoo environments are: at every decision the acting player's observation tensor and
+    legal-action mask, as numpy arrays."""
+
+    def __init__(self, name: str) -> None:
+        import pyspiel
+        from open_spiel.python.observation import make_observation
+
+        self.game = pyspiel.load_game(name)
+        self.observation = make_observation(self.game)  # C++ writes the tensor into this numpy buffer
+        self.num_actions = self.game.num_distinct_actions()
+        self.state = None
+        self.agents: list[int] = []
+        self.rand = random.Random(0).random
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rand = random.Random(seed).random
+        self.state = self.game.new_initial_state()
+        self.agents = list(range(self.game.num_players()))
+        self._chance()
+
+    def _chance(self) -> None:
+        state = self.state
+        while state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[int(self.rand() * len(outcomes))][0])
+
+    def last(self) -> tuple:
+        state = self.state
+        if state.is_terminal():
+            return None, 0.0, True, False, {}
+        player = state.current_player()
+        self.observation.set_from(state, player)
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[state.legal_actions(player)] = 1
+        return {"observation": self.observation.tensor.copy(), "action_mask": mask}, 0.0, False, False, {}
+
+    def step(self, action: int | None) -> None:
+        if action is None:  # the game is over: one dead step ends it
+            self.agents = []
+            return
+        self.state.apply_action(action)
+        self._chance()
+
+
+class OneGameLoop:
+    """One Seasons game without an environment behind the calls of the AEC loop: a reference ``Game``
+    (``encode_observation`` and ``action_mask`` of the decider), a ``CompiledGame`` (``observation`` and
+    ``legal_mask``), or a ``VectorGame`` of one game (``observations()`` and ``legal_mask()``), so that the engines
+    are timed doing the same work (the observation and mask of every decision) without the environment's
+    bookkeeping."""
+
+    def __init__(self, kind: str, num_players: int, level: str) -> None:
+        self.kind, self.num_players, self.level = kind, num_players, level
+        self.agents: list[int] = []
+        self.episode = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        from seasons_env import Game
+        from seasons_env.vector import VectorGame
+        from seasons_env.vector.single import CompiledGame
+
+        self.episode = self.episode + 1 if seed is None else int(seed)
+        n, level, seed = self.num_players, self.level, self.episode
+        if self.kind == "game":
+            self.game = Game.new(n, level, seed=seed)
+        elif self.kind == "compiled":
+            self.game = CompiledGame.new(n, level, seed)
+        else:
+            self.game = VectorGame(1, n, level, seed=seed, autoreset=False, engine=self.kind.split(":")[1])
+        self.agents = list(range(n))
+
+    def last(self) -> tuple:
+        from seasons_env.encoding import action_mask, encode_observation
+
+        game = self.game
+        if self.kind == "game":
+            if game.is_over:
+                return None, 0.0, True, False, {}
+            p = game.current_player
+            obs = {"observation": encode_observation(game, p), "action_mask": action_mask(game, p)}
+            return obs, 0.0, False, False, {}
+        if self.kind == "compiled":
+            if game.is_over:
+                return None, 0.0, True, False, {}
+            p = game.current_player
+            return {"observation": game.observation(p), "action_mask": game.legal_mask(p)}, 0.0, False, False, {}
+        if game.is_over[0]:
+            return None, 0.0, True, False, {}
+        return {"observation": game.observations()[0], "action_mask": game.legal_mask()[0]}, 0.0, False, False, {}
+
+    def step(self, action: int | None) -> None:
+        if action is None:
+            self.agents = []
+        elif self.kind.startswith("vector"):
+            self.game.apply(np.array([action]))
+        else:
+            self.game.apply(action)
+
+
 def make_factories(level: str, players: list[int]) -> list[tuple[str, int, Callable[[], object]]]:
     """(label, players, constructor) of every environment measured."""
     import seasons_env
@@ -121,13 +229,38 @@ def make_factories(level: str, players: list[int]) -> list[tuple[str, int, Calla
             f"pygame: pip install rlcard pygame ({exc})"
         ) from exc
 
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError as exc:
+        raise SystemExit(
+            f"env_speed.py compares against OpenSpiel's gin_rummy: pip install open_spiel ({exc})"
+        ) from None
+
     factories: list[tuple[str, int, Callable[[], object]]] = []
     for n in players:
         factories.append((f"seasons env() {level}", n, lambda n=n: seasons_env.env(num_players=n, level=level)))
         factories.append((f"seasons raw_env() {level}", n, lambda n=n: seasons_env.raw_env(num_players=n, level=level)))
+        factories.append(
+            (
+                f"seasons env(kernels) {level}",
+                n,
+                lambda n=n: seasons_env.env(num_players=n, level=level, engine="kernels"),
+            )
+        )
     factories.append(("texas_holdem_v4", 2, texas_holdem_v4.env))
     factories.append(("connect_four_v3", 2, connect_four_v3.env))
+    factories.append(("openspiel gin_rummy (C++)", 2, lambda: OpenSpielLoop("gin_rummy")))
+    for kind, label in ONE_GAME.items():
+        factories.append((label, 2, lambda kind=kind: OneGameLoop(kind, 2, level)))
     return factories
+
+
+#: The one-game rows (no environment): what each engine does for one game, observation and mask included.
+ONE_GAME = {
+    "game": "one game: Game (reference)",
+    "compiled": "one game: CompiledGame",
+    "vector:kernels": "one game: VectorGame(1) kernels",
+}
 
 
 def fmt(value: float) -> str:
@@ -165,14 +298,14 @@ def main(argv: list[str] | None = None) -> int:
             runner.run(seconds / ROUNDS)
 
     print()
-    header = f"{'environment':<28}  {'players':>7}  {'turns/s':>9}  {'us/turn':>8}  {'games/s':>8}  {'turns/game':>10}"
+    header = f"{'environment':<30}  {'players':>7}  {'turns/s':>9}  {'us/turn':>8}  {'games/s':>8}  {'turns/game':>10}"
     print(header)
     print("-" * len(header))
     for r in runners:
         games_per_s = r.games / r.elapsed
         per_game = f"{r.completed_turns / r.games:,.1f}" if r.games else "-"
         print(
-            f"{r.label:<28}  {r.players:>7}  {fmt(r.turns_per_s):>9}  {r.us_per_turn:>8.1f}"
+            f"{r.label:<30}  {r.players:>7}  {fmt(r.turns_per_s):>9}  {r.us_per_turn:>8.1f}"
             f"  {games_per_s:>8.2f}  {per_game:>10}"
         )
     print()
@@ -182,9 +315,13 @@ def main(argv: list[str] | None = None) -> int:
     by_key = {(r.label.split()[1] if r.label.startswith("seasons") else r.label, r.players): r for r in runners}
     wrapped, raw = by_key[("env()", 2)], by_key[("raw_env()", 2)]
     texas, connect4 = by_key[("texas_holdem_v4", 2)], by_key[("connect_four_v3", 2)]
+    kernels, gin = by_key[("env(kernels)", 2)], by_key[("openspiel gin_rummy (C++)", 2)]
+    one_game = {kind: by_key[(label, 2)] for kind, label in ONE_GAME.items()}
+    batch_one = one_game["vector:kernels"].turns_per_s / one_game["game"].turns_per_s
     vs_texas = wrapped.turns_per_s / texas.turns_per_s
     overhead = wrapped.us_per_turn / raw.us_per_turn
     vs_connect4 = wrapped.turns_per_s / connect4.turns_per_s
+    kernels_vs_gin = kernels.turns_per_s / gin.turns_per_s
 
     print()
     print(f"ratios (seasons {args.level}, 2 players)")
@@ -197,12 +334,34 @@ def main(argv: list[str] | None = None) -> int:
             overhead <= GOAL_OVERHEAD,
         ),
         ("seasons env() / connect_four_v3, turns/s", vs_connect4, "", None),
+        ("seasons env() / OpenSpiel gin_rummy, turns/s", wrapped.turns_per_s / gin.turns_per_s, "", None),
+        (
+            'seasons env(engine="kernels") / OpenSpiel gin_rummy',
+            kernels_vs_gin,
+            f"goal >= {GOAL_VS_GIN_RUMMY:g}",
+            kernels_vs_gin >= GOAL_VS_GIN_RUMMY,
+        ),
+        ('seasons env(engine="kernels") / env(), turns/s', kernels.turns_per_s / wrapped.turns_per_s, "", None),
+        (
+            "one game: CompiledGame / Game, decisions/s",
+            one_game["compiled"].turns_per_s / one_game["game"].turns_per_s,
+            "",
+            None,
+        ),
+        (
+            "one game: VectorGame(1) kernels / Game, decisions/s",
+            batch_one,
+            f"goal >= {GOAL_BATCH_ONE:g}",
+            batch_one >= GOAL_BATCH_ONE,
+        ),
     ]
     for name, value, goal, ok in rows:
         print(f"  {name:<52}  {value:>6.2f}  {goal:<11}  {'' if ok is None else verdict(ok)}".rstrip())
     for n in PLAYER_COUNTS[1:]:
         ratio = by_key[("env()", n)].us_per_turn / by_key[("raw_env()", n)].us_per_turn
         print(f"  {f'({n} players) wrapper overhead: env() / raw_env()':<52}  {ratio:>6.2f}")
+        ratio = by_key[("env(kernels)", n)].turns_per_s / by_key[("env()", n)].turns_per_s
+        print(f"  {f'({n} players) env(engine=kernels) / env(), turns/s':<52}  {ratio:>6.2f}")
     print()
     print(
         f"goal: seasons env() >= {GOAL_TURNS:,} turns/s (2 players, {args.level}): {fmt(wrapped.turns_per_s)}"

@@ -23,6 +23,11 @@
   ends the episode with reward -1 (``illegal="penalize"``, the default here, so that unmasked algorithms
   and ``check_env`` can run), or raises ``IllegalActionError`` with ``illegal="raise"``. After the episode
   ends, ``step`` raises until ``reset``.
+- ``engine="reference"`` (the default) steps the Python reference engine, ``engine="kernels"`` the compiled rules
+  kernels (one compiled call per step; 2 to 3 times the learner's steps per second with random opponents). The
+  first kernels environment after installing waits for numba to compile them, about a minute and a half; later
+  processes load them from the disk cache in about 2 s. Both give the same episodes for the same seed;
+  ``env.game`` is the reference ``Game`` of the position (on the kernels engine a copy, made when asked).
 - Render modes: ``"rgb_array"`` (the board picture of ``seasons_env.picture`` as the learning seat sees it:
   what ``RecordVideo`` and SB3's ``make_vec_env`` use), ``"ansi"`` (the text board from the learning seat) and
   ``"human"`` (the picture in a matplotlib window where a display and an interactive backend exist, the text
@@ -34,7 +39,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import gymnasium as gym
 import numpy as np
@@ -44,10 +49,13 @@ from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS, describe_action
 from .env_inputs import action_id, position_from_options
-from .pettingzoo_env import ILLEGAL
+from .pettingzoo_env import DEFAULT_ENGINE, ILLEGAL, check_engine, start_game
 from .picture import BoardRenderer
 from .registry import make_agent
 from .rewards import REWARDS, final_rewards
+
+if TYPE_CHECKING:
+    from .vector.single import CompiledGame
 
 
 class AgentLike(Protocol):
@@ -105,7 +113,10 @@ class SeasonsGymEnv(gym.Env):
         reward: str = "win",
         illegal: str = "penalize",
         render_mode: str | None = None,
+        engine: str = DEFAULT_ENGINE,
     ) -> None:
+        self.engine = check_engine(engine)
+        self._compiled = engine == "kernels"
         self.num_players = check_num_players(num_players)
         check_choice("level", level, LEVELS)
         check_choice("reward", reward, REWARDS)
@@ -125,7 +136,7 @@ class SeasonsGymEnv(gym.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.opponents = self._opponents(opponents)
         self._opponents_can_fail = any(opponent.kind != "random" for opponent in self.opponents)
-        self.game: Game | None = None
+        self._play: Game | CompiledGame | None = None  # the position stepped: a Game, or a CompiledGame (kernels)
         self.seat = 0 if agent_seat == "random" else agent_seat
         self._episode_over = True  # no episode until reset()
         self._closed = False
@@ -167,6 +178,13 @@ class SeasonsGymEnv(gym.Env):
             return Opponent("callable", item, f"{field} ({getattr(item, '__name__', repr(item))})")
         raise ValueError(f"{field} must be an opponent; got {type(item).__name__} {item!r}. {OPPONENTS_ACCEPTED}")
 
+    @property
+    def game(self) -> Game | None:
+        """The reference ``Game`` of the position (with ``engine="kernels"``, a copy made when asked)."""
+        if self._compiled and self._play is not None:
+            return self._play.to_game()
+        return self._play
+
     # -- gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
@@ -182,16 +200,14 @@ class SeasonsGymEnv(gym.Env):
         super().reset(seed=seed)
         if self.agent_seat_option == "random":
             self.seat = int(self.np_random.integers(self.num_players))
-        if start is None:
-            self.game = Game.new(self.num_players, self.level, seed=int(self.np_random.integers(2**63 - 1)))
-        else:
-            self.game = start
+        game_seed = int(self.np_random.integers(2**63 - 1)) if start is None else 0
+        self._play = start_game(self.engine, self.num_players, self.level, game_seed, start)
         for opponent in self.opponents:  # agents with their own generator restart from the environment's seed
             reset_agent = getattr(opponent.policy, "reset", None) if opponent.kind == "agent" else None
             if callable(reset_agent):
                 reset_agent(seed=int(self.np_random.integers(2**63 - 1)))
         self._play_opponents()
-        if self.game.is_over:
+        if self._play.is_over:
             raise ValueError(
                 f"options['state']: the opponents finish this game before the learner (seat {self.seat}) decides"
             )
@@ -211,7 +227,7 @@ class SeasonsGymEnv(gym.Env):
                 "reset()); call reset()"
             )
         action = action_id(action)  # a non-integral action is the caller's bug, not a move: it raises in both modes
-        game = self.game
+        game = self._play
         # The built-in random opponent cannot fail; any other is checked, and the step undone if it fails.
         undo = (game.clone(), self.np_random.bit_generator.state) if self._opponents_can_fail else None
         try:
@@ -229,11 +245,12 @@ class SeasonsGymEnv(gym.Env):
             try:
                 self._play_opponents()
             except BaseException:  # no half-applied turn: the learner's move is undone with the opponents'
-                self.game, self.np_random.bit_generator.state = undo
+                self._play, self.np_random.bit_generator.state = undo
                 raise
         if game.is_over:
             self._episode_over = True
-            reward = final_rewards(game, self.reward)[self.seat]
+            rewards = game.final_rewards(self.reward) if self._compiled else final_rewards(game, self.reward)
+            reward = rewards[self.seat]
             info = self._info()
             info.update(scores=game.scores(), winners=game.winners())
             return self._observation(), float(reward), True, False, info
@@ -243,7 +260,9 @@ class SeasonsGymEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the legal actions (for sb3-contrib's MaskablePPO)."""
-        return action_mask(self.game, self.seat).astype(bool)
+        if self._compiled:
+            return self._play.legal_mask(self.seat).astype(bool)
+        return action_mask(self._play, self.seat).astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         """The position as the learning seat sees it, in the ``render_mode`` given at construction."""
@@ -262,7 +281,7 @@ class SeasonsGymEnv(gym.Env):
     # -- internals
 
     def _play_opponents(self) -> None:
-        game = self.game
+        game = self._play
         while not game.is_over and game.current_player != self.seat:
             seat = game.current_player
             opponent = self.opponents[(seat - self.seat - 1) % self.num_players]
@@ -286,15 +305,16 @@ class SeasonsGymEnv(gym.Env):
                 )
             game.apply(action)
 
-    def _ask(self, opponent: Opponent, game: Game, seat: int, legal: Sequence[int]) -> object:
+    def _ask(self, opponent: Opponent, game: Game | CompiledGame, seat: int, legal: Sequence[int]) -> object:
         """What ``opponent`` answers for ``seat``'s decision (not yet checked)."""
         if opponent.kind == "agent":  # it reads a view determinized for its seat: nothing hidden from it leaks
-            return opponent.policy.act(game.determinize(seat, self.np_random), seat, list(legal))
-        observation = encode_observation(game, seat)
+            position = game.to_game() if self._compiled else game
+            return opponent.policy.act(position.determinize(seat, self.np_random), seat, list(legal))
+        observation = self._observe(seat)
         if opponent.kind == "model":
             if opponent.takes_masks:
                 answer = opponent.policy.predict(
-                    observation, action_masks=action_mask(game, seat).astype(bool), deterministic=True
+                    observation, action_masks=self._mask(seat).astype(bool), deterministic=True
                 )
             else:
                 answer = opponent.policy.predict(observation, deterministic=True)
@@ -303,10 +323,16 @@ class SeasonsGymEnv(gym.Env):
                     f"{opponent.label}: predict() must return (action, state) as SB3 models do; got {answer!r}"
                 )
             return answer[0]
-        return opponent.policy({"observation": observation, "action_mask": action_mask(game, seat)})
+        return opponent.policy({"observation": observation, "action_mask": self._mask(seat)})
+
+    def _observe(self, seat: int) -> np.ndarray:
+        return self._play.observation(seat) if self._compiled else encode_observation(self._play, seat)
+
+    def _mask(self, seat: int) -> np.ndarray:
+        return self._play.legal_mask(seat) if self._compiled else action_mask(self._play, seat)
 
     def _observation(self) -> np.ndarray:
-        return encode_observation(self.game, self.seat)
+        return self._observe(self.seat)
 
     def _info(self) -> dict:
-        return {"action_mask": action_mask(self.game, self.seat), "seat": self.seat}
+        return {"action_mask": self._mask(self.seat), "seat": self.seat}

@@ -15,6 +15,13 @@ FIGURES = [
     "turns/game",
     "seasons env() archmage",
     "seasons raw_env() archmage",
+    "seasons env(kernels) archmage",
+    "openspiel gin_rummy (C++)",
+    "one game: Game (reference)",
+    "one game: CompiledGame",
+    "one game: VectorGame(1) kernels",
+    'seasons env(engine="kernels") / OpenSpiel gin_rummy',
+    "one game: VectorGame(1) kernels / Game, decisions/s",
     "texas_holdem_v4",
     "connect_four_v3",
     "seasons env() / texas_holdem_v4",
@@ -36,6 +43,6 @@ def test_env_speed_quick() -> None:
     for figure in FIGURES:
         assert figure in result.stdout, f"{figure!r} missing from the output of env_speed.py:\n{result.stdout}"
     rows = [line.split() for line in result.stdout.splitlines() if line.startswith("seasons ")]
-    for label in ("env()", "raw_env()"):
+    for label in ("env()", "raw_env()", "env(kernels)"):
         players = {row[3] for row in rows if row[1] == label}
         assert players == {"2", "3", "4"}, f"seasons {label} rows for 2, 3 and 4 players:\n{result.stdout}"

@@ -26,6 +26,9 @@ from seasons_env.encoding import encode_observation
 from seasons_env.engine import actions as A
 from seasons_env.gym_env import SeasonsGymEnv
 
+#: Both rules engines the environment steps (the kernels' compiled path: tests/test_single_game.py).
+ENGINES = ["reference", "kernels"]
+
 torch.set_num_threads(1)
 
 
@@ -37,17 +40,20 @@ def test_registered_and_made_by_id() -> None:
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-def test_gymnasium_check_env() -> None:
-    gymnasium_check_env(SeasonsGymEnv(num_players=2))
+@pytest.mark.parametrize("engine", ENGINES)
+def test_gymnasium_check_env(engine: str) -> None:
+    gymnasium_check_env(SeasonsGymEnv(num_players=2, engine=engine))
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-def test_sb3_check_env() -> None:
-    sb3_check_env(SeasonsGymEnv(num_players=4, level="apprentice"))
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sb3_check_env(engine: str) -> None:
+    sb3_check_env(SeasonsGymEnv(num_players=4, level="apprentice", engine=engine))
 
 
-def test_episode_with_masks_ends_with_the_final_reward() -> None:
-    env = SeasonsGymEnv(num_players=3, level="archmage", agent_seat="random", reward="rank")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_episode_with_masks_ends_with_the_final_reward(engine: str) -> None:
+    env = SeasonsGymEnv(num_players=3, level="archmage", agent_seat="random", reward="rank", engine=engine)
     rng = np.random.default_rng(0)
     for episode in range(3):
         env.reset(seed=episode)
@@ -61,14 +67,15 @@ def test_episode_with_masks_ends_with_the_final_reward() -> None:
         assert env.game.is_over and "scores" in info and -1.0 <= reward <= 1.0
 
 
-def test_callable_opponents_are_asked_with_their_own_observation() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_callable_opponents_are_asked_with_their_own_observation(engine: str) -> None:
     seen = []
 
     def first_legal(observation: dict) -> int:
         seen.append(observation["observation"].shape)
         return int(np.flatnonzero(observation["action_mask"])[0])
 
-    env = SeasonsGymEnv(num_players=2, opponents=first_legal)
+    env = SeasonsGymEnv(num_players=2, opponents=first_legal, engine=engine)
     env.reset(seed=1)
     while not env.game.is_over:
         env.step(int(np.flatnonzero(env.action_masks())[-1]))
@@ -96,6 +103,7 @@ def test_illegal_actions_penalize_or_raise() -> None:
         ({"agent_seat": 2}, "agent_seat"),
         ({"num_players": 1}, "num_players"),
         ({"reward": "gold"}, "reward"),
+        ({"engine": "fast"}, "engine must be one of 'reference', 'kernels'; got 'fast'"),
     ],
 )
 def test_bad_configuration_names_the_field(kwargs: dict, field: str) -> None:
@@ -106,9 +114,10 @@ def test_bad_configuration_names_the_field(kwargs: dict, field: str) -> None:
         SeasonsGymEnv(**config)
 
 
-def test_same_seed_same_episode() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_same_seed_same_episode(engine: str) -> None:
     def episode(seed: int) -> list[bytes]:
-        env = SeasonsGymEnv(num_players=3, agent_seat="random")
+        env = SeasonsGymEnv(num_players=3, agent_seat="random", engine=engine)
         obs, _ = env.reset(seed=seed)
         frames = [obs.tobytes()]
         rng = np.random.default_rng(seed)
@@ -129,7 +138,8 @@ def test_maskable_ppo_learns_and_evaluates() -> None:
     assert len(rewards) == 4 and all(r in (-1.0, 1.0) for r in rewards) and min(lengths) > 10
 
 
-def test_agents_can_be_opponents() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_agents_can_be_opponents(engine: str) -> None:
     from seasons_agents.random_agent import RandomAgent
 
     seats: set[int] = set()
@@ -140,7 +150,7 @@ def test_agents_can_be_opponents() -> None:
             seats.add(seat)
             return super().act(view, seat, legal)
 
-    env = SeasonsGymEnv(num_players=3, opponents=[Recorder(1), "random"])
+    env = SeasonsGymEnv(num_players=3, opponents=[Recorder(1), "random"], engine=engine)
     env.reset(seed=2)
     while not env.game.is_over:
         env.step(int(np.flatnonzero(env.action_masks())[0]))
@@ -160,8 +170,9 @@ INTEGRAL_FORMS = {
 
 
 @pytest.mark.parametrize("form", INTEGRAL_FORMS)
-def test_step_accepts_any_integral_scalar(form: str) -> None:
-    reference, env = SeasonsGymEnv(num_players=3), SeasonsGymEnv(num_players=3)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_step_accepts_any_integral_scalar(form: str, engine: str) -> None:
+    reference, env = SeasonsGymEnv(num_players=3), SeasonsGymEnv(num_players=3, engine=engine)
     reference.reset(seed=4)
     env.reset(seed=4)
     for _ in range(5):
@@ -325,8 +336,9 @@ def _failing_after(calls: int, answer: object) -> Callable[[dict], object]:
         (RuntimeError("policy crashed"), RuntimeError, "policy crashed"),
     ],
 )
-def test_a_failing_opponent_leaves_the_step_undone(answer: object, error: type, message: str) -> None:
-    env = SeasonsGymEnv(num_players=3, opponents=["random", _failing_after(6, answer)])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_failing_opponent_leaves_the_step_undone(answer: object, error: type, message: str, engine: str) -> None:
+    env = SeasonsGymEnv(num_players=3, opponents=["random", _failing_after(6, answer)], engine=engine)
     env.reset(seed=5)
     while True:
         before = (env.game.to_dict(), env.np_random.bit_generator.state, env.seat)

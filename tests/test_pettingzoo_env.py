@@ -17,20 +17,25 @@ from seasons_env.rewards import final_rewards
 
 # api_test resets with options={"options": 1}: the environment warns that the key is unknown, then goes on
 IGNORE_API_TEST_OPTION = "ignore:options. unknown key.s. 'options'"
+#: Both rules engines the environment steps (the kernels' compiled path: tests/test_single_game.py).
+ENGINES = ["reference", "kernels"]
 
 
 @pytest.mark.filterwarnings(IGNORE_API_TEST_OPTION)
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_pettingzoo_api_test(num_players: int) -> None:
-    api_test(seasons_env.env(num_players=num_players), num_cycles=1000)
+def test_pettingzoo_api_test(num_players: int, engine: str) -> None:
+    api_test(seasons_env.env(num_players=num_players, engine=engine), num_cycles=1000)
 
 
-def test_pettingzoo_seed_test() -> None:
-    seed_test(lambda **kwargs: seasons_env.env(num_players=3, **kwargs), num_cycles=500)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_pettingzoo_seed_test(engine: str) -> None:
+    seed_test(lambda **kwargs: seasons_env.env(num_players=3, engine=engine, **kwargs), num_cycles=500)
 
 
-def test_pettingzoo_render_test() -> None:
-    render_test(lambda render_mode=None: seasons_env.env(render_mode=render_mode))
+@pytest.mark.parametrize("engine", ENGINES)
+def test_pettingzoo_render_test(engine: str) -> None:
+    render_test(lambda render_mode=None: seasons_env.env(render_mode=render_mode, engine=engine))
 
 
 def _random_step(env, rng: np.random.Generator) -> None:
@@ -41,8 +46,9 @@ def _random_step(env, rng: np.random.Generator) -> None:
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
-def test_agent_selection_follows_the_deciding_seat() -> None:
-    env = seasons_env.raw_env(num_players=3, level="archmage")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_agent_selection_follows_the_deciding_seat(engine: str) -> None:
+    env = seasons_env.raw_env(num_players=3, level="archmage", engine=engine)
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     while env.agents:
@@ -52,7 +58,8 @@ def test_agent_selection_follows_the_deciding_seat() -> None:
         _random_step(env, rng)
 
 
-def test_out_of_turn_decision_selects_the_opponent() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_out_of_turn_decision_selects_the_opponent(engine: str) -> None:
     state = {
         "num_players": 3,
         "level": "magician",
@@ -60,7 +67,7 @@ def test_out_of_turn_decision_selects_the_opponent() -> None:
         "turn_player": 0,
         "pending": [{"step": "turn", "player": 0}, *rest_of_round(3)],
     }
-    env = seasons_env.env(num_players=3, level="magician")
+    env = seasons_env.env(num_players=3, level="magician", engine=engine)
     env.reset(options={"state": state})
     assert env.agent_selection == "player_0"
     env.step(A.summon_action(10))  # Syllas: player 1 chooses what to sacrifice
@@ -72,8 +79,9 @@ def test_out_of_turn_decision_selects_the_opponent() -> None:
     assert env.agent_selection == "player_0" and env.unwrapped.game.in_play[1] == (4,)
 
 
-def test_illegal_action_raises_and_changes_nothing() -> None:
-    env = seasons_env.raw_env()
+@pytest.mark.parametrize("engine", ENGINES)
+def test_illegal_action_raises_and_changes_nothing(engine: str) -> None:
+    env = seasons_env.raw_env(engine=engine)
     env.reset(seed=0)
     before = env.state()
     with pytest.raises(IllegalActionError, match="draft_pick"):
@@ -81,8 +89,9 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     assert env.state() == before and env.agent_selection == "player_0"
 
 
-def test_illegal_action_penalized_ends_the_game() -> None:
-    env = seasons_env.raw_env(num_players=3, illegal="penalize")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_illegal_action_penalized_ends_the_game(engine: str) -> None:
+    env = seasons_env.raw_env(num_players=3, illegal="penalize", engine=engine)
     env.reset(seed=0)
     env.step(A.END_TURN)
     assert all(env.terminations.values())
@@ -90,9 +99,10 @@ def test_illegal_action_penalized_ends_the_game() -> None:
     assert env.infos["player_0"]["illegal_action"] is True
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("reward", ["win", "score", "rank"])
-def test_rewards_only_at_the_end(reward: str) -> None:
-    env = seasons_env.raw_env(num_players=3, reward=reward)
+def test_rewards_only_at_the_end(reward: str, engine: str) -> None:
+    env = seasons_env.raw_env(num_players=3, reward=reward, engine=engine)
     env.reset(seed=5)
     rng = np.random.default_rng(1)
     totals = dict.fromkeys(env.possible_agents, 0.0)
@@ -128,11 +138,12 @@ def _advance(env, rng: np.random.Generator, steps: int) -> None:
         _random_step(env, rng)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("how", ["deepcopy", "pickle", "clone"])
-def test_mid_game_copies_continue_identically(how: str) -> None:
+def test_mid_game_copies_continue_identically(how: str, engine: str) -> None:
     rng = np.random.default_rng(2)
     for cut in (0, 37, 150, 400):
-        env = seasons_env.raw_env(num_players=2, level="archmage")
+        env = seasons_env.raw_env(num_players=2, level="archmage", engine=engine)
         env.reset(seed=cut)
         _advance(env, rng, cut)
         other = {
@@ -171,6 +182,8 @@ def test_ansi_render_is_a_readable_board() -> None:
         ({"illegal": "ignore"}, "illegal"),
         ({"render_mode": "rgb_array_list"}, "render_mode"),
         ({"render_seat": 2}, "render_seat"),
+        ({"engine": "numba"}, "engine must be one of 'reference', 'kernels'; got 'numba'"),
+        ({"engine": None}, "engine must be one of"),
     ],
 )
 def test_bad_configuration_names_the_field(kwargs: dict, field: str) -> None:
@@ -190,8 +203,9 @@ def test_reset_with_a_state_of_the_wrong_shape_is_refused() -> None:
 @pytest.mark.parametrize(
     "form", [int, np.int64, np.array, lambda a: np.array([a]), lambda a: np.array([a], dtype=np.uint8)]
 )
-def test_step_accepts_any_integral_scalar(form) -> None:
-    reference, env = seasons_env.raw_env(num_players=3), seasons_env.raw_env(num_players=3)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_step_accepts_any_integral_scalar(form, engine: str) -> None:
+    reference, env = seasons_env.raw_env(num_players=3), seasons_env.raw_env(num_players=3, engine=engine)
     reference.reset(seed=4)
     env.reset(seed=4)
     for _ in range(8):
@@ -213,8 +227,11 @@ def test_step_accepts_any_integral_scalar(form) -> None:
         (np.array([1, 2]), ValueError, r"array of shape \(2,\)"),
     ],
 )
-def test_step_rejects_non_integral_actions(illegal: str, action: object, error: type, message: str) -> None:
-    env = seasons_env.raw_env(illegal=illegal)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_step_rejects_non_integral_actions(
+    illegal: str, action: object, error: type, message: str, engine: str
+) -> None:
+    env = seasons_env.raw_env(illegal=illegal, engine=engine)
     env.reset(seed=0)
     before = env.state()
     with pytest.raises(error, match=f"action must be .*{message}"):
