@@ -5,7 +5,7 @@
     python benchmarks/vector_equivalence.py --games 2000 --batch 100 --seed 7
 
 The games are shared evenly between the 9 (level, player count) cases and played in batches of ``--batch``
-(``seasons_env.vector.equivalence.run_differential``): seeded random play on a ``VectorGame`` and on reference
+(``seasons_env.vector.differential.run_differential``): seeded random play on a ``VectorGame`` and on reference
 games stepped alongside, compared at every step and for every game (observation, mask, current player, scores,
 winners, termination; ``game(i)`` against the reference game, generator included, every ``--check-every`` steps),
 each game through one whole episode and into its next. Exits with status 1 if anything diverged.
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from seasons_env import LEVELS
-from seasons_env.vector.equivalence import run_differential
+from seasons_env.vector.differential import run_differential
 
 PLAYER_COUNTS = (2, 3, 4)
 

@@ -1,11 +1,11 @@
-"""Array kernels of the batched core (observation and mask) against the reference engine.
+"""The compiled observation writer of the batched core against the reference engine.
 
     python benchmarks/vector_kernels.py              # batch 1, 64, 1,024, 4,096; 2 and 4 players
     python benchmarks/vector_kernels.py --quick      # batch 1, 64, 1,024; shorter budgets, fewer source games
     python benchmarks/vector_kernels.py --kinds      # also: which decisions random play asks, what their options cost
 
-The observation kernels: observations per second of the numpy ``write_observations`` and of the compiled
-``kernels.observe_rows`` (what ``VectorGame`` uses on the kernels) over an array state against the
+Observations per second of the compiled ``kernels.observe_rows`` (what ``VectorGame`` uses on the kernels) over an
+array state against the
 reference ``encode_observation`` looping over the same positions' ``Game`` objects, each writing the observation
 of the seat that decides (seat 0 in a finished game) into a preallocated ``[B, OBSERVATION_SIZE]`` buffer. The
 positions are drawn without replacement from every position of seeded random games played to the end, so they
@@ -13,13 +13,9 @@ spread over whole games (draft, every year, ends). Before timing, every kernel r
 reference's. Each cell's budget is split into rounds alternating between the sides, so a drift of the
 shared machine's speed hits both alike; compare the ratios, not the absolute figures, between machines.
 
-The mask kernel: masks per second of ``write_legal_masks`` over the same kind of positions against two
-references over the ``Game`` objects, each writing a ``[B, NUM_ACTIONS]`` bool buffer: ``legal_action_list()``
-(the options the engine computed when the position was reached, copied) and the options computed afresh by the
-pending decision's option function (``steps.OPTIONS``: the work a batch stepping on arrays would otherwise do per
-game). "covered" is the share of the positions the kernels answer (the rest take the reference path inside the
-kernel). ``--kinds`` first prints, for 2 and 4 players, how often random play asks each decision kind and the
-share of the option functions' time each takes, with the kernels' coverage by frequency.
+``--kinds`` first prints, for 2 and 4 players, how often random play asks each decision kind and the share of the
+option functions' time each takes. (The compiled engine's legal masks are written as it steps, not by a separate
+writer: ``benchmarks/vector_speed.py`` measures them with the steps.)
 """
 
 from __future__ import annotations
@@ -39,8 +35,6 @@ from seasons_env.engine import Game, steps
 from seasons_env.vector.arrays import pack
 from seasons_env.vector.kernels.observe_rows import observe_rows
 from seasons_env.vector.kernels.structs import kernel_arrays
-from seasons_env.vector.mask_kernel import KERNEL_KINDS, NUM_ACTIONS, kernel_rows, write_legal_masks
-from seasons_env.vector.observe_kernel import write_observations
 
 GOAL_RATIO = 10.0  # batched / reference at batch 1,024 (issue 11)
 ROUNDS = 3
@@ -74,21 +68,14 @@ def observer_of(game: Game) -> int:
     return game.current_player if not game.is_over else 0
 
 
-def measure_observations(games: list[Game], seconds: float) -> tuple[float, float, float]:
-    """(numpy kernel, compiled kernel, reference) observations per second over ``games``, after checking that all
-    three write the same values."""
+def measure_observations(games: list[Game], seconds: float) -> tuple[float, float]:
+    """(compiled, reference) observations per second over ``games``, after checking both write the same values."""
     batch_size = len(games)
-    state = pack(games)
-    arrays = kernel_arrays(state)
+    arrays = kernel_arrays(pack(games))
     rows = np.arange(batch_size, dtype=np.int64)
     seats = np.array([observer_of(g) for g in games], dtype=np.int64)
-    kernel_out = np.empty((batch_size, OBSERVATION_SIZE), dtype=np.float32)
     compiled_out = np.empty((batch_size, OBSERVATION_SIZE), dtype=np.float32)
     reference_out = np.empty((batch_size, OBSERVATION_SIZE), dtype=np.float32)
-
-    def kernel() -> int:
-        write_observations(state, seats, kernel_out)
-        return batch_size
 
     def compiled() -> int:
         observe_rows(arrays, rows, seats, compiled_out)
@@ -99,13 +86,12 @@ def measure_observations(games: list[Game], seconds: float) -> tuple[float, floa
             encode_observation(game, int(seats[i]), reference_out[i])
         return batch_size
 
-    sides = (kernel, compiled, reference)
+    sides = (compiled, reference)
     for side in sides:
         side()
-    for name, out in (("numpy kernel", kernel_out), ("compiled kernel", compiled_out)):
-        if not np.array_equal(out, reference_out):
-            row = int(np.flatnonzero((out != reference_out).any(axis=1))[0])
-            raise SystemExit(f"the {name}'s observation of row {row} differs from encode_observation's")
+    if not np.array_equal(compiled_out, reference_out):
+        row = int(np.flatnonzero((compiled_out != reference_out).any(axis=1))[0])
+        raise SystemExit(f"the compiled observation of row {row} differs from encode_observation's")
     totals = [[0, 0.0] for _ in sides]
     for _ in range(ROUNDS):
         for k, side in enumerate(sides):
@@ -113,93 +99,23 @@ def measure_observations(games: list[Game], seconds: float) -> tuple[float, floa
             while (elapsed := time.perf_counter() - start) < seconds / (len(sides) * ROUNDS):
                 totals[k][0] += side()
             totals[k][1] += elapsed
-    return tuple(count / elapsed for count, elapsed in totals)
+    compiled_rate, reference_rate = (count / elapsed for count, elapsed in totals)
+    return compiled_rate, reference_rate
 
 
 def observation_table(batches: list[int], seconds: float, level: str, source_games: int) -> None:
-    print(
-        "observations/s: write_observations (numpy kernel), observe_rows (compiled) vs encode_observation per Game "
-        f"(reference), {level}"
-    )
-    print(f"{'players':>7} {'batch':>6} {'kernel':>11} {'compiled':>11} {'reference':>10} {'ratio':>6} {'ratio':>6}")
+    print(f"observations/s: observe_rows (compiled) vs encode_observation per Game (reference), {level}")
+    print(f"{'players':>7} {'batch':>6} {'compiled':>11} {'reference':>10} {'ratio':>6}")
     for players in (2, 4):
         pool = game_positions(players, level, source_games, seed=players)
         for batch_size in batches:
             games = sample_positions(pool, batch_size, seed=players)
-            kernel, compiled, reference = measure_observations(games, seconds)
-            print(
-                f"{players:>7} {batch_size:>6} {kernel:>11,.0f} {compiled:>11,.0f} {reference:>10,.0f} "
-                f"{kernel / reference:>6.2f} {compiled / reference:>6.2f}"
-            )
+            compiled, reference = measure_observations(games, seconds)
+            print(f"{players:>7} {batch_size:>6} {compiled:>11,.0f} {reference:>10,.0f} {compiled / reference:>6.2f}")
     print(
-        "ratios: numpy kernel / reference, compiled / reference; every kernel row checked equal to "
-        f"encode_observation; goal at batch 1024: >= {GOAL_RATIO:.0f}x per decision"
+        "ratio: compiled / reference; every compiled row checked equal to encode_observation; "
+        f"goal at batch 1024: >= {GOAL_RATIO:.0f}x per decision"
     )
-
-
-def measure_masks(games: list[Game], seconds: float) -> tuple[float, float, float, float]:
-    """(kernel, cached reference, recomputing reference) masks per second over ``games`` and the share the
-    kernels cover, after checking all three write the same masks."""
-    batch_size = len(games)
-    state = pack(games)
-    outs = [np.empty((batch_size, NUM_ACTIONS), dtype=np.bool_) for _ in range(3)]
-    options = [(steps.OPTIONS[g.pending_task()[0]], g.pending_task()) if not g.is_over else None for g in games]
-
-    def kernel() -> int:
-        write_legal_masks(state, outs[0])
-        return batch_size
-
-    def cached() -> int:
-        out = outs[1]
-        out.fill(False)
-        for i, game in enumerate(games):
-            out[i, game.legal_action_list()] = True
-        return batch_size
-
-    def recomputed() -> int:
-        out = outs[2]
-        out.fill(False)
-        for i, game in enumerate(games):
-            if options[i] is not None:
-                out[i, options[i][0](game, options[i][1])] = True
-        return batch_size
-
-    sides = (kernel, cached, recomputed)
-    for side in sides:
-        side()
-    for k, out in enumerate(outs[1:], start=1):
-        if not np.array_equal(outs[0], out):
-            row = int(np.flatnonzero((outs[0] != out).any(axis=1))[0])
-            raise SystemExit(f"the mask kernel's row {row} differs from reference {k}")
-    totals = [[0, 0.0] for _ in sides]
-    for _ in range(ROUNDS):
-        for k, side in enumerate(sides):
-            start = time.perf_counter()
-            while (elapsed := time.perf_counter() - start) < seconds / (len(sides) * ROUNDS):
-                totals[k][0] += side()
-            totals[k][1] += elapsed
-    covered = float(kernel_rows(state).mean())
-    return (*(count / spent for count, spent in totals), covered)
-
-
-def mask_table(batches: list[int], seconds: float, level: str, source_games: int) -> None:
-    print(
-        f"masks/s: write_legal_masks (kernel) vs legal_action_list per Game (cached) and steps.OPTIONS (fresh), {level}"
-    )
-    print(
-        f"{'players':>7} {'batch':>6} {'covered':>7} {'kernel':>11} {'cached':>10} {'ratio':>6} "
-        f"{'fresh':>10} {'ratio':>6}"
-    )
-    for players in (2, 4):
-        pool = game_positions(players, level, source_games, seed=players)
-        for batch_size in batches:
-            games = sample_positions(pool, batch_size, seed=players)
-            kernel, cached, fresh, covered = measure_masks(games, seconds)
-            print(
-                f"{players:>7} {batch_size:>6} {covered:>7.1%} {kernel:>11,.0f} {cached:>10,.0f} "
-                f"{kernel / cached:>6.2f} {fresh:>10,.0f} {kernel / fresh:>6.2f}"
-            )
-    print("every kernel row checked equal to both references; covered: rows answered by kernel, not by fallback")
 
 
 def kinds_table(level: str, games: int) -> None:
@@ -219,16 +135,11 @@ def kinds_table(level: str, games: int) -> None:
                 legal = game.legal_action_list()
                 game.apply(legal[int(rng.integers(len(legal)))])
         total, total_time = sum(asked.values()), sum(spent.values())
-        covered = sum(c for k, c in asked.items() if steps.KINDS[k] in KERNEL_KINDS) / total
         print(f"decision kinds of {games} random {players}-player {level} games ({total:,} decisions):")
-        print(f"  {'kind':<24} {'asked':>6} {'options time':>12} {'us/call':>8} kernel")
+        print(f"  {'kind':<24} {'asked':>6} {'options time':>12} {'us/call':>8}")
         for k, count in sorted(asked.items(), key=lambda item: -item[1]):
             name = steps.KINDS[k]
-            print(
-                f"  {name:<24} {count / total:>6.1%} {spent[k] / total_time:>12.1%} {spent[k] / count * 1e6:>8.1f} "
-                f"{'yes' if name in KERNEL_KINDS else 'no'}"
-            )
-        print(f"  the kernels answer {covered:.1%} of the decisions asked")
+            print(f"  {name:<24} {count / total:>6.1%} {spent[k] / total_time:>12.1%} {spent[k] / count * 1e6:>8.1f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,7 +157,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.kinds:
         kinds_table(args.level, games=6 if args.quick else 30)
     observation_table(batches, seconds, args.level, source_games=6 if args.quick else 24)
-    mask_table(batches, seconds, args.level, source_games=6 if args.quick else 24)
     return 0
 
 

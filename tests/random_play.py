@@ -1,7 +1,7 @@
 """Random play used by several tests: thin wrappers over ``seasons_env.simulate.random_play``.
 
-Their policy streams (``seed + 10_000``, ``seed + 20_000``) are fixed: the golden hashes in
-``tests/golden/streams.json`` were made with them.
+Their policy streams (``seed + 10_000``, ``seed + 20_000``) are fixed: the golden playthroughs in
+``tests/golden/`` were made with them.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ class OnEngine:
         return self
 
     def _check(self, where: str) -> None:
-        from seasons_env.vector.equivalence import compare_batch
+        from seasons_env.vector.differential import compare_batch
 
         got, want = self.batch.game(0).to_dict(), self.reference.to_dict()
         differ = [key for key in want if got.get(key) != want[key]]

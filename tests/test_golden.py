@@ -1,86 +1,170 @@
-"""Golden streams: seeded games whose positions, observations and masks must not change by accident.
+"""Golden playthroughs: seeded random games written out decision by decision, which must not change by accident.
 
-For each seeded random game (every level and player count) the test hashes the ``to_dict()`` of every position,
-and the observation and action mask of every seat at every position. A change to any of them must come with a
-version bump (state format, observation layout or action table): the stored hashes name the versions they were
-made with, and a hash that changes while the versions stay the same fails here.
+For each seeded game (every level at 2, 3 and 4 players, and three more),
+``tests/golden/<level>-<n>p-seed<seed>.txt`` holds, for every decision: the acting seat and the decision asked, a
+short state summary (year, season, each seat's crystals, energy, gauge, hand and cards in play), the legal actions
+with their labels, the action taken (random, from ``default_rng(seed + 10_000)``), and short digests of the whole
+position (``to_dict()``), of every seat's observation and of every seat's action mask; the game's end (scores,
+winners, the final digests) closes the file.
+A change to any of them must come with a version bump (state format, observation layout or action table): each
+file's first lines name the versions it was made with.
 
-Regenerate after a deliberate, versioned change with ``python tests/test_golden.py``.
+A difference fails with the first differing line, the decision it belongs to and the lines around it. Regenerate
+after a deliberate, versioned change (deterministic: the same files every time) with::
+
+    python tests/test_golden.py            # writes tests/golden/*.txt
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from random_play import random_game
+from random_play import random_game  # beside this file: on the path under pytest and as a script
 
 from seasons_env import ACTION_TABLE_VERSION
 from seasons_env.encoding import OBSERVATION_VERSION, action_mask, encode_observation
-from seasons_env.engine import STATE_VERSION
+from seasons_env.engine import STATE_VERSION, Game, steps
+from seasons_env.engine.actions import describe_action
+from seasons_env.engine.data import SEASONS
 
-GOLDEN = Path(__file__).with_name("golden") / "streams.json"
+GOLDEN = Path(__file__).with_name("golden")
 GAMES = [
     (level, players, seed)
     for level in ("apprentice", "magician", "archmage")
     for players, seed in ((2, 1), (3, 2), (4, 3))
 ] + [("archmage", 2, 17), ("archmage", 3, 29), ("magician", 4, 41)]
+#: Lines shown before and after the first differing line.
+CONTEXT = 6
 
 
-def versions() -> dict[str, int]:
-    return {"state": STATE_VERSION, "observation": OBSERVATION_VERSION, "action_table": ACTION_TABLE_VERSION}
+def versions() -> str:
+    return f"state {STATE_VERSION}, observation {OBSERVATION_VERSION}, action table {ACTION_TABLE_VERSION}"
 
 
-def stream_hashes(level: str, players: int, seed: int) -> dict[str, str]:
-    positions, observations, masks = hashlib.sha256(), hashlib.sha256(), hashlib.sha256()
-
-    def record(game) -> None:
-        positions.update(json.dumps(game.to_dict(), sort_keys=True).encode())
-        for seat in range(players):
-            observations.update(encode_observation(game, seat).tobytes())
-            masks.update(action_mask(game, seat).astype(np.int8).tobytes())
-
-    _, decisions = random_game(players, level, seed, on_step=record)
-    return {
-        "decisions": decisions,
-        "positions": positions.hexdigest(),
-        "observations": observations.hexdigest(),
-        "masks": masks.hexdigest(),
-    }
+def golden_path(level: str, players: int, seed: int) -> Path:
+    return GOLDEN / f"{level}-{players}p-seed{seed}.txt"
 
 
-def _key(level: str, players: int, seed: int) -> str:
-    return f"{level}/{players}p/seed{seed}"
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:10]
 
 
-@pytest.mark.parametrize(("level", "players", "seed"), GAMES, ids=[_key(*g) for g in GAMES])
-def test_seeded_game_streams_are_unchanged(level: str, players: int, seed: int) -> None:
-    stored = json.loads(GOLDEN.read_text(encoding="utf-8"))
-    expected = stored["games"][_key(level, players, seed)]
-    actual = stream_hashes(level, players, seed)
-    changed = [name for name in actual if actual[name] != expected[name]]
-    if not changed:
+def _digests(game: Game) -> str:
+    """Short digests of the position, of each seat's observation and of all seats' masks."""
+    position = _digest(json.dumps(game.to_dict(), sort_keys=True).encode())
+    observations = " ".join(_digest(encode_observation(game, seat).tobytes()) for seat in range(game.num_players))
+    masks = _digest(b"".join(action_mask(game, seat).astype(np.int8).tobytes() for seat in range(game.num_players)))
+    return f"digest: position {position} | observations {observations} | masks {masks}"
+
+
+def _summary(game: Game) -> str:
+    seats = " | ".join(
+        f"s{p} {game.crystals[p]}c {'/'.join(map(str, game.reserve[p]))} g{game.gauge[p]} "
+        f"hand {len(game.hand[p])} play {len(game.in_play[p])}"
+        for p in range(game.num_players)
+    )
+    return f"year {game.year} {SEASONS[game.season]} | {seats}"
+
+
+def playthrough_text(level: str, players: int, seed: int) -> str:
+    """The golden playthrough of one seeded random game."""
+    lines = [
+        f"# golden playthrough: {level}, {players} players, game seed {seed}, random actions seed {seed + 10_000}",
+        f"# versions: {versions()}",
+        "# summary per seat: crystals, energy water/earth/fire/air, summoning gauge, cards in hand, cards in play",
+    ]
+
+    decision = 0
+
+    def record(game: Game, action: int) -> None:
+        nonlocal decision
+        decision += 1
+        seat, kind = game.current_player, steps.KINDS[game.pending_task()[0]]
+        legal = "; ".join(f"{a} {describe_action(a)}" for a in game.legal_action_list())
+        lines.extend(
+            [
+                f"decision {decision}: seat {seat} {kind} | {_summary(game)}",
+                f"  legal: {legal}",
+                f"  action: {action} {describe_action(action)}",
+                f"  {_digests(game)}",
+            ]
+        )
+
+    game, decisions = random_game(players, level, seed, on_action=record)
+    lines.extend(
+        [
+            f"end after {decisions} decisions | {_summary(game)}",
+            f"  scores {game.scores()} winners {game.winners()}",
+            f"  {_digests(game)}",
+        ]
+    )
+    return "\n".join(lines) + "\n"
+
+
+def first_difference(expected: str, actual: str, name: str) -> str | None:
+    """None if the texts are equal; else where they first differ: the line, the decision it belongs to, context."""
+    old, new = expected.splitlines(), actual.splitlines()
+    if old == new:
+        return None
+    at = next((k for k, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+    decision = next((line for line in reversed(new[: at + 1]) if not line.startswith((" ", "#"))), "the header")
+    diff = difflib.unified_diff(
+        old[max(0, at - CONTEXT) : at + CONTEXT + 1],
+        new[max(0, at - CONTEXT) : at + CONTEXT + 1],
+        f"{name} (committed)",
+        f"{name} (now)",
+        n=CONTEXT,
+        lineterm="",
+    )
+    return f"{name}: first difference at line {at + 1}, in {decision.split(' | ')[0]!r}:\n" + "\n".join(diff)
+
+
+@pytest.mark.parametrize(("level", "players", "seed"), GAMES, ids=[golden_path(*g).stem for g in GAMES])
+def test_seeded_game_playthroughs_are_unchanged(level: str, players: int, seed: int) -> None:
+    path = golden_path(level, players, seed)
+    committed = path.read_text(encoding="utf-8")
+    difference = first_difference(committed, playthrough_text(level, players, seed), path.name)
+    if difference is None:
         return
-    bumped = {name for name, v in versions().items() if stored["versions"][name] != v}
-    assert not bumped, (
-        f"versions {sorted(bumped)} were bumped: regenerate the golden streams with `python tests/test_golden.py`"
+    bumped = f"# versions: {versions()}" not in committed.splitlines()[:3]
+    hint = (
+        "the versions were bumped: regenerate the goldens with `python tests/test_golden.py`"
+        if bumped
+        else "changed without a version bump of the state format, the observation layout or the action table "
+        "(trained models and saved positions depend on them)"
     )
-    raise AssertionError(
-        f"{_key(level, players, seed)}: {', '.join(changed)} changed without a version bump of the state format, "
-        "the observation layout or the action table (trained models and saved positions depend on them)"
+    raise AssertionError(f"{difference}\n{hint}")
+
+
+def test_a_difference_is_reported_at_its_first_decision() -> None:
+    text = playthrough_text("apprentice", 2, 1)
+    lines = text.splitlines()
+    k = next(i for i, line in enumerate(lines) if line.startswith("decision ") and i > 40)
+    changed = [*lines[: k + 2], "  action: 0 changed", *lines[k + 3 :]]
+    report = first_difference(text, "\n".join(changed) + "\n", "x.txt")
+    assert report is not None and report.startswith(
+        f"x.txt: first difference at line {k + 3}, in '{lines[k].split(' | ')[0]}'"
     )
+    assert "-" + lines[k + 2] in report and "+  action: 0 changed" in report
+    assert first_difference(text, text, "x.txt") is None
 
 
 def main() -> None:
-    data = {"versions": versions(), "games": {_key(*g): stream_hashes(*g) for g in GAMES}}
-    GOLDEN.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {GOLDEN} ({len(GAMES)} games)")
+    GOLDEN.mkdir(exist_ok=True)
+    for stale in GOLDEN.glob("*.txt"):
+        stale.unlink()
+    total = 0
+    for game in GAMES:
+        text = playthrough_text(*game)
+        golden_path(*game).write_text(text, encoding="utf-8")
+        total += len(text.encode())
+    print(f"wrote {len(GAMES)} playthroughs to {GOLDEN} ({total / 1e6:.2f} MB)")
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).parent))
     main()

@@ -21,7 +21,7 @@ from seasons_env import Game, IllegalActionError
 from seasons_env.encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector import StepInfo, VectorGame, game_seed
-from seasons_env.vector.equivalence import compare_batch, run_differential
+from seasons_env.vector.differential import compare_batch, run_differential
 from seasons_env.vector.policies import sample_legal
 
 GAMES_PER_CASE = 200
@@ -353,3 +353,12 @@ def test_new_games_equal_putting_game_new(engine: str, players: int) -> None:
     with pytest.raises(ValueError, match="one seed per distinct index"):
         dealt.new_games([1, 1], [4, 5])
     assert dealt.game(1) == before
+
+
+def test_the_old_equivalence_module_still_answers_with_a_deprecation_warning() -> None:
+    from seasons_env.vector import differential, equivalence
+
+    with pytest.warns(DeprecationWarning, match=r"moved to seasons_env\.vector\.differential\.compare_batch"):
+        assert equivalence.compare_batch is differential.compare_batch
+    with pytest.raises(AttributeError, match="no attribute 'missing'"):
+        _ = equivalence.missing

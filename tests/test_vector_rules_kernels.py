@@ -11,9 +11,9 @@ from seasons_env.engine.chance import Chance
 from seasons_env.engine.data import LEVELS
 from seasons_env.engine.machine import Game, IllegalActionError
 from seasons_env.vector.arrays import pack
+from seasons_env.vector.differential import compare_play_from, compare_random_play
 from seasons_env.vector.kernels import KernelDispatcher, state_ops
 from seasons_env.vector.kernels.batch import RulesBatch, kernel_arrays
-from seasons_env.vector.kernels.differential import compare_play_from, compare_random_play
 from seasons_env.vector.kernels.machine import SUPPORTED
 
 GAMES = 12

@@ -3,8 +3,8 @@
 ``observe_row(s, i, observer, out)`` writes exactly ``encode_observation(unpack(state, i), observer)`` (the same
 float32 values in the same ``LAYOUT``, ``seasons_env/encoding.py``), function for function: ``_public_scalars``,
 ``_player_stored`` and ``_encode_context`` have their kernels here. The tables it reads (die faces, each decision
-kind's one-hot column and argument columns, the token stores shown) are ``observe_kernel``'s, built at import from
-the engine's data, so both batch writers follow the engine alike.
+kind's one-hot column and argument columns, the token stores shown) are in ``tables.py``, built at import from the
+engine's data and the encoder's layout, so the writer follows them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ from seasons_env import encoding as E
 from seasons_env.engine.data import DICE_PER_SEASON, NUM_CARDS
 from seasons_env.engine.state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
 
-from ..observe_kernel import (
+from ..step_codes import NO_VALUE
+from . import kernel
+from .state_ops import reserve_limit
+from .tables import (
     CARD_OF_INSTANCE,
     CONTEXT_COLUMNS,
     CONTEXT_COUNT_ONE,
@@ -24,9 +27,6 @@ from ..observe_kernel import (
     SHOWN_STORE_INSTANCES,
     SHOWN_STORED_ROW,
 )
-from ..step_codes import NO_VALUE
-from . import kernel
-from .state_ops import reserve_limit
 
 _TRANSMUTE_ABILITY, _TRANSMUTE_BONUS_USED = int(TRANSMUTE_ABILITY), int(TRANSMUTE_BONUS_USED)
 _CTX_CARDS_COLUMN, _CTX_CARDS_WIDTH = CONTEXT_COLUMNS["cards"], CONTEXT_COLUMNS["cards_width"]
