@@ -32,6 +32,9 @@ from seasons_env.engine.state import State
 #: The engines a rules-scenario test runs on (its test ids end in ``[reference]`` or ``[kernels]``).
 ENGINES = ("reference", "kernels")
 _engine = "reference"
+#: Under the kernels, each scenario game's batch, by ``id(game)``: (the game, its ``OnKernels``, its position when
+#: the batch last wrote it). A test's game keeps one batch from its start to its end, unless the test changes it.
+_runs: dict[int, tuple[Game, OnKernels, dict]] = {}
 
 
 @contextmanager
@@ -41,10 +44,12 @@ def engine_under_test(engine: str) -> Iterator[None]:
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}; got {engine!r}")
     previous, _engine = _engine, engine
+    _runs.clear()
     try:
         yield
     finally:
         _engine = previous
+        _runs.clear()
 
 
 def rest_of_round(num_players: int, turn_player: int = 0, first_player: int = 0) -> list[dict]:
@@ -87,7 +92,7 @@ def scenario(
     game = Game.from_dict(state)
     if _engine == "kernels":
         # The kernels start from the position as read, its first pending steps not yet run.
-        _become(game, OnKernels(game, start=serialization.from_dict(Game, state)).game)
+        _follow(game, OnKernels(game, start=serialization.from_dict(Game, state)))
     return game
 
 
@@ -167,10 +172,20 @@ def _difference(got: object, want: object, path: str = "") -> str:
     return f"{path}: kernels {got!r:.300} != reference {want!r:.300}"
 
 
-def _become(game: Game, other: Game) -> None:
-    """Make ``game`` hold ``other``'s position (``other`` is a copy no one else holds)."""
+def _on_kernels(game: Game) -> OnKernels:
+    """The batch of ``game``: the one it was last written from, or a new one if the test changed ``game`` since."""
+    known = _runs.get(id(game))
+    if known is not None and known[0] is game and game.to_dict() == known[2]:
+        return known[1]
+    return OnKernels(game)
+
+
+def _follow(game: Game, run: OnKernels) -> None:
+    """Make ``game`` hold the kernels' position (a copy no one else holds), remembering its batch."""
+    other = run.game
     for name in State.__slots__:
         setattr(game, name, getattr(other, name))
+    _runs[id(game)] = (game, run, game.to_dict())
 
 
 def action_of(game: Game, choice: str | int) -> int:
@@ -189,14 +204,14 @@ def action_of(game: Game, choice: str | int) -> int:
 def labels(game: Game) -> list[str]:
     """Labels of the legal actions (on the engine under test)."""
     if _engine == "kernels":
-        return OnKernels(game).labels()
+        return _on_kernels(game).labels()
     return [describe_action(a) for a in game.legal_action_list()]
 
 
 def act(game: Game, *choices: str | int) -> Game:
     """Apply actions given by id or by exact label (see ``describe_action``), on the engine under test."""
     if _engine == "kernels":
-        _become(game, OnKernels(game).act(*choices).game)
+        _follow(game, _on_kernels(game).act(*choices))
         return game
     for choice in choices:
         game.apply(action_of(game, choice))
@@ -207,7 +222,7 @@ def refuse(game: Game, action: int) -> None:
     """``action`` is illegal in ``game`` on the engine under test: it raises ``IllegalActionError`` and changes
     nothing."""
     if _engine == "kernels":
-        OnKernels(game).refuse(action)
+        _on_kernels(game).refuse(action)
         return
     before = game.to_dict()
     with pytest.raises(IllegalActionError):
