@@ -7,9 +7,12 @@ fourth bullet), the interactions between these cards, and cards leaving play (RU
 
 from __future__ import annotations
 
+import pytest
 from scenario import act, labels, scenario
 
 from seasons_env.engine.data import CARD_OF, DICE
+
+pytestmark = pytest.mark.rules_scenario  # each test runs on both engines (conftest.py)
 
 AMULET_OF_AIR, AMULET_OF_FIRE, AMULET_OF_EARTH, AMULET_OF_WATER = 1, 2, 3, 4
 BALANCE_OF_ISHTAR, STAFF_OF_SPRING, PURSE_OF_IO, DIVINE_CHALICE, SYLLAS = 5, 6, 8, 9, 10

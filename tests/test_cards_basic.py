@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from scenario import act, labels, scenario
 
 from seasons_env.engine.data import DICE
+
+pytestmark = pytest.mark.rules_scenario  # each test runs on both engines (conftest.py)
 
 # Reserve tuples are (water, earth, fire, air).
 ALL4 = {"water": 1, "earth": 1, "fire": 1, "air": 1}

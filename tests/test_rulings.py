@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from scenario import OnEngine, act, labels, scenario
+from scenario import act, labels, scenario
 
 from seasons_env.engine import actions as A
+
+pytestmark = pytest.mark.rules_scenario  # each test runs on both engines (conftest.py)
 
 WINTER_DRAW = {"die": 0, "face": 4}  # winter die 1, face 5: draw a card, 2 pips
 WINTER_SIX_CRYSTALS = {"die": 3, "face": 4}  # winter die 4, face 5: 6 crystals, 2 pips
@@ -217,41 +219,32 @@ def test_ruling_T3_end_of_round_conditions_read_once(reserve: int, horns: int, e
 # ---- cards
 
 
-ENGINES = ("reference", "kernels")
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-def test_ruling_C1_boots_past_12_in_year_3_is_a_season_change(engine: str) -> None:
+def test_ruling_C1_boots_past_12_in_year_3_is_a_season_change() -> None:
     # Year 3, space 11: P0 summons the Boots and moves forward 2, across 12 (autumn -> winter of "year 4").
     p0 = {"hand": [7], "summoning_gauge": 2, "crystals": 5, "in_play": [27]}  # Hourglass of Time
     p1 = {"in_play": [11]}  # Figrim the Avaricious
-    run = OnEngine(scenario(players=[p0, p1], year=3, position=11, rolled=[{"die": 0, "face": 0}]), engine)
-    run.act("summon Temporal Boots", "move the season marker forward 2")
-    game = run.game
+    game = scenario(players=[p0, p1], year=3, position=11, rolled=[{"die": 0, "face": 0}])
+    act(game, "summon Temporal Boots", "move the season marker forward 2")
     assert (game.year, game.position) == (4, 1) and not game.is_over
     assert game.crystals == [4, 1]  # Figrim collected at once
     assert game.deferred_tokens == ((0, 1),) and game.reserve[0] == (0, 0, 0, 0)  # the Hourglass token waits
-    run.act("end turn")
-    assert run.game.pending_decision == "gain_energy" and run.game.current_player == 0  # it arrives now
-    run.act("choose energy: fire")
-    game = run.game
+    act(game, "end turn")
+    assert game.pending_decision == "gain_energy" and game.current_player == 0  # it arrives now
+    act(game, "choose energy: fire")
     assert game.reserve[0] == (0, 0, 1, 0) and not game.is_over and game.current_player == 1
-    run.act("end turn")  # the round ends: the game with it, the leftover die moving nothing
-    game = run.game
+    act(game, "end turn")  # the round ends: the game with it, the leftover die moving nothing
     assert game.is_over and (game.year, game.position) == (4, 1) and game.crystals == [4, 1]
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_ruling_C1_boots_past_the_end_and_back_are_two_season_changes(engine: str) -> None:
+def test_ruling_C1_boots_past_the_end_and_back_are_two_season_changes() -> None:
     boots = {"hand": [7, 7], "summoning_gauge": 2, "crystals": 5}
     p1 = {"in_play": [11]}  # Figrim the Avaricious
-    run = OnEngine(scenario(players=[boots, p1], year=3, position=11, rolled=[{"die": 0, "face": 0}]), engine)
-    run.act("summon Temporal Boots", "move the season marker forward 3")
-    assert (run.game.year, run.game.position) == (4, 2) and run.game.crystals == [4, 1]  # autumn -> winter
-    run.act("summon Temporal Boots", "move the season marker backward 2")
-    assert (run.game.year, run.game.position) == (3, 12) and run.game.crystals == [3, 2]  # winter -> autumn
-    run.act("end turn", "end turn")
-    game = run.game
+    game = scenario(players=[boots, p1], year=3, position=11, rolled=[{"die": 0, "face": 0}])
+    act(game, "summon Temporal Boots", "move the season marker forward 3")
+    assert (game.year, game.position) == (4, 2) and game.crystals == [4, 1]  # autumn -> winter
+    act(game, "summon Temporal Boots", "move the season marker backward 2")
+    assert (game.year, game.position) == (3, 12) and game.crystals == [3, 2]  # winter -> autumn
+    act(game, "end turn", "end turn")
     # The leftover die (3 pips) crossed 12 in year 3 after all: the game ends at that crossing, Figrim idle.
     assert game.is_over and game.crystals == [3, 2]
 

@@ -74,6 +74,40 @@ def test_new_games_refuses_a_bad_seed_before_changing_a_row() -> None:
     assert [batch.game(i).to_dict() for i in range(2)] == before
 
 
+def test_from_games_runs_pending_steps_and_writes_legal_actions_in_the_kernels() -> None:
+    # Positions read but not yet run (serialization.from_dict): the start of player 0's turn (the die's card to draw,
+    # the draw bonus offered), and a main turn with the reserve over its limit. The kernels run each to the
+    # decision Game.from_dict reaches and write its legal actions; a position already there stays as it is.
+    from scenario import rest_of_round
+
+    from seasons_env.engine import serialization
+
+    turn_start = {
+        "num_players": 2,
+        "level": "archmage",
+        "turn_player": 0,
+        "rolled": [{"die": 0, "face": 4, "taken_by": 0}, {"die": 1, "face": 0}],
+        "game_dice": {s: [0, 1, 3] for s in ("winter", "spring", "summer", "autumn")},
+        "draw_pile": [5, 6, 7],
+        "pending": [{"step": "turn_start", "player": 0}, *rest_of_round(2)],
+    }
+    over_limit = {
+        "num_players": 2,
+        "level": "archmage",
+        "players": [{"reserve": {"water": 5, "fire": 4}}, {}],
+        "turn_player": 0,
+        "pending": [{"step": "turn", "player": 0}, *rest_of_round(2)],
+    }
+    for state, decision in ((turn_start, "draw_symbol"), (over_limit, "overflow")):
+        settled = Game.from_dict(state)
+        assert settled.pending_decision == decision
+        batch = RulesBatch.from_games([serialization.from_dict(Game, state), settled])
+        for i in range(2):
+            assert batch.game(i).to_dict() == settled.to_dict()
+            assert np.flatnonzero(batch.legal[i]).tolist() == settled.legal_action_list()
+        assert not batch.reference_steps
+
+
 def test_damned_soul_passes_over_a_full_gauge_in_the_kernels() -> None:
     # RULES.md card 50: the soul passes to the left "even over their gauge": a seat at gauge 15 with 15 cards in play
     # takes both copies, 17 cards in play, and the array state holds them (it once held 15 and wrote past the row).

@@ -51,13 +51,15 @@ class RulesBatch:
 
     @classmethod
     def from_games(cls, games: Sequence[Game]) -> RulesBatch:
-        """A batch holding copies of reference positions (each at a decision, or over)."""
+        """A batch holding copies of positions, each run by the kernels to its next decision: a position at a
+        decision (or over) stays as it is, the kernels writing its legal actions; one whose first pending steps
+        have not run yet (as ``serialization.from_dict`` reads it) runs them, as ``Game.from_dict`` does."""
         games = list(games)
-        state = pack(games)
-        legal = np.zeros((len(games), A.NUM_ACTIONS), dtype=np.bool_)
-        for i, game in enumerate(games):
-            legal[i, game.legal_action_list()] = True
-        return cls(state, legal)
+        batch = cls(pack(games), np.zeros((len(games), A.NUM_ACTIONS), dtype=np.bool_))
+        rows = np.arange(len(games), dtype=np.int64)
+        machine.run_rows(batch.arrays, rows, batch.legal, batch.status)
+        batch._settle(rows)
+        return batch
 
     @property
     def batch_size(self) -> int:
