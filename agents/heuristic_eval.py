@@ -449,7 +449,7 @@ def _base_values(n: int, rounds_after: float) -> tuple[float, ...]:
 _WAITING_ORDERS = _Cache()
 
 
-def _waiting_order(game: Game, p: int, clock: Clock, tv: list[float], turns: float, hands: int) -> list[tuple]:
+def waiting_order(game: Game, p: int, clock: Clock, tv: list[float], turns: float, hands: int) -> list[tuple]:
     """The seat's hand and library cards, best first: ``(net value before its tokens, card, cost of waiting,
     rounds, (type, count) of its token cost, its energy cost, its gauge weight)``. Cached by everything it
     reads (the candidate positions of one decision mostly share it); the list returned is shared, never to be
@@ -517,7 +517,7 @@ def _waiting_cards(
     Returns the value, the expected number of summons and the tokens left over once the best cards have
     taken the tokens they need."""
     hands = clock.cards[p].count(HAND_OF_FORTUNE)
-    cards_in_order = _waiting_order(game, p, clock, tv, turns, hands)
+    cards_in_order = waiting_order(game, p, clock, tv, turns, hands)
     entries: list[tuple[float, float, float, int, int]] = []  # (net value, cost of waiting, gauge weight, energy, card)
     # The tokens held go to the best cards first; what a card still lacks has to be found in time.
     left = list(spend)
