@@ -143,6 +143,14 @@ TRANSMUTE_CHANCE = hc.TRANSMUTE_CHANCE
 SHORTAGE = hc.SHORTAGE
 SHORTAGE_MAX = hc.SHORTAGE_MAX
 LANTERN_VALUE = hc.LANTERN_VALUE
+SCEPTER_CRYSTALS = hc.SCEPTER_CRYSTALS
+STAFF_CRYSTALS = hc.STAFF_CRYSTALS
+FIGRIM_CRYSTALS = hc.FIGRIM_CRYSTALS
+WONDROUS_CRYSTALS = hc.WONDROUS_CRYSTALS
+WONDROUS_MIN_TOKENS = hc.WONDROUS_MIN_TOKENS
+KAIRN_CRYSTALS = hc.KAIRN_CRYSTALS
+LIFE_CRYSTALS = hc.LIFE_CRYSTALS
+KNOWLEDGE_TOKENS = hc.KNOWLEDGE_TOKENS
 
 AMULET_OF_WATER = hc.AMULET_OF_WATER
 STAFF_OF_SPRING = hc.STAFF_OF_SPRING
@@ -238,7 +246,7 @@ def row_token_values(s, i, p, next_start, rounds_after, cards, count, turn_pendi
     later = np.full(4, END_OF[lanterns]) if start >= END_SPACE else CONTINUATION[purses, lanterns, start].copy()
     floor = 0.0
     if copies_of(cards, count, POTION_OF_LIFE) and (rounds_after > 0 or turn_pending[p] or s.turn_player[i] == p):
-        floor = (4.0 + purses) * min(1.0, max(0.0, 1.0 - (rounds_after - 1.0) / LIFE_HORIZON))
+        floor = (LIFE_CRYSTALS + purses) * min(1.0, max(0.0, 1.0 - (rounds_after - 1.0) / LIFE_HORIZON))
     values = np.empty(4)
     if not turn_pending[p]:
         for t in range(4):
@@ -316,7 +324,7 @@ def sum4(values):
 @kernel
 def summon_value(s, i, p, c, tv, items, waiting, n):
     if c == SCEPTER:
-        return 3.0 * (items + 0.5 * max(0, waiting - 1))
+        return SCEPTER_CRYSTALS * (items + 0.5 * max(0, waiting - 1))
     if c == PENDANT:
         return (items + 0.5 * max(0, waiting - 1)) * sum4(tv) / 4.0
     if c == LEWIS:
@@ -333,7 +341,7 @@ def card_future(p, c, tv, rounds, waiting, n, rounds_after, season_changes, card
     k = (n - 1) if PER_OPPONENT[c] else 1
     income = INCOME[c] * rounds * k
     if c in (STAFF_OF_SPRING, VASE):
-        per = 3.0 if c == STAFF_OF_SPRING else sum4(tv) / 4.0
+        per = STAFF_CRYSTALS if c == STAFF_OF_SPRING else sum4(tv) / 4.0
         return income + per * min(float(waiting - 1), 0.6 * rounds)
     if c == FIGRIM:
         return income + 2.0 * (n - 1) * season_changes * min(1.0, rounds / max(rounds_after, 1.0))
@@ -342,7 +350,7 @@ def card_future(p, c, tv, rounds, waiting, n, rounds_after, season_changes, card
     if c == HOURGLASS:
         return income + season_changes * sum4(tv) / 4.0 * min(1.0, rounds / max(rounds_after, 1.0))
     if c == WONDROUS_CHEST:
-        return income + 3.0 * rounds * WONDROUS_SHORT
+        return income + WONDROUS_CRYSTALS * rounds * WONDROUS_SHORT
     if c == RAGFIELDS_HELM:
         return income + 0.4 * HELM_BONUS
     if c == SEALED_CHEST:
@@ -358,7 +366,7 @@ def card_future(p, c, tv, rounds, waiting, n, rounds_after, season_changes, card
     if c == LANTERN:
         return income + LANTERN_VALUE * 3.0
     if c == KAIRN:
-        return income + KAIRN_USE * (4.0 * (n - 1) - min(tv[0], tv[1], tv[2], tv[3])) * rounds
+        return income + KAIRN_USE * (KAIRN_CRYSTALS * (n - 1) - min(tv[0], tv[1], tv[2], tv[3])) * rounds
     if c == DAMNED_SOUL:
         return income - 5.0
     return income
@@ -375,9 +383,9 @@ def potion_value(s, i, p, c, rounds_after, tv, avg_tv, private, cards, count):
         ramp = min(1.0, max(0.0, 1.0 - (rounds_after - 1.0) / LIFE_HORIZON))
         room = max(0.0, limit - ramp * reserve_total(s, i, p))
         coming = min(room, ENERGY_PER_ROUND * rounds_after)
-        return store * coming * max(0.0, 4 + copies_of(cards[p], count[p], PURSE_OF_IO) - avg_tv)
+        return store * coming * max(0.0, LIFE_CRYSTALS + copies_of(cards[p], count[p], PURSE_OF_IO) - avg_tv)
     if c == POTION_OF_KNOWLEDGE:
-        return store * 5.0 * avg_tv
+        return store * KNOWLEDGE_TOKENS * avg_tv
     if c == POTION_OF_POWER:
         return store * 4.0
     if c == POTION_OF_DREAMS:
@@ -407,14 +415,14 @@ def in_play_value(s, i, p, inst, c, value, clock, tv, avg_tv, expected_summons, 
         if present:
             value += stored[0] * tv[0] + stored[1] * tv[1] + stored[2] * tv[2] + stored[3] * tv[3]
     elif c == STAFF_OF_SPRING:
-        value += 3.0 * expected_summons
+        value += STAFF_CRYSTALS * expected_summons
     elif c == VASE:
         value += avg_tv * expected_summons
     elif c == FIGRIM:
-        value += (n - 1) * season_changes
+        value += FIGRIM_CRYSTALS * (n - 1) * season_changes
     elif c == WONDROUS_CHEST:
-        chance = WONDROUS_FULL if reserve_total(s, i, p) >= 4 else WONDROUS_SHORT
-        value += 3.0 * (chance + WONDROUS_SHORT * max(0.0, round_ends - 1.0))
+        chance = WONDROUS_FULL if reserve_total(s, i, p) >= WONDROUS_MIN_TOKENS else WONDROUS_SHORT
+        value += WONDROUS_CRYSTALS * (chance + WONDROUS_SHORT * max(0.0, round_ends - 1.0))
     elif c == RAGFIELDS_HELM:
         most = 0
         for k in range(1, n):
@@ -465,11 +473,11 @@ def threats(s, i, p, n, clock):
         for j in range(count[q]):
             c = cards[q, j]
             if c == FIGRIM:
-                lost += season_changes
+                lost += FIGRIM_CRYSTALS * season_changes
             elif c == TITUS:
                 lost += round_ends
             elif c == KAIRN:
-                lost += KAIRN_USE * 4.0 * rounds_after
+                lost += KAIRN_USE * KAIRN_CRYSTALS * rounds_after
     return min(lost, s.crystals[i, p] + 2.0 * rounds_after)
 
 

@@ -56,6 +56,7 @@ from .heuristic_cards import (
     LANTERN_VALUE,
     LEWIS,
     LIBRARY_DELAY,
+    LIFE_CRYSTALS,
     LIFE_HORIZON,
     OPPONENT_CARD,
     OPPONENT_CARD_ENERGY,
@@ -209,7 +210,7 @@ def _token_values(game: Game, p: int, clock: Clock, cards: tuple[int, ...], pend
     if POTION_OF_LIFE in cards and (clock.rounds_after > 0 or clock.turn_pending[p] or game.turn_player == p):
         # Drunk at the end on a full reserve: a token held now is worth its 4 crystals only near the end
         # (earlier, tokens spent meanwhile are replaced by new ones; the potion's value for them is its own).
-        floor = (4.0 + purses) * min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / LIFE_HORIZON))
+        floor = (LIFE_CRYSTALS + purses) * min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / LIFE_HORIZON))
     if not pending:
         values = [max(x, floor) for x in later] if floor else list(later)
     else:

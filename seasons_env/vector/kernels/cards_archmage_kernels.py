@@ -12,7 +12,7 @@ import numpy as np
 
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
-from seasons_env.engine.data import AIR, EARTH, FIRE, NUM_CARDS, NUM_INSTANCES, WATER, Card
+from seasons_env.engine.data import AIR, ARCHMAGE_CARDS, EARTH, FIRE, NUM_CARDS, NUM_INSTANCES, WATER, Card
 
 from . import kernel
 from . import state_ops as ops
@@ -64,23 +64,11 @@ NUMBER_OF_CHOICE = _inverse({x: A.choose_number_action(x) for x in range(1, A.MA
 SOURCE_OF_WATER_PAYMENT = _inverse({source: A.pay_action(source, WATER) for source in range(A.NUM_SOURCES)})
 ALL_ENERGY = 0b1111
 
-#: Step kinds (names from ``steps.KINDS``) whose rules this module implements.
-KINDS_HANDLED: tuple[str, ...] = (
-    "tree_of_light",
-    "crystal_orb",
-    "crystal_orb_seen",
-    "glutton_cauldron",
-    "vampiric_crown",
-    "vampiric_crown_discard",
-    "dragon_skull",
-    "necrotic_kriss",
-    "mirror_from",
-    "mirror_count",
-    "mirror_to",
-    "damned_soul_water",
-)
+#: Step kinds (names from ``steps.KINDS``) whose rules this module implements: every kind ``engine/cards_archmage.py``
+#: registers (generated from the engine's registry, so a kind added there fails here until it is ported).
+KINDS_HANDLED: tuple[str, ...] = steps.kinds_registered_by("seasons_env.engine.cards_archmage")
 #: Card ids whose every hook below is implemented (the others' rows run on the reference engine).
-CARDS_HANDLED: tuple[int, ...] = tuple(range(Card.ELEMENTAL_AMULET, Card.DAMNED_SOUL_OF_ONYS + 1))
+CARDS_HANDLED: tuple[int, ...] = ARCHMAGE_CARDS  # from the card data
 
 #: ``NOT_ITEM_INSTANCE[instance]``: the instance is a familiar (Necrotic Kriss's targets, Idol of the Familiar).
 NOT_ITEM_INSTANCE = np.array([not IS_ITEM_CARD[CARD_OF_INSTANCE[k]] for k in range(NUM_INSTANCES)], dtype=np.bool_)
