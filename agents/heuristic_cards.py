@@ -119,6 +119,8 @@ WONDROUS_MIN_TOKENS = K.WONDROUS_CHEST_MIN_TOKENS
 KAIRN_CRYSTALS = float(K.KAIRN_CRYSTALS)
 LIFE_CRYSTALS = float(K.POTION_OF_LIFE_CRYSTALS)
 KNOWLEDGE_TOKENS = float(K.POTION_OF_KNOWLEDGE_TOKENS)
+CAULDRON_TOKENS = float(K.GLUTTON_CAULDRON_TOKENS)
+TITUS_CRYSTALS = K.TITUS_CRYSTALS
 
 
 def summon_value(game: Game, p: int, c: int, tv: list[float], items: int, waiting: int) -> float:
@@ -208,10 +210,10 @@ def in_play_value(
         stored = game.stored.get(i, (0, 0, 0, 0))
         s = sum(stored)
         rounds = clock.rounds_after + (1.0 if clock.turn_pending[p] else 0.0)
-        chance = min(1.0, rounds / max(1.0, 7.0 - s))
+        chance = min(1.0, rounds / max(1.0, CAULDRON_TOKENS - s))
         value += chance * (CAULDRON_DONE + s * avg_tv)
     elif c == TITUS:
-        value += (n - 1) * clock.round_ends
+        value += TITUS_CRYSTALS * (n - 1) * clock.round_ends
     elif c == IDOL:
         familiars = sum(1 for x in clock.cards[p] if IS_FAMILIAR[x])
         value += familiars * clock.rounds_after
@@ -261,7 +263,7 @@ def threats(game: Game, p: int, clock: Clock) -> float:
             if c == FIGRIM:
                 lost += FIGRIM_CRYSTALS * clock.season_changes
             elif c == TITUS:
-                lost += clock.round_ends
+                lost += TITUS_CRYSTALS * clock.round_ends
             elif c == KAIRN:
                 lost += KAIRN_USE * KAIRN_CRYSTALS * clock.rounds_after
     return min(lost, game.crystals[p] + 2.0 * clock.rounds_after)

@@ -151,6 +151,8 @@ WONDROUS_MIN_TOKENS = hc.WONDROUS_MIN_TOKENS
 KAIRN_CRYSTALS = hc.KAIRN_CRYSTALS
 LIFE_CRYSTALS = hc.LIFE_CRYSTALS
 KNOWLEDGE_TOKENS = hc.KNOWLEDGE_TOKENS
+CAULDRON_TOKENS = hc.CAULDRON_TOKENS
+TITUS_CRYSTALS = hc.TITUS_CRYSTALS
 
 AMULET_OF_WATER = hc.AMULET_OF_WATER
 STAFF_OF_SPRING = hc.STAFF_OF_SPRING
@@ -438,10 +440,10 @@ def in_play_value(s, i, p, inst, c, value, clock, tv, avg_tv, expected_summons, 
         stored, _ = stored_on(s, i, inst)
         total = stored[0] + stored[1] + stored[2] + stored[3]
         rounds = rounds_after + (1.0 if turn_pending[p] else 0.0)
-        chance = min(1.0, rounds / max(1.0, 7.0 - total))
+        chance = min(1.0, rounds / max(1.0, CAULDRON_TOKENS - total))
         value += chance * (CAULDRON_DONE + total * avg_tv)
     elif c == TITUS:
-        value += (n - 1) * round_ends
+        value += TITUS_CRYSTALS * (n - 1) * round_ends
     elif c == IDOL:
         familiars = 0
         for j in range(count[p]):
@@ -475,7 +477,7 @@ def threats(s, i, p, n, clock):
             if c == FIGRIM:
                 lost += FIGRIM_CRYSTALS * season_changes
             elif c == TITUS:
-                lost += round_ends
+                lost += TITUS_CRYSTALS * round_ends
             elif c == KAIRN:
                 lost += KAIRN_USE * KAIRN_CRYSTALS * rounds_after
     return min(lost, s.crystals[i, p] + 2.0 * rounds_after)

@@ -35,3 +35,30 @@ POTION_OF_KNOWLEDGE_TOKENS = 5  # activation: 5 tokens of choice
 POTION_OF_LIFE_CRYSTALS = 4  # activation: each token in reserve transmuted for 4 crystals (plus Purses of Io)
 SCEPTER_CRYSTALS = 3  # on summon: 3 crystals per other magic item in play
 OLAFS_STATUE_CRYSTALS = 20  # on summon: gain 20 crystals
+
+# ---------------------------------------------------------------------------- Archmage cards (31-50)
+
+ELEMENTAL_AMULET_CRYSTALS = 5  # on summon, earth paid: gain 5 crystals
+ELEMENTAL_AMULET_GAUGE = 1  # air paid: the gauge grows by 1
+ELEMENTAL_AMULET_TOKENS = 2  # water paid: 2 tokens of choice (fire paid: draw a card)
+TREE_OF_LIGHT_CRYSTALS = 3  # activation: pay 3 crystals for 1 token of choice ...
+TREE_OF_LIGHT_TOKENS = 1
+TREE_OF_LIGHT_DISCARD = 1  # ... or discard 1 token to transmute this turn
+CRYSTAL_ORB_CRYSTALS = 3  # activation: pay 3 crystals to discard the top card ...
+CRYSTAL_ORB_TOKENS = 4  # ... or look at it and play it for 4 tokens of any types
+GLUTTON_CAULDRON_TOKENS = 7  # once 7 tokens are stored on it: sacrificed ...
+GLUTTON_CAULDRON_CRYSTALS = 15  # ... the tokens to the reserve and 15 crystals
+DRAGON_SKULL_CARDS = 3  # activation: sacrifice 3 cards in play ...
+DRAGON_SKULL_CRYSTALS = 15  # ... for 15 crystals
+NECROTIC_KRISS_TOKENS = 4  # activation: discard or sacrifice a familiar for 4 tokens of choice
+SID_NIGHTSHADE_CRYSTALS = 5  # on summon, with the most crystals: each opponent gives 5 crystals
+DEMON_OF_ARGOS_GAUGE = 1  # on summon: each opponent's gauge shrinks by 1
+TITUS_CRYSTALS = 1  # each round: each opponent gives 1 crystal (or sacrifices a card)
+CURSED_TREATISE_GAUGE = 1  # on summon: the gauge grows by 1,
+CURSED_TREATISE_CRYSTALS = 10  # 10 crystals
+CURSED_TREATISE_TOKENS = 2  # and 2 tokens of choice
+IDOL_CRYSTALS = 10  # on summon: gain 10 crystals (activation: 1 per familiar in play)
+DAMNED_SOUL_CRYSTALS = 10  # on summon: gain 10 crystals and a water token
+DAMNED_SOUL_LOSS = 3  # end of each round: lose 3 crystals
+LANTERN_PRESTIGE = 3  # end of game: 3 prestige per token in reserve
+SEALED_CHEST_PRESTIGE = 20  # end of game, no familiar in play: 20 prestige
