@@ -297,7 +297,7 @@ def action_values(view: Game, seat: int, legal: Sequence[int]) -> dict[int, floa
         g.apply(a)
         value = None
         if kind != _GAIN_ENERGY:  # the tokens still to choose are valued as pending by the evaluation
-            g, value = _settle(g, seat)
+            g, value = settle(g, seat)
         if in_turn and (a == A.BONUS_GAUGE or a == A.BONUS_EXCHANGE):
             # A gauge or exchange bonus is worth only the summon it makes possible now.
             values[a] = _enabled_summon_value(g, seat, legal)
@@ -338,7 +338,7 @@ def _may_enable_summon(view: Game, seat: int, bonus: int, legal: Sequence[int]) 
     return False
 
 
-def _settle(game: Game, seat: int, budget: int = 24) -> tuple[Game, float | None]:
+def settle(game: Game, seat: int, budget: int = 24) -> tuple[Game, float | None]:
     """Let the seat's own sub-decisions that follow an action resolve greedily (static one-ply). Returns the
     position reached (``game`` itself or the copy in which the last choice was tried) and its evaluation when
     that was made on the way (else ``None``)."""
@@ -373,7 +373,7 @@ def _enabled_summon_value(game: Game, seat: int, before: Sequence[int]) -> float
         if A.is_summon(a) and a not in before:
             g = game.clone()
             g.apply(a)
-            g, value = _settle(g, seat)
+            g, value = settle(g, seat)
             best = max(best, evaluate(g, seat) if value is None else value)
     return best
 

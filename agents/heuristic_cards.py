@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from seasons_env import Game
 from seasons_env.engine import Card
+from seasons_env.engine import card_constants as K
 from seasons_env.engine.data import CARDS, IS_ITEM, NUM_CARDS, PRESTIGE
 
 from .values import CARDS as CARD_VALUES
@@ -108,11 +109,24 @@ LANTERN_VALUE = TOKENS["lantern"]
 SHORTAGE = TOKENS["shortage"]
 SHORTAGE_MAX = TOKENS["shortage_max"]
 
+# The cards' rule amounts (``seasons_env.engine.card_constants``, read by both engines too), as the formulas
+# below use them: floats where they multiply floats.
+SCEPTER_CRYSTALS = float(K.SCEPTER_CRYSTALS)
+STAFF_CRYSTALS = float(K.STAFF_OF_SPRING_CRYSTALS)
+FIGRIM_CRYSTALS = K.FIGRIM_CRYSTALS
+WONDROUS_CRYSTALS = float(K.WONDROUS_CHEST_CRYSTALS)
+WONDROUS_MIN_TOKENS = K.WONDROUS_CHEST_MIN_TOKENS
+KAIRN_CRYSTALS = float(K.KAIRN_CRYSTALS)
+LIFE_CRYSTALS = float(K.POTION_OF_LIFE_CRYSTALS)
+KNOWLEDGE_TOKENS = float(K.POTION_OF_KNOWLEDGE_TOKENS)
+CAULDRON_TOKENS = float(K.GLUTTON_CAULDRON_TOKENS)
+TITUS_CRYSTALS = K.TITUS_CRYSTALS
+
 
 def summon_value(game: Game, p: int, c: int, tv: list[float], items: int, waiting: int) -> float:
     """Value of a hand card's on-summon effect (for a potion: of its activation)."""
     if c == SCEPTER:
-        return 3.0 * (items + 0.5 * max(0, waiting - 1))
+        return SCEPTER_CRYSTALS * (items + 0.5 * max(0, waiting - 1))
     if c == PENDANT:
         return (items + 0.5 * max(0, waiting - 1)) * sum(tv) / 4.0
     if c == LEWIS:
@@ -126,7 +140,7 @@ def card_future(game: Game, p: int, c: int, clock: Clock, tv: list[float], round
     n = game.num_players
     income = INCOME[c] * rounds * ((n - 1) if c in PER_OPPONENT else 1)
     if c in (STAFF_OF_SPRING, VASE):
-        per = 3.0 if c == STAFF_OF_SPRING else sum(tv) / 4.0
+        per = STAFF_CRYSTALS if c == STAFF_OF_SPRING else sum(tv) / 4.0
         return income + per * min(waiting - 1, 0.6 * rounds)
     if c == FIGRIM:
         return income + 2.0 * (n - 1) * clock.season_changes * min(1.0, rounds / max(clock.rounds_after, 1.0))
@@ -135,7 +149,7 @@ def card_future(game: Game, p: int, c: int, clock: Clock, tv: list[float], round
     if c == HOURGLASS:
         return income + clock.season_changes * sum(tv) / 4.0 * min(1.0, rounds / max(clock.rounds_after, 1.0))
     if c == WONDROUS_CHEST:
-        return income + 3.0 * rounds * WONDROUS_SHORT
+        return income + WONDROUS_CRYSTALS * rounds * WONDROUS_SHORT
     if c == RAGFIELDS_HELM:
         return income + 0.4 * HELM_BONUS
     if c == SEALED_CHEST:
@@ -148,7 +162,7 @@ def card_future(game: Game, p: int, c: int, clock: Clock, tv: list[float], round
     if c == LANTERN:
         return income + LANTERN_VALUE * 3.0
     if c == KAIRN:
-        return income + KAIRN_USE * (4.0 * (n - 1) - min(tv)) * rounds
+        return income + KAIRN_USE * (KAIRN_CRYSTALS * (n - 1) - min(tv)) * rounds
     if c == DAMNED_SOUL:
         return income - 5.0
     return income
@@ -174,15 +188,15 @@ def in_play_value(
         if stored:
             value += stored[0] * tv[0] + stored[1] * tv[1] + stored[2] * tv[2] + stored[3] * tv[3]
     elif c == STAFF_OF_SPRING:
-        value += 3.0 * expected_summons
+        value += STAFF_CRYSTALS * expected_summons
     elif c == VASE:
         value += avg_tv * expected_summons
     elif c == FIGRIM:
-        value += (n - 1) * clock.season_changes
+        value += FIGRIM_CRYSTALS * (n - 1) * clock.season_changes
     elif c == WONDROUS_CHEST:
-        full = sum(game.reserve[p]) >= 4
+        full = sum(game.reserve[p]) >= WONDROUS_MIN_TOKENS
         chance = WONDROUS_FULL if full else WONDROUS_SHORT
-        value += 3.0 * (chance + WONDROUS_SHORT * max(0.0, clock.round_ends - 1.0))
+        value += WONDROUS_CRYSTALS * (chance + WONDROUS_SHORT * max(0.0, clock.round_ends - 1.0))
     elif c == RAGFIELDS_HELM:
         mine = len(game.in_play[p])
         lead = mine - max(len(game.in_play[q]) for q in OPPONENTS[n][p])
@@ -196,10 +210,10 @@ def in_play_value(
         stored = game.stored.get(i, (0, 0, 0, 0))
         s = sum(stored)
         rounds = clock.rounds_after + (1.0 if clock.turn_pending[p] else 0.0)
-        chance = min(1.0, rounds / max(1.0, 7.0 - s))
+        chance = min(1.0, rounds / max(1.0, CAULDRON_TOKENS - s))
         value += chance * (CAULDRON_DONE + s * avg_tv)
     elif c == TITUS:
-        value += (n - 1) * clock.round_ends
+        value += TITUS_CRYSTALS * (n - 1) * clock.round_ends
     elif c == IDOL:
         familiars = sum(1 for x in clock.cards[p] if IS_FAMILIAR[x])
         value += familiars * clock.rounds_after
@@ -225,9 +239,9 @@ def potion_value(game: Game, p: int, c: int, clock: Clock, tv: list[float], avg_
         ramp = min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / LIFE_HORIZON))
         room = max(0.0, limit - ramp * sum(game.reserve[p]))
         coming = min(room, ENERGY_PER_ROUND * clock.rounds_after)
-        return store * coming * max(0.0, 4 + clock.cards[p].count(PURSE_OF_IO) - avg_tv)
+        return store * coming * max(0.0, LIFE_CRYSTALS + clock.cards[p].count(PURSE_OF_IO) - avg_tv)
     if c == POTION_OF_KNOWLEDGE:
-        return store * 5.0 * avg_tv
+        return store * KNOWLEDGE_TOKENS * avg_tv
     if c == POTION_OF_POWER:
         return store * 4.0
     if c == POTION_OF_DREAMS:
@@ -247,9 +261,9 @@ def threats(game: Game, p: int, clock: Clock) -> float:
             continue
         for c in cards:
             if c == FIGRIM:
-                lost += clock.season_changes
+                lost += FIGRIM_CRYSTALS * clock.season_changes
             elif c == TITUS:
-                lost += clock.round_ends
+                lost += TITUS_CRYSTALS * clock.round_ends
             elif c == KAIRN:
-                lost += KAIRN_USE * 4.0 * clock.rounds_after
+                lost += KAIRN_USE * KAIRN_CRYSTALS * clock.rounds_after
     return min(lost, game.crystals[p] + 2.0 * clock.rounds_after)

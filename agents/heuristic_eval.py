@@ -56,6 +56,7 @@ from .heuristic_cards import (
     LANTERN_VALUE,
     LEWIS,
     LIBRARY_DELAY,
+    LIFE_CRYSTALS,
     LIFE_HORIZON,
     OPPONENT_CARD,
     OPPONENT_CARD_ENERGY,
@@ -209,7 +210,7 @@ def _token_values(game: Game, p: int, clock: Clock, cards: tuple[int, ...], pend
     if POTION_OF_LIFE in cards and (clock.rounds_after > 0 or clock.turn_pending[p] or game.turn_player == p):
         # Drunk at the end on a full reserve: a token held now is worth its 4 crystals only near the end
         # (earlier, tokens spent meanwhile are replaced by new ones; the potion's value for them is its own).
-        floor = (4.0 + purses) * min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / LIFE_HORIZON))
+        floor = (LIFE_CRYSTALS + purses) * min(1.0, max(0.0, 1.0 - (clock.rounds_after - 1.0) / LIFE_HORIZON))
     if not pending:
         values = [max(x, floor) for x in later] if floor else list(later)
     else:
@@ -449,7 +450,7 @@ def _base_values(n: int, rounds_after: float) -> tuple[float, ...]:
 _WAITING_ORDERS = _Cache()
 
 
-def _waiting_order(game: Game, p: int, clock: Clock, tv: list[float], turns: float, hands: int) -> list[tuple]:
+def waiting_order(game: Game, p: int, clock: Clock, tv: list[float], turns: float, hands: int) -> list[tuple]:
     """The seat's hand and library cards, best first: ``(net value before its tokens, card, cost of waiting,
     rounds, (type, count) of its token cost, its energy cost, its gauge weight)``. Cached by everything it
     reads (the candidate positions of one decision mostly share it); the list returned is shared, never to be
@@ -517,7 +518,7 @@ def _waiting_cards(
     Returns the value, the expected number of summons and the tokens left over once the best cards have
     taken the tokens they need."""
     hands = clock.cards[p].count(HAND_OF_FORTUNE)
-    cards_in_order = _waiting_order(game, p, clock, tv, turns, hands)
+    cards_in_order = waiting_order(game, p, clock, tv, turns, hands)
     entries: list[tuple[float, float, float, int, int]] = []  # (net value, cost of waiting, gauge weight, energy, card)
     # The tokens held go to the best cards first; what a card still lacks has to be found in time.
     left = list(spend)

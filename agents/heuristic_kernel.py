@@ -55,7 +55,8 @@ from seasons_env.vector.kernels.tables import (
 from . import heuristic_cards as hc
 from .heuristic import BOUNDARY as BOUNDARY_KINDS
 from .heuristic import END_TURN_TIE_BONUS
-from .heuristic_eval_kernel import evaluate_row, kernel_cache_dir
+from .heuristic_cards_kernel import kernel_cache_dir
+from .heuristic_eval_kernel import evaluate_row
 from .values import CARDS as CARD_VALUES
 from .values import DIE, DRAFT, DRAFT_GAUGE
 
@@ -146,7 +147,7 @@ def _top(t, row):
 
 @kernel
 def _settle(t, tl, row, seat, free, task, out):
-    """``heuristic._settle``: let the seat's own sub-decisions that follow resolve greedily. Plays on rows ``row``,
+    """``heuristic.settle``: let the seat's own sub-decisions that follow resolve greedily. Plays on rows ``row``,
     ``free`` and ``free + 1``; returns the row reached, its value and whether that value was computed."""
     rows = np.array([row, free, free + 1])  # the current row, then two spare rows
     value = 0.0

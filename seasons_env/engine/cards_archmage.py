@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import actions as A
+from . import card_constants as K
 from . import steps
 from .behaviour import (
     Behaviour,
@@ -37,21 +38,21 @@ Task = tuple
 class ElementalAmulet(Behaviour):
     def on_summon(self, game, player, instance, effects):
         if effects >> EARTH & 1:
-            game.gain_crystals(player, 5)
+            game.gain_crystals(player, K.ELEMENTAL_AMULET_CRYSTALS)
         if effects >> FIRE & 1:
             drawn = game.draw()
             if drawn is not None:
                 game.hand_add(player, drawn)
         if effects >> AIR & 1:
-            game.add_gauge(player, 1)
+            game.add_gauge(player, K.ELEMENTAL_AMULET_GAUGE)
         if effects >> WATER & 1:
-            game.gain_tokens_of_choice(player, 2)
+            game.gain_tokens_of_choice(player, K.ELEMENTAL_AMULET_TOKENS)
 
 
 def _opt_tree(game: State, task: Task) -> list[int]:
     p = task[1]
     options = []
-    if game.crystals[p] >= 3:
+    if game.crystals[p] >= K.TREE_OF_LIGHT_CRYSTALS:
         options.append(A.TREE_BUY_ENERGY)
     if sum(game.spendable(p)):
         options.append(A.TREE_TRANSMUTE)
@@ -61,13 +62,13 @@ def _opt_tree(game: State, task: Task) -> list[int]:
 def _res_tree(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.TREE_BUY_ENERGY:
-        game.crystals[p] -= 3
+        game.crystals[p] -= K.TREE_OF_LIGHT_CRYSTALS
         thieving_fairies(game, p)  # after the cost (RULES.md 8.41)
-        game.gain_tokens_of_choice(p, 1)
+        game.gain_tokens_of_choice(p, K.TREE_OF_LIGHT_TOKENS)
     else:
         thieving_fairies(game, p)  # the token discarded moves no crystal
         game.turn_flags |= TRANSMUTE_ABILITY
-        game.push((DISCARD_TOKENS, p, 1, 0))
+        game.push((DISCARD_TOKENS, p, K.TREE_OF_LIGHT_DISCARD, 0))
 
 
 TREE_CHOICE = steps.decision("tree_of_light", _opt_tree, _res_tree, doc="Tree of Light: its option")
@@ -78,7 +79,7 @@ class TreeOfLight(Behaviour):
     crystal_cost = True
 
     def can_activate(self, game, player, instance):
-        return game.crystals[player] >= 3 or sum(game.spendable(player)) > 0
+        return game.crystals[player] >= K.TREE_OF_LIGHT_CRYSTALS or sum(game.spendable(player)) > 0
 
     def activate(self, game, player, instance):
         game.push((TREE_CHOICE, player))
@@ -97,7 +98,7 @@ def _opt_orb(game: State, task: Task) -> list[int]:
     options = []
     if _top_card_available(game):
         options.append(A.ORB_LOOK)
-        if game.crystals[task[1]] >= 3:
+        if game.crystals[task[1]] >= K.CRYSTAL_ORB_CRYSTALS:
             options.append(A.ORB_MILL)
     return options
 
@@ -112,7 +113,7 @@ def _peek(game: State) -> int:
 def _res_orb(game: State, task: Task, action: int) -> None:
     p = task[1]
     if action == A.ORB_MILL:
-        game.crystals[p] -= 3
+        game.crystals[p] -= K.CRYSTAL_ORB_CRYSTALS
         thieving_fairies(game, p)  # after the cost (RULES.md 8.41)
         game.discard(game.draw())
         return
@@ -125,7 +126,7 @@ def _res_orb(game: State, task: Task, action: int) -> None:
 def _opt_orb_decide(game: State, task: Task) -> list[int]:
     p = task[1]
     options = [A.ORB_LEAVE]
-    if game.has_room(p) and sum(game.spendable(p)) >= 4:
+    if game.has_room(p) and sum(game.spendable(p)) >= K.CRYSTAL_ORB_TOKENS:
         options.append(A.ORB_PLAY)
     return options
 
@@ -135,7 +136,7 @@ def _res_orb_decide(game: State, task: Task, action: int) -> None:
     if action == A.ORB_PLAY:
         card_ = game.draw()
         game.limbo.append(card_)
-        game.push((DISCARD_TOKENS, p, 4, 0), (ENTER_PLAY, p, card_, 0, 0b1111))
+        game.push((DISCARD_TOKENS, p, K.CRYSTAL_ORB_TOKENS, 0), (ENTER_PLAY, p, card_, 0, 0b1111))
 
 
 ORB_CHOICE = steps.decision("crystal_orb", _opt_orb, _res_orb, doc="Crystal Orb: look, or pay 3 to discard the top")
@@ -161,10 +162,10 @@ def _res_cauldron(game: State, task: Task, action: int) -> None:
     game.remove_token(p, t)
     game.store_token(instance, t)
     stored = game.stored[instance]
-    if sum(stored) >= 7:
+    if sum(stored) >= K.GLUTTON_CAULDRON_TOKENS:
         game.sacrifice(p, instance)
         game.add_tokens(p, stored)
-        game.gain_crystals(p, 15)
+        game.gain_crystals(p, K.GLUTTON_CAULDRON_CRYSTALS)
 
 
 def _opt_cauldron(game: State, task: Task) -> list[int]:
@@ -257,7 +258,7 @@ def _res_skull(game: State, task: Task, action: int) -> None:
     if remaining > 1:
         game.push((SKULL_SACRIFICE, p, remaining - 1, instance))
     else:
-        game.gain_crystals(p, 15)
+        game.gain_crystals(p, K.DRAGON_SKULL_CRYSTALS)
 
 
 SKULL_SACRIFICE = steps.decision(
@@ -272,17 +273,17 @@ SKULL_SACRIFICE = steps.decision(
 @card(Card.DRAGON_SKULL)
 class DragonSkull(Behaviour):
     def can_activate(self, game, player, instance):
-        return len(game.in_play[player]) >= 3
+        return len(game.in_play[player]) >= K.DRAGON_SKULL_CARDS
 
     def activate(self, game, player, instance):
-        game.push((SKULL_SACRIFICE, player, 3, -1))
+        game.push((SKULL_SACRIFICE, player, K.DRAGON_SKULL_CARDS, -1))
 
 
 @card(Card.DEMON_OF_ARGOS)
 class DemonOfArgos(Behaviour):
     def on_summon(self, game, player, instance, effects):
         for q in game.opponents(player):
-            game.add_gauge(q, -1)
+            game.add_gauge(q, -K.DEMON_OF_ARGOS_GAUGE)
             drawn = game.draw()
             if drawn is not None:
                 game.hand_add(q, drawn)
@@ -295,7 +296,7 @@ class TitusDeepgaze(Behaviour):
         for instance in titus:
             unpaid = False
             for q in game.opponents(player):
-                if game.transfer_crystals(q, player, 1) == 0:
+                if game.transfer_crystals(q, player, K.TITUS_CRYSTALS) == 0:
                     unpaid = True
             if unpaid:
                 game.sacrifice(player, instance)
@@ -316,9 +317,9 @@ class ThievingFairies(Behaviour):
 @card(Card.CURSED_TREATISE_OF_ARUS)
 class CursedTreatiseOfArus(Behaviour):
     def on_summon(self, game, player, instance, effects):
-        game.add_gauge(player, 1)
-        game.gain_crystals(player, 10)
-        game.gain_tokens_of_choice(player, 2)
+        game.add_gauge(player, K.CURSED_TREATISE_GAUGE)
+        game.gain_crystals(player, K.CURSED_TREATISE_CRYSTALS)
+        game.gain_tokens_of_choice(player, K.CURSED_TREATISE_TOKENS)
 
     def on_leave(self, game, player, instance, sacrificed):
         if sacrificed:
@@ -328,7 +329,7 @@ class CursedTreatiseOfArus(Behaviour):
 @card(Card.IDOL_OF_THE_FAMILIAR)
 class IdolOfTheFamiliar(Behaviour):
     def on_summon(self, game, player, instance, effects):
-        game.gain_crystals(player, 10)
+        game.gain_crystals(player, K.IDOL_CRYSTALS)
 
     def can_activate(self, game, player, instance):
         return True
@@ -352,7 +353,7 @@ def _res_kriss(game: State, task: Task, action: int) -> None:
         chosen = A.card_of_choice(action)
         game.hand_remove(p, chosen)
         game.discard(chosen)
-    game.gain_tokens_of_choice(p, 4)
+    game.gain_tokens_of_choice(p, K.NECROTIC_KRISS_TOKENS)
 
 
 KRISS_TARGET = steps.decision(
@@ -380,14 +381,14 @@ class NecroticKriss(Behaviour):
 @card(Card.LANTERN_OF_XIDIT)
 class LanternOfXidit(Behaviour):
     def end_of_game(self, game, player, copies):
-        return 3 * sum(game.reserve[player]) * copies
+        return K.LANTERN_PRESTIGE * sum(game.reserve[player]) * copies
 
 
 @card(Card.SEALED_CHEST_OF_URM)
 class SealedChestOfUrm(Behaviour):
     def end_of_game(self, game, player, copies):
         if all(IS_ITEM[CARD_OF[i]] for i in game.in_play[player]):
-            return 20 * copies
+            return K.SEALED_CHEST_PRESTIGE * copies
         return 0
 
 
@@ -464,7 +465,7 @@ class SidNightshade(Behaviour):
         mine = game.crystals[player]
         if all(mine > game.crystals[q] for q in game.opponents(player)):
             for q in game.opponents(player):
-                game.transfer_crystals(q, player, 5)
+                game.transfer_crystals(q, player, K.SID_NIGHTSHADE_CRYSTALS)
 
 
 def _opt_soul_water(game: State, task: Task) -> list[int]:
@@ -495,7 +496,7 @@ SOUL_PASS = steps.decision(
 @card(Card.DAMNED_SOUL_OF_ONYS)
 class DamnedSoulOfOnys(Behaviour):
     def on_summon(self, game, player, instance, effects):
-        game.gain_crystals(player, 10)
+        game.gain_crystals(player, K.DAMNED_SOUL_CRYSTALS)
         game.add_token(player, WATER)
 
     def can_activate(self, game, player, instance):
@@ -505,4 +506,4 @@ class DamnedSoulOfOnys(Behaviour):
         game.push((SOUL_PASS, player, instance))
 
     def end_of_round(self, game, player, copies, reserve):
-        game.lose_crystals(player, 3 * copies)
+        game.lose_crystals(player, K.DAMNED_SOUL_LOSS * copies)

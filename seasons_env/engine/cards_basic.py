@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import actions as A
+from . import card_constants as K
 from . import steps
 from .behaviour import (
     Behaviour,
@@ -39,13 +40,13 @@ Task = tuple
 @card(Card.AMULET_OF_AIR)
 class AmuletOfAir(Behaviour):
     def on_summon(self, game, player, instance, effects):
-        game.add_gauge(player, 2)
+        game.add_gauge(player, K.AMULET_OF_AIR_GAUGE)
 
 
 @card(Card.AMULET_OF_FIRE)
 class AmuletOfFire(Behaviour):
     def on_summon(self, game, player, instance, effects):
-        drawn = game.draw_into_limbo(4)
+        drawn = game.draw_into_limbo(K.AMULET_OF_FIRE_DRAWN)
         if drawn:
             game.push((KEEP_ONE, player, drawn))
 
@@ -53,7 +54,7 @@ class AmuletOfFire(Behaviour):
 @card(Card.AMULET_OF_EARTH)
 class AmuletOfEarth(Behaviour):
     def on_summon(self, game, player, instance, effects):
-        game.gain_crystals(player, 9)
+        game.gain_crystals(player, K.AMULET_OF_EARTH_CRYSTALS)
 
 
 @card(Card.AMULET_OF_WATER)
@@ -61,18 +62,19 @@ class AmuletOfWater(Behaviour):
     stores_tokens = True
 
     def on_summon(self, game, player, instance, effects):
-        game.gain_tokens_of_choice(player, 4, onto=instance)
+        game.gain_tokens_of_choice(player, K.AMULET_OF_WATER_TOKENS, onto=instance)
 
 
 def _opt_balance(game: State, task: Task) -> list[int]:
     available = game.spendable(task[1])
-    return [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if available[t] >= 3]
+    return [A.CHOOSE_ENERGY_ACTIONS[t] for t in range(4) if available[t] >= K.BALANCE_OF_ISHTAR_TOKENS]
 
 
 def _res_balance(game: State, task: Task, action: int) -> None:
     p, t = task[1], A.energy_of_choice(action)
-    game.gain_crystals(p, 9 + 3 * game.transmute_bonus(p))
-    game.push((PAYMENT, p, tuple(3 * (i == t) for i in range(4)), 0, 0))
+    tokens = K.BALANCE_OF_ISHTAR_TOKENS
+    game.gain_crystals(p, K.BALANCE_OF_ISHTAR_CRYSTALS + tokens * game.transmute_bonus(p))
+    game.push((PAYMENT, p, tuple(tokens * (i == t) for i in range(4)), 0, 0))
 
 
 BALANCE_TYPE = steps.decision("balance_of_ishtar", _opt_balance, _res_balance, doc="type of the 3 identical tokens")
@@ -81,7 +83,7 @@ BALANCE_TYPE = steps.decision("balance_of_ishtar", _opt_balance, _res_balance, d
 @card(Card.BALANCE_OF_ISHTAR)
 class BalanceOfIshtar(Behaviour):
     def can_activate(self, game, player, instance):
-        return max(game.spendable(player)) >= 3
+        return max(game.spendable(player)) >= K.BALANCE_OF_ISHTAR_TOKENS
 
     def activate(self, game, player, instance):
         game.push((BALANCE_TYPE, player))
@@ -136,7 +138,7 @@ CHALICE_PICK = steps.decision(
 @card(Card.DIVINE_CHALICE)
 class DivineChalice(Behaviour):
     def on_summon(self, game, player, instance, effects):
-        drawn = game.draw_into_limbo(4)
+        drawn = game.draw_into_limbo(K.DIVINE_CHALICE_DRAWN)
         if drawn:
             game.push((CHALICE_PICK, player, drawn))
 
@@ -164,7 +166,7 @@ class FigrimTheAvaricious(Behaviour):
     def season_change(self, game, player, copies, by_boots):
         for _ in range(copies):
             for q in game.opponents(player):
-                game.transfer_crystals(q, player, 1)
+                game.transfer_crystals(q, player, K.FIGRIM_CRYSTALS)
 
 
 def _res_naria_keep(game: State, task: Task, action: int) -> None:
@@ -217,14 +219,14 @@ class NariaTheProphetess(Behaviour):
 @card(Card.WONDROUS_CHEST)
 class WondrousChest(Behaviour):
     def end_of_round(self, game, player, copies, reserve):
-        if sum(reserve) >= 4:
-            game.gain_crystals(player, 3 * copies)
+        if sum(reserve) >= K.WONDROUS_CHEST_MIN_TOKENS:
+            game.gain_crystals(player, K.WONDROUS_CHEST_CRYSTALS * copies)
 
 
 @card(Card.BEGGARS_HORN)
 class BeggarsHorn(Behaviour):
     def end_of_round(self, game, player, copies, reserve):
-        if sum(reserve) <= 1:
+        if sum(reserve) <= K.BEGGARS_HORN_MAX_TOKENS:
             game.gain_tokens_of_choice(player, copies)
 
 
@@ -233,26 +235,26 @@ class DieOfMalice(Behaviour):
     """Activated only in the window before the die actions (``die_of_malice_window``)."""
 
     def activate(self, game, player, instance):
-        game.gain_crystals(player, 2)
+        game.gain_crystals(player, K.DIE_OF_MALICE_CRYSTALS)
         face = game.chance.below(FACES_PER_DIE)
         game.rolled = tuple((d, face if o == player else f, o) for d, f, o in game.rolled)
 
 
 def _run_kairn(game: State, task: Task) -> None:
     for q in game.opponents(task[1]):
-        game.lose_crystals(q, 4)
+        game.lose_crystals(q, K.KAIRN_CRYSTALS)
 
 
-KAIRN_EFFECT = steps.automatic("kairn_effect", _run_kairn, doc="Kairn the Destroyer: every opponent loses 4 crystals")
+KAIRN_EFFECT = steps.automatic("kairn_effect", _run_kairn, doc="Kairn the Destroyer: every opponent loses crystals")
 
 
 @card(Card.KAIRN_THE_DESTROYER)
 class KairnTheDestroyer(Behaviour):
     def can_activate(self, game, player, instance):
-        return sum(game.spendable(player)) >= 1
+        return sum(game.spendable(player)) >= K.KAIRN_TOKENS
 
     def activate(self, game, player, instance):
-        game.push((DISCARD_TOKENS, player, 1, 0), (KAIRN_EFFECT, player))
+        game.push((DISCARD_TOKENS, player, K.KAIRN_TOKENS, 0), (KAIRN_EFFECT, player))
 
 
 def _res_return_item(game: State, task: Task, action: int) -> None:
@@ -278,7 +280,7 @@ class BespelledGrimoire(Behaviour):
     """Reserve limit 10 while in play (``State.reserve_limit``)."""
 
     def on_summon(self, game, player, instance, effects):
-        game.gain_tokens_of_choice(player, 2)
+        game.gain_tokens_of_choice(player, K.BESPELLED_GRIMOIRE_TOKENS)
 
     def on_leave(self, game, player, instance, sacrificed):
         game.request_overflow_check()  # the limit may drop back to 7
@@ -289,7 +291,7 @@ class RagfieldsHelm(Behaviour):
     def end_of_game(self, game, player, copies):
         mine = len(game.in_play[player])
         if all(mine > len(game.in_play[q]) for q in game.opponents(player)):
-            return 20 * copies
+            return K.RAGFIELDS_HELM_PRESTIGE * copies
         return 0
 
 
@@ -333,7 +335,7 @@ class PotionOfPower(Behaviour):
         drawn = game.draw()
         if drawn is not None:
             game.hand_add(player, drawn)
-        game.add_gauge(player, 2)
+        game.add_gauge(player, K.POTION_OF_POWER_GAUGE)
 
 
 def _res_dreams(game: State, task: Task, action: int) -> None:
@@ -371,7 +373,7 @@ class PotionOfKnowledge(Behaviour):
 
     def activate(self, game, player, instance):
         sacrifice_self(game, player, instance)
-        game.gain_tokens_of_choice(player, 5)
+        game.gain_tokens_of_choice(player, K.POTION_OF_KNOWLEDGE_TOKENS)
 
 
 @card(Card.POTION_OF_LIFE)
@@ -384,7 +386,7 @@ class PotionOfLife(Behaviour):
         tokens = sum(game.reserve[player])
         game.reserve[player] = (0, 0, 0, 0)
         # Purse of Io counts; the transmute bonus does not (RULES.md 8.26).
-        game.gain_crystals(player, tokens * (4 + game.count_in_play(player, 8)))
+        game.gain_crystals(player, tokens * (K.POTION_OF_LIFE_CRYSTALS + game.count_in_play(player, Card.PURSE_OF_IO)))
 
 
 @card(Card.HOURGLASS_OF_TIME)
@@ -399,13 +401,13 @@ class HourglassOfTime(Behaviour):
 @card(Card.SCEPTER_OF_GREATNESS)
 class ScepterOfGreatness(Behaviour):
     def on_summon(self, game, player, instance, effects):
-        game.gain_crystals(player, 3 * other_items(game, player, instance))
+        game.gain_crystals(player, K.SCEPTER_CRYSTALS * other_items(game, player, instance))
 
 
 @card(Card.OLAFS_BLESSED_STATUE)
 class OlafsBlessedStatue(Behaviour):
     def on_summon(self, game, player, instance, effects):
-        game.gain_crystals(player, 20)
+        game.gain_crystals(player, K.OLAFS_STATUE_CRYSTALS)
 
 
 @card(Card.YJANGS_FORGOTTEN_VASE)

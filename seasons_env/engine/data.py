@@ -45,6 +45,7 @@ NUM_CARDS = len(RAW["cards"])
 NUM_INSTANCES = 2 * NUM_CARDS
 BASIC_CARDS: tuple[int, ...] = tuple(c["id"] for c in RAW["cards"] if c["level"] == "basic")
 ALL_CARDS: tuple[int, ...] = tuple(c["id"] for c in RAW["cards"])
+ARCHMAGE_CARDS: tuple[int, ...] = tuple(c["id"] for c in RAW["cards"] if c["level"] != "basic")
 LEVEL_CARDS: dict[str, tuple[int, ...]] = {"apprentice": BASIC_CARDS, "magician": BASIC_CARDS, "archmage": ALL_CARDS}
 
 

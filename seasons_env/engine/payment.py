@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import actions as A
+from . import card_constants as K
 from . import steps
 from .behaviour import BEHAVIOUR
 from .data import CARD_OF, Card
@@ -307,7 +308,7 @@ def _run_after_summon(game: State, task: tuple) -> None:
     _, p, instance = task
     staffs = sum(1 for i in game.in_play[p] if CARD_OF[i] == Card.STAFF_OF_SPRING and i != instance)
     vases = sum(1 for i in game.in_play[p] if CARD_OF[i] == Card.YJANGS_FORGOTTEN_VASE and i != instance)
-    game.crystals[p] += 3 * staffs
+    game.crystals[p] += K.STAFF_OF_SPRING_CRYSTALS * staffs
     game.gain_tokens_of_choice(p, vases)
 
 

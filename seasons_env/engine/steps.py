@@ -162,6 +162,12 @@ def spec(kind_id: int) -> StepKind:
     return found
 
 
+def kinds_registered_by(module: str) -> tuple[str, ...]:
+    """The names of the step kinds the engine module ``module`` (``"seasons_env.engine.flow"``) implements, in
+    ``KINDS`` order: each compiled kernel module's ``KINDS_HANDLED`` is its engine counterpart's list."""
+    return tuple(s.name for s in map(spec, range(len(KINDS))) if (s.run or s.resolve).__module__ == module)
+
+
 def decision_kinds() -> list[StepKind]:
     """All decision kinds in id order: a fixed order (the observation's decision one-hot follows it)."""
     return [s for s in map(spec, range(len(KINDS))) if s.is_decision]

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from seasons_env.engine import actions as A
+from seasons_env.engine import card_constants as K
 from seasons_env.engine import steps
-from seasons_env.engine.data import AIR, EARTH, FIRE, NUM_CARDS, NUM_INSTANCES, WATER, Card
+from seasons_env.engine.data import AIR, ARCHMAGE_CARDS, EARTH, FIRE, NUM_CARDS, NUM_INSTANCES, WATER, Card
 
 from . import kernel
 from . import state_ops as ops
@@ -64,23 +65,11 @@ NUMBER_OF_CHOICE = _inverse({x: A.choose_number_action(x) for x in range(1, A.MA
 SOURCE_OF_WATER_PAYMENT = _inverse({source: A.pay_action(source, WATER) for source in range(A.NUM_SOURCES)})
 ALL_ENERGY = 0b1111
 
-#: Step kinds (names from ``steps.KINDS``) whose rules this module implements.
-KINDS_HANDLED: tuple[str, ...] = (
-    "tree_of_light",
-    "crystal_orb",
-    "crystal_orb_seen",
-    "glutton_cauldron",
-    "vampiric_crown",
-    "vampiric_crown_discard",
-    "dragon_skull",
-    "necrotic_kriss",
-    "mirror_from",
-    "mirror_count",
-    "mirror_to",
-    "damned_soul_water",
-)
+#: Step kinds (names from ``steps.KINDS``) whose rules this module implements: every kind ``engine/cards_archmage.py``
+#: registers (generated from the engine's registry, so a kind added there fails here until it is ported).
+KINDS_HANDLED: tuple[str, ...] = steps.kinds_registered_by("seasons_env.engine.cards_archmage")
 #: Card ids whose every hook below is implemented (the others' rows run on the reference engine).
-CARDS_HANDLED: tuple[int, ...] = tuple(range(Card.ELEMENTAL_AMULET, Card.DAMNED_SOUL_OF_ONYS + 1))
+CARDS_HANDLED: tuple[int, ...] = ARCHMAGE_CARDS  # from the card data
 
 #: ``NOT_ITEM_INSTANCE[instance]``: the instance is a familiar (Necrotic Kriss's targets, Idol of the Familiar).
 NOT_ITEM_INSTANCE = np.array([not IS_ITEM_CARD[CARD_OF_INSTANCE[k]] for k in range(NUM_INSTANCES)], dtype=np.bool_)
@@ -122,7 +111,7 @@ def _hand_options(s, i, player, familiars_only, out, count):
 @kernel
 def _opt_tree(s, i, p, out):
     count = 0
-    if s.crystals[i, p] >= 3:
+    if s.crystals[i, p] >= K.TREE_OF_LIGHT_CRYSTALS:
         out[count] = A.TREE_BUY_ENERGY
         count += 1
     if ops.spendable(s, i, p).sum() > 0:
@@ -137,7 +126,7 @@ def _opt_orb(s, i, p, out):
     if _top_card_available(s, i):
         out[count] = A.ORB_LOOK
         count += 1
-        if s.crystals[i, p] >= 3:
+        if s.crystals[i, p] >= K.CRYSTAL_ORB_CRYSTALS:
             out[count] = A.ORB_MILL
             count += 1
     return count
@@ -146,7 +135,7 @@ def _opt_orb(s, i, p, out):
 @kernel
 def _opt_orb_decide(s, i, p, out):
     out[0] = A.ORB_LEAVE
-    if ops.has_room(s, i, p) and ops.spendable(s, i, p).sum() >= 4:
+    if ops.has_room(s, i, p) and ops.spendable(s, i, p).sum() >= K.CRYSTAL_ORB_TOKENS:
         out[1] = A.ORB_PLAY
         return 2
     return 1
@@ -273,19 +262,19 @@ def private(s, i, kind, task):
 @kernel
 def _res_tree(s, i, p, action):
     if action == A.TREE_BUY_ENERGY:
-        s.crystals[i, p] -= 3
+        s.crystals[i, p] -= K.TREE_OF_LIGHT_CRYSTALS
         ops.thieving_fairies(s, i, p)  # after the cost (RULES.md 8.41)
-        ops.gain_tokens_of_choice(s, i, p, 1, NO_VALUE)
+        ops.gain_tokens_of_choice(s, i, p, K.TREE_OF_LIGHT_TOKENS, NO_VALUE)
     else:
         ops.thieving_fairies(s, i, p)  # the token discarded moves no crystal
         s.turn_flags[i] |= ops.TRANSMUTE_ABILITY
-        ops.push(s, i, DISCARD_TOKENS, p, 1, 0)
+        ops.push(s, i, DISCARD_TOKENS, p, K.TREE_OF_LIGHT_DISCARD, 0)
 
 
 @kernel
 def _res_orb(s, i, p, action):
     if action == A.ORB_MILL:
-        s.crystals[i, p] -= 3
+        s.crystals[i, p] -= K.CRYSTAL_ORB_CRYSTALS
         ops.thieving_fairies(s, i, p)  # after the cost (RULES.md 8.41)
         ops.discard(s, i, ops.draw(s, i))
         return
@@ -304,7 +293,7 @@ def _res_orb_decide(s, i, p, action):
         card = ops.draw(s, i)
         ops.to_limbo(s, i, card)
         ops.push(s, i, ENTER_PLAY, p, card, 0, ALL_ENERGY)
-        ops.push(s, i, DISCARD_TOKENS, p, 4, 0)
+        ops.push(s, i, DISCARD_TOKENS, p, K.CRYSTAL_ORB_TOKENS, 0)
 
 
 @kernel
@@ -314,10 +303,10 @@ def _res_cauldron(s, i, p, instance, action):
     ops.store_token(s, i, instance, t)
     row = STORED_ROW[instance]
     stored = s.stored[i, row].astype(np.int64)
-    if stored.sum() >= 7:
+    if stored.sum() >= K.GLUTTON_CAULDRON_TOKENS:
         ops.sacrifice(s, i, p, instance)
         ops.add_tokens(s, i, p, stored[0], stored[1], stored[2], stored[3])
-        ops.gain_crystals(s, i, p, 15)
+        ops.gain_crystals(s, i, p, K.GLUTTON_CAULDRON_CRYSTALS)
 
 
 @kernel
@@ -345,7 +334,7 @@ def _res_skull(s, i, p, remaining, action):
     if remaining > 1:
         ops.push(s, i, SKULL_SACRIFICE, p, remaining - 1, instance)
     else:
-        ops.gain_crystals(s, i, p, 15)
+        ops.gain_crystals(s, i, p, K.DRAGON_SKULL_CRYSTALS)
 
 
 @kernel
@@ -356,7 +345,7 @@ def _res_kriss(s, i, p, action):
         chosen = CARD_OF_CHOICE[action]
         ops.hand_remove(s, i, p, chosen)
         ops.discard(s, i, chosen)
-    ops.gain_tokens_of_choice(s, i, p, 4, NO_VALUE)
+    ops.gain_tokens_of_choice(s, i, p, K.NECROTIC_KRISS_TOKENS, NO_VALUE)
 
 
 @kernel
@@ -440,15 +429,15 @@ def _count_in_play(s, i, player, familiars, besides):
 @kernel
 def _elemental_amulet(s, i, player, effects):
     if (effects >> EARTH) & 1:
-        ops.gain_crystals(s, i, player, 5)
+        ops.gain_crystals(s, i, player, K.ELEMENTAL_AMULET_CRYSTALS)
     if (effects >> FIRE) & 1:
         drawn = ops.draw(s, i)
         if drawn != 0:
             ops.hand_add(s, i, player, drawn)
     if (effects >> AIR) & 1:
-        ops.add_gauge(s, i, player, 1)
+        ops.add_gauge(s, i, player, K.ELEMENTAL_AMULET_GAUGE)
     if (effects >> WATER) & 1:
-        ops.gain_tokens_of_choice(s, i, player, 2, NO_VALUE)
+        ops.gain_tokens_of_choice(s, i, player, K.ELEMENTAL_AMULET_TOKENS, NO_VALUE)
 
 
 @kernel
@@ -459,7 +448,7 @@ def _sid_nightshade(s, i, player):
         if not mine > s.crystals[i, (player + k) % n]:
             return
     for k in range(1, n):
-        ops.transfer_crystals(s, i, (player + k) % n, player, 5)
+        ops.transfer_crystals(s, i, (player + k) % n, player, K.SID_NIGHTSHADE_CRYSTALS)
 
 
 @kernel
@@ -474,7 +463,7 @@ def on_summon(s, i, player, instance, effects):
     elif card == Card.DEMON_OF_ARGOS:
         for k in range(1, n):
             q = (player + k) % n
-            ops.add_gauge(s, i, q, -1)
+            ops.add_gauge(s, i, q, -K.DEMON_OF_ARGOS_GAUGE)
             drawn = ops.draw(s, i)
             if drawn != 0:
                 ops.hand_add(s, i, q, drawn)
@@ -486,17 +475,17 @@ def on_summon(s, i, player, instance, effects):
                 s.reserve[i, q, t] = 0
             s.reserve[i, q, 3] = total
     elif card == Card.CURSED_TREATISE_OF_ARUS:
-        ops.add_gauge(s, i, player, 1)
-        ops.gain_crystals(s, i, player, 10)
-        ops.gain_tokens_of_choice(s, i, player, 2, NO_VALUE)
+        ops.add_gauge(s, i, player, K.CURSED_TREATISE_GAUGE)
+        ops.gain_crystals(s, i, player, K.CURSED_TREATISE_CRYSTALS)
+        ops.gain_tokens_of_choice(s, i, player, K.CURSED_TREATISE_TOKENS, NO_VALUE)
     elif card == Card.IDOL_OF_THE_FAMILIAR:
-        ops.gain_crystals(s, i, player, 10)
+        ops.gain_crystals(s, i, player, K.IDOL_CRYSTALS)
     elif card == Card.PENDANT_OF_RAGNOR:
         ops.gain_tokens_of_choice(s, i, player, _count_in_play(s, i, player, False, instance), NO_VALUE)
     elif card == Card.SID_NIGHTSHADE:
         _sid_nightshade(s, i, player)
     elif card == Card.DAMNED_SOUL_OF_ONYS:
-        ops.gain_crystals(s, i, player, 10)
+        ops.gain_crystals(s, i, player, K.DAMNED_SOUL_CRYSTALS)
         ops.add_token(s, i, player, WATER, 1)
 
 
@@ -512,13 +501,13 @@ def _kriss_has_target(s, i, player):
 def can_activate(s, i, player, instance):
     card = CARD_OF_INSTANCE[instance]
     if card == Card.TREE_OF_LIGHT:
-        return s.crystals[i, player] >= 3 or ops.spendable(s, i, player).sum() > 0
+        return s.crystals[i, player] >= K.TREE_OF_LIGHT_CRYSTALS or ops.spendable(s, i, player).sum() > 0
     if card == Card.CRYSTAL_ORB:
         return _top_card_available(s, i)
     if card == Card.GLUTTON_CAULDRON:
         return ops.reserve_total(s, i, player) > 0
     if card == Card.DRAGON_SKULL:
-        return s.in_play_count[i, player] >= 3
+        return s.in_play_count[i, player] >= K.DRAGON_SKULL_CARDS
     if card == Card.IDOL_OF_THE_FAMILIAR:
         return True
     if card == Card.NECROTIC_KRISS:
@@ -540,7 +529,7 @@ def activate(s, i, player, instance):
     elif card == Card.GLUTTON_CAULDRON:
         ops.push(s, i, CAULDRON_FEED, player, instance)
     elif card == Card.DRAGON_SKULL:
-        ops.push(s, i, SKULL_SACRIFICE, player, 3, NO_VALUE)
+        ops.push(s, i, SKULL_SACRIFICE, player, K.DRAGON_SKULL_CARDS, NO_VALUE)
     elif card == Card.IDOL_OF_THE_FAMILIAR:
         ops.gain_crystals(s, i, player, _count_in_play(s, i, player, True, -1))
     elif card == Card.NECROTIC_KRISS:
@@ -568,7 +557,7 @@ def _titus_deepgaze(s, i, player):
     for m in range(held):
         unpaid = False
         for k in range(1, n):
-            if ops.transfer_crystals(s, i, (player + k) % n, player, 1) == 0:
+            if ops.transfer_crystals(s, i, (player + k) % n, player, K.TITUS_CRYSTALS) == 0:
                 unpaid = True
         if unpaid:
             ops.sacrifice(s, i, player, titus[m])
@@ -580,7 +569,7 @@ def end_of_round(s, i, player, card, copies, reserve):
     if card == Card.TITUS_DEEPGAZE:
         _titus_deepgaze(s, i, player)
     elif card == Card.DAMNED_SOUL_OF_ONYS:
-        ops.lose_crystals(s, i, player, 3 * copies)
+        ops.lose_crystals(s, i, player, K.DAMNED_SOUL_LOSS * copies)
 
 
 @kernel
@@ -592,7 +581,7 @@ def season_change(s, i, player, card, copies, by_boots):
 def end_of_game(s, i, player, card, copies):
     """Crystals the card gives at the end of the game."""
     if card == Card.LANTERN_OF_XIDIT:
-        return 3 * ops.reserve_total(s, i, player) * copies
+        return K.LANTERN_PRESTIGE * ops.reserve_total(s, i, player) * copies
     if card == Card.SEALED_CHEST_OF_URM:
-        return np.int64(20 * copies if _count_in_play(s, i, player, True, -1) == 0 else 0)
+        return np.int64(K.SEALED_CHEST_PRESTIGE * copies if _count_in_play(s, i, player, True, -1) == 0 else 0)
     return np.int64(0)

@@ -13,7 +13,30 @@ import numpy as np
 
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
-from seasons_env.engine.data import CARD_OF, FACES_PER_DIE, IS_ITEM, NUM_CARDS, NUM_INSTANCES, Card
+from seasons_env.engine.card_constants import (
+    AMULET_OF_AIR_GAUGE,
+    AMULET_OF_EARTH_CRYSTALS,
+    AMULET_OF_FIRE_DRAWN,
+    AMULET_OF_WATER_TOKENS,
+    BALANCE_OF_ISHTAR_CRYSTALS,
+    BALANCE_OF_ISHTAR_TOKENS,
+    BEGGARS_HORN_MAX_TOKENS,
+    BESPELLED_GRIMOIRE_TOKENS,
+    DIE_OF_MALICE_CRYSTALS,
+    DIVINE_CHALICE_DRAWN,
+    FIGRIM_CRYSTALS,
+    KAIRN_CRYSTALS,
+    KAIRN_TOKENS,
+    OLAFS_STATUE_CRYSTALS,
+    POTION_OF_KNOWLEDGE_TOKENS,
+    POTION_OF_LIFE_CRYSTALS,
+    POTION_OF_POWER_GAUGE,
+    RAGFIELDS_HELM_PRESTIGE,
+    SCEPTER_CRYSTALS,
+    WONDROUS_CHEST_CRYSTALS,
+    WONDROUS_CHEST_MIN_TOKENS,
+)
+from seasons_env.engine.data import BASIC_CARDS, CARD_OF, FACES_PER_DIE, IS_ITEM, NUM_CARDS, NUM_INSTANCES, Card
 
 from . import kernel
 from .state_ops import (
@@ -62,21 +85,11 @@ KEEP_ONE = steps.kind("keep_one")
 PAYMENT = steps.kind("payment")
 DISCARD_TOKENS = steps.kind("discard_tokens")
 
-#: Step kinds (names from ``steps.KINDS``) whose rules this module implements.
-KINDS_HANDLED: tuple[str, ...] = (
-    "balance_of_ishtar",
-    "temporal_boots",
-    "divine_chalice",
-    "syllas_sacrifice",
-    "naria_keep",
-    "naria_give",
-    "kairn_effect",
-    "amsug_return",
-    "lewis_greyface",
-    "potion_of_dreams",
-)
+#: Step kinds (names from ``steps.KINDS``) whose rules this module implements: every kind ``engine/cards_basic.py``
+#: registers (generated from the engine's registry, so a kind added there fails here until it is ported).
+KINDS_HANDLED: tuple[str, ...] = steps.kinds_registered_by("seasons_env.engine.cards_basic")
 #: Card ids whose every hook below is implemented (the others' rows run on the reference engine).
-CARDS_HANDLED: tuple[int, ...] = tuple(range(1, 31))
+CARDS_HANDLED: tuple[int, ...] = BASIC_CARDS  # from the card data
 
 # Where the arguments sit in a step row. ``push(s, i, kind, player, a0, ...)`` writes a0 at column 2, and the
 # steps pushed here take their arguments in that order (checked below, so a layout change fails at import).
@@ -272,7 +285,7 @@ def run_step(s, i, kind, task):
         player = task[1]
         n = num_players(s)
         for k in range(1, n):
-            lose_crystals(s, i, (player + k) % n, 4)
+            lose_crystals(s, i, (player + k) % n, KAIRN_CRYSTALS)
     else:
         raise ValueError("run_step: a step kind this module does not handle")
 
@@ -285,7 +298,7 @@ def options(s, i, kind, task, out):
         available = spendable(s, i, player)
         n = 0
         for t in range(4):
-            if available[t] >= 3:
+            if available[t] >= BALANCE_OF_ISHTAR_TOKENS:
                 out[n] = _CHOOSE_ENERGY[t]
                 n += 1
         return n
@@ -338,9 +351,10 @@ def resolve(s, i, kind, task, action):
     player = task[1]
     if kind == BALANCE_TYPE:
         t = _CHOSEN[action]
-        gain_crystals(s, i, player, 9 + 3 * transmute_bonus(s, i, player))
+        bonus = transmute_bonus(s, i, player)
+        gain_crystals(s, i, player, BALANCE_OF_ISHTAR_CRYSTALS + BALANCE_OF_ISHTAR_TOKENS * bonus)
         need = np.zeros(4, dtype=np.int64)
-        need[t] = 3
+        need[t] = BALANCE_OF_ISHTAR_TOKENS
         push(s, i, PAYMENT, player, need[0], need[1], need[2], need[3], 0, 0)
     elif kind == BOOTS_MOVE:
         move_marker(s, i, _CHOSEN[action], True)
@@ -400,19 +414,19 @@ def on_summon(s, i, player, instance, effects):
     card = instance // 2 + 1
     n = num_players(s)
     if card == _AMULET_OF_AIR:
-        add_gauge(s, i, player, 2)
+        add_gauge(s, i, player, AMULET_OF_AIR_GAUGE)
     elif card == _AMULET_OF_FIRE:
-        drawn = draw_into_limbo(s, i, 4)
+        drawn = draw_into_limbo(s, i, AMULET_OF_FIRE_DRAWN)
         if drawn > 0:
             _push_drawn(s, i, KEEP_ONE, player, drawn)
     elif card == _AMULET_OF_EARTH:
-        gain_crystals(s, i, player, 9)
+        gain_crystals(s, i, player, AMULET_OF_EARTH_CRYSTALS)
     elif card == _AMULET_OF_WATER:
-        gain_tokens_of_choice(s, i, player, 4, instance)
+        gain_tokens_of_choice(s, i, player, AMULET_OF_WATER_TOKENS, instance)
     elif card == _TEMPORAL_BOOTS:
         push(s, i, BOOTS_MOVE, player)
     elif card == _DIVINE_CHALICE:
-        drawn = draw_into_limbo(s, i, 4)
+        drawn = draw_into_limbo(s, i, DIVINE_CHALICE_DRAWN)
         if drawn > 0:
             _push_drawn(s, i, CHALICE_PICK, player, drawn)
     elif card == _SYLLAS:
@@ -427,22 +441,22 @@ def on_summon(s, i, player, instance, effects):
             push(s, i, AMSUG_RETURN, (player + k) % n)
         push(s, i, AMSUG_RETURN, player)
     elif card == _BESPELLED_GRIMOIRE:
-        gain_tokens_of_choice(s, i, player, 2, _ON_RESERVE)
+        gain_tokens_of_choice(s, i, player, BESPELLED_GRIMOIRE_TOKENS, _ON_RESERVE)
     elif card == _LEWIS:
         push(s, i, LEWIS_TARGET, player)
     elif card == _SCEPTER:
-        gain_crystals(s, i, player, 3 * _other_items(s, i, player, instance))
+        gain_crystals(s, i, player, SCEPTER_CRYSTALS * _other_items(s, i, player, instance))
     elif card == _OLAFS_STATUE:
-        gain_crystals(s, i, player, 20)
+        gain_crystals(s, i, player, OLAFS_STATUE_CRYSTALS)
 
 
 @kernel
 def can_activate(s, i, player, instance):
     card = instance // 2 + 1
     if card == _BALANCE_OF_ISHTAR:
-        return spendable(s, i, player).max() >= 3
+        return spendable(s, i, player).max() >= BALANCE_OF_ISHTAR_TOKENS
     if card == _KAIRN:
-        return spendable(s, i, player).sum() >= 1
+        return spendable(s, i, player).sum() >= KAIRN_TOKENS
     if _ALWAYS_ACTIVE[card]:
         return True
     if card == _POTION_OF_DREAMS:
@@ -457,20 +471,20 @@ def activate(s, i, player, instance):
     if card == _BALANCE_OF_ISHTAR:
         push(s, i, BALANCE_TYPE, player)
     elif card == _DIE_OF_MALICE:
-        gain_crystals(s, i, player, 2)
+        gain_crystals(s, i, player, DIE_OF_MALICE_CRYSTALS)
         face = below(s, i, FACES_PER_DIE)
         for k in range(s.rolled_count[i]):
             if s.rolled[i, k, 2] == player:
                 s.rolled[i, k, 1] = face
     elif card == _KAIRN:
         push(s, i, KAIRN_EFFECT, player)
-        push(s, i, DISCARD_TOKENS, player, 1, 0)
+        push(s, i, DISCARD_TOKENS, player, KAIRN_TOKENS, 0)
     elif card == _POTION_OF_POWER:
         sacrifice(s, i, player, instance)
         drawn = draw(s, i)
         if drawn != 0:
             hand_add(s, i, player, drawn)
-        add_gauge(s, i, player, 2)
+        add_gauge(s, i, player, POTION_OF_POWER_GAUGE)
     elif card == _POTION_OF_DREAMS:
         sacrifice(s, i, player, instance)
         for t in range(4):
@@ -478,14 +492,14 @@ def activate(s, i, player, instance):
         push(s, i, DREAMS_PICK, player)
     elif card == _POTION_OF_KNOWLEDGE:
         sacrifice(s, i, player, instance)
-        gain_tokens_of_choice(s, i, player, 5, _ON_RESERVE)
+        gain_tokens_of_choice(s, i, player, POTION_OF_KNOWLEDGE_TOKENS, _ON_RESERVE)
     elif card == _POTION_OF_LIFE:
         sacrifice(s, i, player, instance)
         tokens = reserve_total(s, i, player)
         for t in range(4):
             s.reserve[i, player, t] = 0
         # Purse of Io counts; the transmute bonus does not (RULES.md 8.26).
-        gain_crystals(s, i, player, tokens * (4 + count_in_play(s, i, player, _PURSE_OF_IO)))
+        gain_crystals(s, i, player, tokens * (POTION_OF_LIFE_CRYSTALS + count_in_play(s, i, player, _PURSE_OF_IO)))
     else:
         raise ValueError("activate: a card without an activation")
 
@@ -494,9 +508,9 @@ def activate(s, i, player, instance):
 def end_of_round(s, i, player, card, copies, reserve):
     """``Behaviour.end_of_round``; ``reserve``: the player's reserve as the round ended (int64 ``[4]``)."""
     total = reserve[0] + reserve[1] + reserve[2] + reserve[3]
-    if card == _WONDROUS_CHEST and total >= 4:
-        gain_crystals(s, i, player, 3 * copies)
-    elif card == _BEGGARS_HORN and total <= 1:
+    if card == _WONDROUS_CHEST and total >= WONDROUS_CHEST_MIN_TOKENS:
+        gain_crystals(s, i, player, WONDROUS_CHEST_CRYSTALS * copies)
+    elif card == _BEGGARS_HORN and total <= BEGGARS_HORN_MAX_TOKENS:
         gain_tokens_of_choice(s, i, player, copies, _ON_RESERVE)
 
 
@@ -506,7 +520,7 @@ def season_change(s, i, player, card, copies, by_boots):
         n = num_players(s)
         for _ in range(copies):
             for k in range(1, n):
-                transfer_crystals(s, i, (player + k) % n, player, 1)
+                transfer_crystals(s, i, (player + k) % n, player, FIGRIM_CRYSTALS)
     elif card == _HOURGLASS:
         if by_boots:  # Ruling (RULES.md 8.7): tokens from a Boots season change arrive at the end of the turn
             count = s.deferred_count[i]
@@ -528,5 +542,5 @@ def end_of_game(s, i, player, card, copies):
         for k in range(1, n):
             if mine <= s.in_play_count[i, (player + k) % n]:
                 return np.int64(0)
-        return np.int64(20 * copies)
+        return np.int64(RAGFIELDS_HELM_PRESTIGE * copies)
     return np.int64(0)

@@ -103,27 +103,9 @@ _MALICE0, _MALICE1 = MALICE_INSTANCES
 _ROUND_EFFECT_CARDS = np.array([int(c) for c in ROUND_EFFECT_ORDER], dtype=np.int64)
 _TRANSMUTE_ABILITY = 1
 
-#: Step kinds (names from ``steps.KINDS``) whose rules this module implements.
-KINDS_HANDLED: tuple[str, ...] = (
-    "draft_pick",
-    "draft_pass",
-    "library_split",
-    "start_round",
-    "choose_die",
-    "turn_start",
-    "die_of_malice_window",
-    "die_actions",
-    "draw_symbol",
-    "keep_or_discard",
-    "keep_one",
-    "turn",
-    "round_end_effects",
-    "move_marker",
-    "season_change",
-    "join_library",
-    "next_round",
-    "game_end",
-)
+#: Step kinds (names from ``steps.KINDS``) whose rules this module implements: every kind ``engine/flow.py``
+#: registers (generated from the engine's registry, so a kind added there fails here until it is ported).
+KINDS_HANDLED: tuple[str, ...] = steps.kinds_registered_by("seasons_env.engine.flow")
 
 
 # ---------------------------------------------------------------------------- the draft and the library split

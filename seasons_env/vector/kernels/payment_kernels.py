@@ -15,6 +15,7 @@ import numpy as np
 
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
+from seasons_env.engine.card_constants import STAFF_OF_SPRING_CRYSTALS
 from seasons_env.engine.data import Card
 
 from . import hooks, kernel
@@ -75,19 +76,9 @@ for _actions in A.PAY_ACTIONS:
 for _mask in range(1, 16):
     MASK_OF_ACTION[A.elemental_set_action(_mask)] = _mask
 
-#: Step kinds (names from ``steps.KINDS``) whose rules this module implements.
-KINDS_HANDLED: tuple[str, ...] = (
-    "gain_energy",
-    "overflow",
-    "exchange_discard",
-    "elemental_amulet_set",
-    "payment",
-    "hand_of_fortune",
-    "pay_source",
-    "discard_tokens",
-    "enter_play",
-    "after_summon",
-)
+#: Step kinds (names from ``steps.KINDS``) whose rules this module implements: every kind ``engine/payment.py``
+#: registers (generated from the engine's registry, so a kind added there fails here until it is ported).
+KINDS_HANDLED: tuple[str, ...] = steps.kinds_registered_by("seasons_env.engine.payment")
 
 
 @kernel
@@ -435,7 +426,7 @@ def run_after_summon(s, i, task):
             staffs += 1
         elif card == _YJANGS_FORGOTTEN_VASE:
             vases += 1
-    s.crystals[i, p] += 3 * staffs
+    s.crystals[i, p] += STAFF_OF_SPRING_CRYSTALS * staffs
     gain_tokens_of_choice(s, i, p, vases, -1)
 
 
