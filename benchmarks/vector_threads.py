@@ -5,13 +5,15 @@
     python benchmarks/vector_threads.py --compile          # also the first call's time with an empty kernel cache
 
 Every step reads the observation and the legal mask of every game (``observations(out=buf)``,
-``legal_mask(out=buf)``), picks a uniformly random legal action per game from the masks (one vectorised numpy pick,
-in the calling thread) and applies them with ``apply``; finished games restart (``autoreset=True``). All the thread
+``legal_mask(out=buf)``), picks a uniformly random legal action per game from the masks (a small compiled loop in
+the calling thread, standing for a policy that costs little beside the games) and applies them with ``apply``;
+finished games restart (``autoreset=True``). All the thread
 counts of a row start from the same positions, spread over a game's whole course, and play the same games (the
 picks depend only on the masks and one generator per run). The budget is split into rounds alternating between
 the thread counts, so that a change in the shared machine's load hits them alike: read the ratio to one thread,
-measured in the same run. The machine's load average (``os.getloadavg``) is printed before and after: other
-processes running on the cores lower the figures with several threads most.
+measured in the same run. The machine's load average (``os.getloadavg``) is printed before and after, and the cores
+each column really got (CPU seconds per second): other processes running on the cores lower the figures with
+several threads most.
 
 ``--compile`` times, in a fresh process with an empty ``SEASONS_KERNEL_CACHE`` folder, building a batch and its
 first step with one thread and then with two (the threaded path compiles nothing more).
@@ -29,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
+import numba
 import numpy as np
 
 from seasons_env.encoding import OBSERVATION_SIZE
@@ -40,14 +43,26 @@ ROUNDS = 4
 WARMUP_STEPS = 300  # from new games: spreads the batch over the draft and the first years before measuring
 
 
+@numba.njit
+def _pick_rows(masks: np.ndarray, draws: np.ndarray, out: np.ndarray) -> None:
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        if count == 0:
+            continue
+        left = int(draws[i] * count)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if left == 0:
+                    out[i] = a
+                    break
+                left -= 1
+
+
 def random_legal(masks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -> None:
     """A uniformly random legal action per row of ``masks`` into ``out`` (rows without one are left as they are)."""
-    counts = np.count_nonzero(masks, axis=1)
-    running = counts > 0
-    legal = np.flatnonzero(masks)  # row by row: row i's legal actions follow row i-1's
-    starts = np.cumsum(counts) - counts
-    picks = (rng.random(masks.shape[0]) * counts).astype(np.int64)
-    out[running] = legal[starts[running] + picks[running]] % NUM_ACTIONS
+    _pick_rows(masks, rng.random(masks.shape[0]), out)
 
 
 class Side:
@@ -66,8 +81,9 @@ class Side:
         return int(self.batch.apply(self.actions).stepped.sum())
 
 
-def measure(batch_size: int, players: int, threads: list[int], seconds: float) -> list[float]:
-    """Decisions per second for each thread count, all from the same positions, in alternating rounds."""
+def measure(batch_size: int, players: int, threads: list[int], seconds: float) -> tuple[list[float], list[float]]:
+    """Decisions per second for each thread count, all from the same positions, in alternating rounds; and the
+    cores each used (this process's CPU seconds per second)."""
     start = VectorGame(batch_size, players, "archmage", seed=1)
     warm = Side(start, 7)
     for _ in range(WARMUP_STEPS):
@@ -76,14 +92,15 @@ def measure(batch_size: int, players: int, threads: list[int], seconds: float) -
     sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11) for n in threads]
     for side in sides:
         side.step()
-    totals = [[0, 0.0] for _ in sides]
+    totals = [[0, 0.0, 0.0] for _ in sides]
     for _ in range(ROUNDS):
         for k, side in enumerate(sides):
-            begin = time.perf_counter()
+            begin, cpu = time.perf_counter(), time.process_time()
             while (elapsed := time.perf_counter() - begin) < seconds / (len(sides) * ROUNDS):
                 totals[k][0] += side.step()
             totals[k][1] += elapsed
-    return [count / spent for count, spent in totals]
+            totals[k][2] += time.process_time() - cpu
+    return [count / spent for count, spent, _ in totals], [cpu / spent for _, spent, cpu in totals]
 
 
 def scaling_table(batches: list[int], threads: list[int], players_list: list[int], seconds: float) -> None:
@@ -91,14 +108,17 @@ def scaling_table(batches: list[int], threads: list[int], players_list: list[int
     print("decisions/s with observation + mask of every game at every step (archmage, random legal actions)")
     header = f"{'players':>7} {'batch':>6} " + " ".join(f"{f'{n} thr':>10}" for n in threads)
     header += " " + " ".join(f"{f'{n}/1':>6}" for n in threads[1:])
+    header += "  cores used: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
     print(header)
     for players in players_list:
         for batch_size in batches:
-            rates = measure(batch_size, players, threads, seconds)
+            rates, cores = measure(batch_size, players, threads, seconds)
             line = f"{players:>7} {batch_size:>6} " + " ".join(f"{rate:>10,.0f}" for rate in rates)
             line += " " + " ".join(f"{rate / rates[0]:>6.2f}" for rate in rates[1:])
+            line += "              " + " ".join(f"{used:>5.2f}" for used in cores)
             print(line, flush=True)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("cores used: this process's CPU seconds per second while that column ran (other processes take the rest)")
     print(f"goal (issue 34): 2 threads >= {GOAL_RATIO}x 1 thread at batch 1,024 on 2 cores")
 
 
