@@ -175,7 +175,7 @@ class KernelBackend:
         self.rules.blocks.run(idx.size, copy_block)
 
     def current_players(self, idx: np.ndarray) -> np.ndarray:
-        return self.rules.current_player[idx]
+        return self.rules.current_players(idx)
 
     def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         scores = self.state.final_scores[finished].astype(np.int64)

@@ -208,9 +208,10 @@ class VectorGame:
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         """bool ``[B, NUM_ACTIONS]``: the legal actions of each game's pending decision (all False once over)."""
         if out is None:
-            return self._mask.copy()
-        _check_out(out, self._mask)
-        np.copyto(out, self._mask)
+            out = np.empty_like(self._mask)
+        else:
+            _check_out(out, self._mask)
+        self._backend.copy_rows(self._mask, out)
         return out
 
     def observations(self, out: np.ndarray | None = None) -> np.ndarray:

@@ -81,8 +81,12 @@ class RulesBatch:
     @property
     def current_player(self) -> np.ndarray:
         """int64 ``[B]``: the seat deciding in each game, -1 once it is over."""
-        depth = self.state.stack_depth.astype(np.int64)
-        players = self.state.stack[np.arange(self.batch_size), np.maximum(depth - 1, 0), 1].astype(np.int64)
+        return self.current_players(np.arange(self.batch_size))
+
+    def current_players(self, rows: np.ndarray) -> np.ndarray:
+        """int64 ``[k]``: the seat deciding in row ``rows[k]``'s game, -1 once it is over."""
+        depth = self.state.stack_depth[rows].astype(np.int64)
+        players = self.state.stack[rows, np.maximum(depth - 1, 0), 1].astype(np.int64)
         return np.where(depth > 0, players, -1)
 
     def replace(self, rows: np.ndarray, games: Sequence[Game]) -> None:
