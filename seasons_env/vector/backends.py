@@ -164,11 +164,8 @@ class KernelBackend:
 
     def write_masks(self, idx: np.ndarray, mask: np.ndarray) -> None:
         legal = self.rules.legal
-        if self.rules.threads == 1:
-            mask[idx] = legal[idx]
-            return
 
-        def copy_block(_, lo: int, hi: int) -> None:  # numpy releases the GIL while it copies the rows
+        def copy_block(_, lo: int, hi: int) -> None:  # numpy copies plain arrays without the interpreter lock
             rows = idx[lo:hi]
             mask[rows] = legal[rows]
 
@@ -194,11 +191,8 @@ class KernelBackend:
 
     def copy_rows(self, source: np.ndarray, out: np.ndarray) -> None:
         """``out[:] = source`` (``[B, ...]`` arrays), in blocks of rows on the batch's threads."""
-        if self.rules.threads == 1:
-            np.copyto(out, source)
-            return
 
-        def copy_block(_, lo: int, hi: int) -> None:  # numpy releases the GIL while it copies
+        def copy_block(_, lo: int, hi: int) -> None:
             np.copyto(out[lo:hi], source[lo:hi])
 
         self.rules.blocks.run(source.shape[0], copy_block)
