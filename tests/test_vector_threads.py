@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from seasons_env.engine.actions import NUM_ACTIONS
-from seasons_env.vector import SeasonsVecEnv, SeasonsVectorEnv, VectorGame
+from seasons_env.vector import BatchedSeasons, SeasonsVecEnv, SeasonsVectorEnv, VectorGame
 from seasons_env.vector.arrays import FIELD_NAMES
 from seasons_env.vector.kernels.row_blocks import MIN_BLOCK_ROWS
 
@@ -74,6 +74,28 @@ def test_threaded_batches_from_positions_copies_and_pickles_continue_alike() -> 
         assert _positions(batch) == _positions(one)
 
 
+def _fork_child_trace(batch: VectorGame, results) -> None:
+    results.put(_trace(batch, 40))
+
+
+def test_a_forked_process_steps_a_threaded_batch() -> None:
+    # SB3's SubprocVecEnv and multiprocessing fork the process: the pool threads the parent started are not in the
+    # child, which must start its own rather than wait for them.
+    import multiprocessing
+
+    batch = VectorGame(2 * MIN_BLOCK_ROWS, 2, seed=6, threads=2)
+    _trace(batch, 5)  # the parent's pool is running
+    twin = copy.deepcopy(batch)
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_fork_child_trace, args=(batch, results))
+    child.start()
+    child_trace = results.get(timeout=120)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert child_trace == _trace(twin, 40)
+
+
 @pytest.mark.parametrize("threads", [0, -1, 1.5, True, "2", None, 257])
 def test_bad_threads_are_refused_naming_the_argument(threads: object) -> None:
     with pytest.raises(ValueError, match=r"threads must be an int from 1 to 256; got"):
@@ -108,6 +130,14 @@ def test_vector_environments_pass_threads_through_and_play_the_same_games() -> N
             assert np.array_equal(a, b)
         assert np.array_equal(gym_envs[0].action_masks(), gym_envs[1].action_masks())
     assert sb3_envs[0].action_masks().shape == (size, NUM_ACTIONS)
+    loops = [BatchedSeasons(size, 4, seed=2, threads=n) for n in (1, 2)]
+    steps = [loop.reset(seed=5) for loop in loops]
+    assert loops[1].batch.threads == 2, "reset keeps the thread count"
+    for _ in range(100):
+        actions = _pick(steps[0].masks, rng)
+        steps = [loop.step(actions) for loop in loops]
+        for a, b in zip(vars(steps[0]).values(), vars(steps[1]).values(), strict=True):
+            assert np.array_equal(a, b)
 
 
 def test_training_takes_game_threads_and_selfplay_batches_step_on_them() -> None:

@@ -13,6 +13,7 @@ call's compile time.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -25,6 +26,16 @@ MIN_BLOCK_ROWS = 16
 
 _pools: dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
+
+
+def _forget_pools() -> None:
+    """In a forked child the parent's pool threads do not exist (a task given to them would never run): start over."""
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:
