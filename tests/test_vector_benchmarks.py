@@ -41,6 +41,15 @@ def test_vector_speed_prints_its_figures(args: list[str], figures: list[str]) ->
         assert figure in result.stdout, f"{figure!r} missing:\n{result.stdout}"
 
 
+def test_vector_threads_prints_its_scaling_table() -> None:
+    result = _run("vector_threads.py", "--seconds", "0.1", "--batches", "32", "--players", "3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    for figure in ("load average before", "1 thr", "2 thr", "2/1", "goal"):
+        assert figure in result.stdout, f"{figure!r} missing:\n{result.stdout}"
+    refused = _run("vector_threads.py", "--threads", "2,1")
+    assert refused.returncode == 2 and "--threads must start with 1" in refused.stderr
+
+
 def test_vector_equivalence_reports_every_case() -> None:
     result = _run("vector_equivalence.py", "--games", "9", "--batch", "1", "--check-every", "3")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -39,6 +39,7 @@ class TrainConfig:
     # how the self-play games step (seasons_env.vector engines: "kernels" = compiled array kernels, "reference" =
     # the reference engine per game); both play the same games, so a run can resume on the other
     engine: str = DEFAULT_ENGINE
+    game_threads: int = 1  # threads stepping the self-play games at once (engine "kernels"); the same games whatever
     # the learner: where it starts. "warm" = the whole recipe in the run folder (a heuristic data set, behaviour
     # cloning, one DAgger round: training/pipeline.py), "" = PPO from a random network, "learned" = the shipped
     # model, or a model/checkpoint file
@@ -103,7 +104,7 @@ class TrainConfig:
         if self.engine not in ENGINES:
             raise ValueError(f"engine: must be one of {', '.join(ENGINES)}; got {self.engine!r}")
         positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")
-        positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads")
+        positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads", "game_threads")
         positive += ("bc_games", "bc_epochs", "dagger_epochs", "workers", "ismcts_iterations")
         for name in positive:
             if getattr(self, name) < 1:
@@ -131,7 +132,9 @@ class TrainConfig:
             raise ValueError(f"opponents: each fixed opponent at most once; got {', '.join(self.opponents)}")
         if not 0 <= self.seed <= MAX_SEED:
             raise ValueError(f"seed: must be in 0..{MAX_SEED}; got {self.seed!r}")
-        for name in ("threads", "workers"):
+        if self.game_threads > 1 and self.engine != "kernels":
+            raise ValueError(f"game_threads: must be 1 with engine {self.engine!r}; got {self.game_threads!r}")
+        for name in ("threads", "workers", "game_threads"):
             if getattr(self, name) > MAX_PARALLEL:
                 raise ValueError(f"{name}: must be at most {MAX_PARALLEL}; got {getattr(self, name)!r}")
         if self.envs * self.rollout > MAX_UPDATE_ROWS:

@@ -179,7 +179,14 @@ class Trainer:
     def _games(self) -> SelfPlayGames:
         c = self.config
         return SelfPlayGames(
-            c.envs, c.level, self._deal, self.league.players, c.seed, c.engine, ismcts_iterations=c.ismcts_iterations
+            c.envs,
+            c.level,
+            self._deal,
+            self.league.players,
+            c.seed,
+            c.engine,
+            ismcts_iterations=c.ismcts_iterations,
+            threads=c.game_threads,
         )
 
     def _deal(self, rng: np.random.Generator) -> Deal:

@@ -20,7 +20,8 @@ the kernels engine the heuristic's view is an array row and its decisions the co
 (``agents/heuristic_compiled.py``: the same actions and draws as ``HeuristicAgent.act``).
 
 ``engine`` chooses how the batches step (``seasons_env.vector.ENGINES``: the reference engine or the compiled
-kernels); both give the same games. ``state_dict``/``load_state_dict`` capture everything (positions as
+kernels); both give the same games, as does ``threads`` (the kernels' batches step their games on that many threads).
+``state_dict``/``load_state_dict`` capture everything (positions as
 ``Game.to_dict()``, seats, opponents, the generator, the heuristic and ISMCTS agents' state), so a resumed run
 continues exactly, on either engine.
 """
@@ -41,6 +42,7 @@ from seasons_env.engine import check_choice
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector import VectorGame
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
+from seasons_env.vector.core import check_threads
 from seasons_env.vector.policies import sample_legal
 
 from .data import final_margins
@@ -99,6 +101,7 @@ class SelfPlayGames:
         seed: int,
         engine: str = DEFAULT_ENGINE,
         ismcts_iterations: int = 100,
+        threads: int = 1,
     ) -> None:
         check_choice("engine", engine, ENGINES)
         if isinstance(ismcts_iterations, bool) or not isinstance(ismcts_iterations, int) or ismcts_iterations < 1:
@@ -109,6 +112,7 @@ class SelfPlayGames:
         self.schedule = schedule
         self.snapshots = snapshots  # name -> its compiled masked policy (the league's dict: it gains and loses some)
         self.engine = engine
+        self.threads = check_threads(threads)  # the threads each batch steps its games on (VectorGame)
         self.rng = np.random.default_rng(seed)
         self.batches: dict[int, VectorGame] = {}  # player count -> its games, slot i in row i
         self.deals: list[Deal | None] = [None] * size
@@ -325,7 +329,9 @@ class SelfPlayGames:
         its slot's deal has that player count)."""
         batch = self.batches.get(players)
         if batch is None:
-            batch = VectorGame(self.size, players, self.level, autoreset=False, engine=self.engine)
+            batch = VectorGame(
+                self.size, players, self.level, autoreset=False, engine=self.engine, threads=self.threads
+            )
             self.batches[players] = batch
             self._buffers[players] = np.zeros((self.size, OBSERVATION_SIZE), dtype=np.float32)
         return batch

@@ -3,7 +3,9 @@
 ``VectorGame(engine=...)`` chooses one (``"kernels"`` by default); both give the same games, decisions and arrays
 (``tests/test_vector.py`` runs the differential checks on each). ``"reference"`` keeps one ``Game`` per slot and
 steps it in Python (stage 1); ``"kernels"`` keeps the batch as an ``ArrayState`` stepped by the compiled rules kernels
-(``kernels/``), the observations written by a kernel over the same arrays (``kernels/observe_rows.py``).
+(``kernels/``), the observations written by a kernel over the same arrays (``kernels/observe_rows.py``). The kernels
+backend steps, restarts, writes masks and observes disjoint blocks of rows on ``threads`` threads at once
+(``kernels/row_blocks.py``); the reference backend runs in Python and takes only ``threads=1``.
 """
 
 from __future__ import annotations
@@ -26,13 +28,13 @@ DEFAULT_ENGINE = "kernels"
 class ReferenceBackend:
     """One reference ``Game`` per slot, stepped one by one (stage 1)."""
 
-    def __init__(self, games: Sequence[Game]) -> None:
-        self.games = list(games)
+    def __init__(self, games: Sequence[Game], threads: int = 1) -> None:
+        self.games = list(games)  # threads: always 1 here (VectorGame refuses more for this engine)
 
     @classmethod
-    def started(cls, num_players: int, level: str, seeds: Sequence[int]) -> ReferenceBackend:
+    def started(cls, num_players: int, level: str, seeds: Sequence[int], threads: int = 1) -> ReferenceBackend:
         """``Game.new(num_players, level, seed)`` for each seed."""
-        return cls([Game.new(num_players, level, seed=seed) for seed in seeds])
+        return cls([Game.new(num_players, level, seed=seed) for seed in seeds], threads)
 
     def new_games(self, idx: np.ndarray, level: str, seeds: Sequence[int]) -> None:
         """Start ``Game.new(num_players, level, seeds[j])`` in slot ``idx[j]``."""
@@ -88,6 +90,9 @@ class ReferenceBackend:
         for i, seat in zip(idx.tolist(), seats.tolist(), strict=True):
             encode_observation(self.games[i], seat, obs[i])
 
+    def copy_rows(self, source: np.ndarray, out: np.ndarray) -> None:
+        np.copyto(out, source)
+
     def observe(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """float32 ``[k, OBSERVATION_SIZE]``: the observation of ``seats[j]`` in game ``idx[j]``."""
         out = np.zeros((idx.size, OBSERVATION_SIZE), dtype=np.float32)
@@ -99,10 +104,10 @@ class ReferenceBackend:
 class KernelBackend:
     """The batch as an ``ArrayState`` stepped by the compiled rules kernels (``kernels/batch.RulesBatch``)."""
 
-    def __init__(self, games: Sequence[Game]) -> None:
+    def __init__(self, games: Sequence[Game], threads: int = 1) -> None:
         from .kernels.batch import RulesBatch  # compiles (or loads from the disk cache) the kernels on first use
 
-        self.rules = RulesBatch.from_games(games)
+        self.rules = RulesBatch.from_games(games, threads)
         self.state = self.rules.state
         self._views: dict[int, tuple] = {}  # the kernels' struct of each view ArrayState written into
 
@@ -117,14 +122,14 @@ class KernelBackend:
         self._views = {}
 
     @classmethod
-    def started(cls, num_players: int, level: str, seeds: Sequence[int]) -> KernelBackend:
+    def started(cls, num_players: int, level: str, seeds: Sequence[int], threads: int = 1) -> KernelBackend:
         """``Game.new(num_players, level, seed)`` for each seed, dealt and run by the kernels."""
         from .arrays import ArrayState
         from .kernels.batch import RulesBatch
 
         backend = cls.__new__(cls)
         state = ArrayState.empty(len(seeds), num_players)
-        backend.rules = RulesBatch(state, np.zeros((len(seeds), NUM_ACTIONS), dtype=np.bool_))
+        backend.rules = RulesBatch(state, np.zeros((len(seeds), NUM_ACTIONS), dtype=np.bool_), threads)
         backend.state = state
         backend._views = {}
         backend.rules.new_games(np.arange(len(seeds)), level, seeds)
@@ -158,10 +163,16 @@ class KernelBackend:
         determinize_row(self.rules.arrays, i, seat, known[1], row, key, order)
 
     def write_masks(self, idx: np.ndarray, mask: np.ndarray) -> None:
-        mask[idx] = self.rules.legal[idx]
+        legal = self.rules.legal
+
+        def copy_block(_, lo: int, hi: int) -> None:  # numpy copies plain arrays without the interpreter lock
+            rows = idx[lo:hi]
+            mask[rows] = legal[rows]
+
+        self.rules.blocks.run(idx.size, copy_block)
 
     def current_players(self, idx: np.ndarray) -> np.ndarray:
-        return self.rules.current_player[idx]
+        return self.rules.current_players(idx)
 
     def results(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         scores = self.state.final_scores[finished].astype(np.int64)
@@ -175,7 +186,16 @@ class KernelBackend:
     def encode(self, idx: np.ndarray, seats: np.ndarray, obs: np.ndarray) -> None:
         from .kernels.observe_rows import observe_rows_in_place
 
-        observe_rows_in_place(self.rules.arrays, idx.astype(np.int64), seats.astype(np.int64), obs)
+        idx, seats = idx.astype(np.int64), seats.astype(np.int64)
+        self.rules.blocks.run(idx.size, lambda s, lo, hi: observe_rows_in_place(s, idx[lo:hi], seats[lo:hi], obs))
+
+    def copy_rows(self, source: np.ndarray, out: np.ndarray) -> None:
+        """``out[:] = source`` (``[B, ...]`` arrays), in blocks of rows on the batch's threads."""
+
+        def copy_block(_, lo: int, hi: int) -> None:
+            np.copyto(out[lo:hi], source[lo:hi])
+
+        self.rules.blocks.run(source.shape[0], copy_block)
 
     def observe(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
         from .kernels.observe_rows import observe_rows

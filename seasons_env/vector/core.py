@@ -5,7 +5,8 @@ observations in one ``[B, OBSERVATION_SIZE]`` buffer (re-encoded only for the ga
 players, the finished flags and the final scores in ``[B]`` / ``[B, P]`` arrays, and all inputs are checked as
 arrays before any game changes. The stepping is the backend's (``backends.py``): the compiled rules kernels over an
 array state (``engine="kernels"``, the default) or one reference ``Game`` per slot (``engine="reference"``); both
-give the same games.
+give the same games. ``threads=N`` (kernels engine) steps, restarts, observes and writes the masks of disjoint blocks
+of games on N threads at once: the games, observations and masks are the same whatever N is.
 
 Seeds: episode ``e`` of game ``i`` is ``Game.new(num_players, level, seed=game_seed(seed, i, e))``, so a game's
 course depends on (seed, its index, its episode count) and the actions it is given, never on the batch size.
@@ -37,6 +38,17 @@ def check_seed(seed: object, field: str = "seed") -> int:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"{field} must be a non-negative int; got {seed!r}")
     return int(seed)
+
+
+#: The most threads a batch may step with (``threads``).
+MAX_THREADS = 256
+
+
+def check_threads(threads: object) -> int:
+    """``threads`` as an int in ``1..MAX_THREADS``; a ``ValueError`` naming it otherwise."""
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 1 <= threads <= MAX_THREADS:
+        raise ValueError(f"threads must be an int from 1 to {MAX_THREADS}; got {threads!r}")
+    return int(threads)
 
 
 def check_batch_mask(mask: object, batch_size: int, field: str) -> np.ndarray:
@@ -80,7 +92,9 @@ class VectorGame:
       ended now); ``winners`` → bool ``[B, P]`` (the engine's tie-break included; all False while a game runs);
     - ``game(i)`` → a reference ``Game`` equal to game i, generator included: it continues exactly as the batch
       does; ``VectorGame.from_games(games)`` starts a batch from reference positions;
-    - ``copy.deepcopy`` and ``pickle`` copy every array: the copy continues exactly as the batch.
+    - ``copy.deepcopy`` and ``pickle`` copy every array: the copy continues exactly as the batch;
+    - ``threads`` (an int, 1 by default): the threads the kernels engine steps the games on (``engine="reference"``
+      takes only 1). The same games whatever it is; more than the machine's cores only adds hand-offs.
     """
 
     def __init__(
@@ -91,20 +105,26 @@ class VectorGame:
         seed: int = 0,
         autoreset: bool = True,
         engine: str = DEFAULT_ENGINE,
+        threads: int = 1,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive int; got {batch_size!r}")
         num_players = check_num_players(num_players)
         check_choice("level", level, LEVELS)
         seed = check_seed(seed)
-        self._setup(int(batch_size), num_players, level, seed, autoreset, engine)
+        self._setup(int(batch_size), num_players, level, seed, autoreset, engine, threads)
         seeds = [game_seed(seed, i, 0) for i in range(self.batch_size)]
-        self._backend = BACKENDS[engine].started(num_players, level, seeds)
+        self._backend = BACKENDS[engine].started(num_players, level, seeds, self.threads)
         self._refresh(np.arange(self.batch_size))
 
     @classmethod
     def from_games(
-        cls, games: Sequence[Game], seed: int = 0, autoreset: bool = True, engine: str = DEFAULT_ENGINE
+        cls,
+        games: Sequence[Game],
+        seed: int = 0,
+        autoreset: bool = True,
+        engine: str = DEFAULT_ENGINE,
+        threads: int = 1,
     ) -> VectorGame:
         """A batch starting from copies of ``games`` (one player count and level); their next episodes
         (after a reset) are seeded as in a batch built with ``seed``, from episode 1 on."""
@@ -120,16 +140,22 @@ class VectorGame:
                     f"{games[0].num_players}-player {games[0].level} game (one batch holds one player count and level)"
                 )
         batch = cls.__new__(cls)
-        batch._setup(len(games), games[0].num_players, games[0].level, check_seed(seed), autoreset, engine)
-        batch._backend = BACKENDS[engine]([game.clone() for game in games])
+        batch._setup(len(games), games[0].num_players, games[0].level, check_seed(seed), autoreset, engine, threads)
+        batch._backend = BACKENDS[engine]([game.clone() for game in games], batch.threads)
         batch._refresh(np.arange(batch.batch_size))
         return batch
 
-    def _setup(self, batch_size: int, num_players: int, level: str, seed: int, autoreset: bool, engine: str) -> None:
+    def _setup(
+        self, batch_size: int, num_players: int, level: str, seed: int, autoreset: bool, engine: str, threads: int
+    ) -> None:
         if not isinstance(autoreset, bool):
             raise ValueError(f"autoreset must be True or False; got {autoreset!r}")
         check_choice("engine", engine, ENGINES)
+        threads = check_threads(threads)
+        if engine == "reference" and threads != 1:
+            raise ValueError(f"threads must be 1 with engine='reference' (it steps its games in Python); got {threads}")
         self.engine = engine
+        self.threads = threads
         self.batch_size = batch_size
         self.num_players = num_players
         self.level = level
@@ -182,9 +208,10 @@ class VectorGame:
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         """bool ``[B, NUM_ACTIONS]``: the legal actions of each game's pending decision (all False once over)."""
         if out is None:
-            return self._mask.copy()
-        _check_out(out, self._mask)
-        np.copyto(out, self._mask)
+            out = np.empty_like(self._mask)
+        else:
+            _check_out(out, self._mask)
+        self._backend.copy_rows(self._mask, out)
         return out
 
     def observations(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -196,9 +223,10 @@ class VectorGame:
             self._encode(stale, seats)
             self._obs_stale[stale] = False
         if out is None:
-            return self._obs.copy()
-        _check_out(out, self._obs)
-        np.copyto(out, self._obs)
+            out = np.empty_like(self._obs)
+        else:
+            _check_out(out, self._obs)
+        self._backend.copy_rows(self._obs, out)
         return out
 
     def observe(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:

@@ -59,12 +59,15 @@ class LearnerBatch:
         illegal: str = "penalize",
         seed: int = 0,
         engine: str = DEFAULT_ENGINE,
+        threads: int = 1,
     ) -> None:
         check_choice("reward", reward, REWARDS)
         check_choice("illegal", illegal, ILLEGAL)
         if not isinstance(self_play, bool):
             raise ValueError(f"self_play must be True or False; got {self_play!r}")
-        self.batch = VectorGame(num_envs, num_players, level, check_seed(seed), autoreset=False, engine=engine)
+        self.batch = VectorGame(
+            num_envs, num_players, level, check_seed(seed), autoreset=False, engine=engine, threads=threads
+        )
         n = self.batch.num_players
         if agent_seat != "random" and (
             isinstance(agent_seat, bool) or not isinstance(agent_seat, numbers.Integral) or not 0 <= agent_seat < n
@@ -109,7 +112,13 @@ class LearnerBatch:
         """Start over: every game from episode 0 of a batch seeded with ``seed``, the policies reseeded."""
         self.seed = check_seed(seed)
         self.batch = VectorGame(
-            self.num_envs, self.num_players, self.batch.level, self.seed, autoreset=False, engine=self.batch.engine
+            self.num_envs,
+            self.num_players,
+            self.batch.level,
+            self.seed,
+            autoreset=False,
+            engine=self.batch.engine,
+            threads=self.batch.threads,
         )
         if not self.self_play:
             self.groups = self._policy_groups(self.opponents_spec)

@@ -20,6 +20,7 @@ No sub-environment objects and no per-env wrappers: the observations ``[N, OBSER
   so that ``action_space.sample()`` works) or raises ``IllegalActionError`` and changes nothing (``"raise"``).
 - ``action_masks()`` → bool ``[N, NUM_ACTIONS]`` (also ``infos["action_mask"]``); a game waiting for its
   autoreset allows every action (it is ignored), so that a masked policy never sees an empty mask.
+- ``threads=N`` steps the games on N threads at once (``VectorGame``, kernels engine): the same games whatever N.
 """
 
 from __future__ import annotations
@@ -59,11 +60,22 @@ class SeasonsVectorEnv(VectorEnv):
         illegal: str = "penalize",
         render_mode: None = None,
         engine: str = DEFAULT_ENGINE,
+        threads: int = 1,
     ) -> None:
         if render_mode is not None:
             raise ValueError(f"render_mode must be None for the vector environment; got {render_mode!r}")
         self.learner = LearnerBatch(
-            num_envs, num_players, level, opponents, agent_seat, self_play, reward, illegal, seed=0, engine=engine
+            num_envs,
+            num_players,
+            level,
+            opponents,
+            agent_seat,
+            self_play,
+            reward,
+            illegal,
+            seed=0,
+            engine=engine,
+            threads=threads,
         )
         self.num_envs = self.learner.num_envs
         self.num_players = self.learner.num_players

@@ -10,7 +10,8 @@
 Every game is always waiting on one seat (``current_player``), as in PettingZoo's AEC loop, and every seat is
 yours: there are no opponents inside. A game that ends reports ``terminations[i]`` and every seat's reward once;
 the next ``step`` restarts it (its action is ignored) and ``restarted[i]`` says so: the same next-step
-autoreset as ``VectorGame(autoreset=True)``, which this wraps.
+autoreset as ``VectorGame(autoreset=True)``, which this wraps (``threads=N``: its games stepped on N threads, the same
+games whatever N).
 """
 
 from __future__ import annotations
@@ -50,10 +51,11 @@ class BatchedSeasons:
         reward: str = "win",
         seed: int = 0,
         engine: str = DEFAULT_ENGINE,
+        threads: int = 1,
     ) -> None:
         check_choice("reward", reward, REWARDS)
         self.reward = reward
-        self.batch = VectorGame(batch_size, num_players, level, seed, autoreset=True, engine=engine)
+        self.batch = VectorGame(batch_size, num_players, level, seed, autoreset=True, engine=engine, threads=threads)
         self.batch_size = self.batch.batch_size
         self.num_players = self.batch.num_players
 
@@ -67,6 +69,7 @@ class BatchedSeasons:
             batch.seed if seed is None else seed,
             autoreset=True,
             engine=batch.engine,
+            threads=batch.threads,
         )
         zeros = np.zeros(self.batch_size, dtype=np.bool_)
         return self._state(np.zeros((self.batch_size, self.num_players), dtype=np.float32), zeros, None, zeros)

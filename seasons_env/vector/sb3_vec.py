@@ -5,7 +5,8 @@
     MaskablePPO("MlpPolicy", env, gamma=1.0).learn(100_000)
 
 One object steps all N games (on the batched core's compiled kernels by default, ``engine="reference"`` for the
-reference engine): no subprocesses and no per-env objects. The learner and its opponents are set up as in
+reference engine), on ``threads`` threads at once if asked (the same games whatever the count): no subprocesses and
+no per-env objects. The learner and its opponents are set up as in
 ``SeasonsVectorEnv`` (``seasons_env.vector.driver``): one seat with batched opponent policies, or every seat with
 ``self_play=True`` (``infos[i]["seat"]`` names the seat to act). As SB3 expects, a game that ends restarts in the
 same step: ``infos[i]["terminal_observation"]`` holds the learner's last observation of it,
@@ -46,9 +47,10 @@ class SeasonsVecEnv(VecEnv):
         illegal: str = "raise",
         seed: int = 0,
         engine: str = DEFAULT_ENGINE,
+        threads: int = 1,
     ) -> None:
         self.learner = LearnerBatch(
-            num_envs, num_players, level, opponents, agent_seat, self_play, reward, illegal, seed, engine
+            num_envs, num_players, level, opponents, agent_seat, self_play, reward, illegal, seed, engine, threads
         )
         self.render_mode = None
         self._actions: np.ndarray | None = None

@@ -3,7 +3,8 @@
 The Python side of the kernels: it checks actions against the legal masks, calls ``machine.apply_rows`` for the
 whole batch at once, and runs on the reference engine the rows that reach a step without a kernel (unpack the
 row, ``Game.apply`` or ``Game._run`` to the next decision, pack it back), so that the batch is always exactly
-what the reference engine would reach. ``reference_steps`` counts those rows by step kind.
+what the reference engine would reach. ``reference_steps`` counts those rows by step kind. With ``threads`` > 1 the
+kernels run on disjoint blocks of rows at once (``row_blocks.py``); the rows end the same whatever the count.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from seasons_env.engine.machine import Game, IllegalActionError
 from ..arrays import FIELD_NAMES, ArrayState, pack, pack_into, unpack
 from . import machine
 from .new_game import deal_rows
+from .row_blocks import RowBlocks
 from .state_ops import scores_rows
 from .structs import kernel_arrays
 
@@ -29,9 +31,11 @@ from .structs import kernel_arrays
 class RulesBatch:
     """B games of one player count, stepped by the rules kernels; each row stays equal to the reference game."""
 
-    def __init__(self, state: ArrayState, legal: np.ndarray) -> None:
+    def __init__(self, state: ArrayState, legal: np.ndarray, threads: int = 1) -> None:
         self.state = state
         self.arrays = kernel_arrays(state)
+        #: Runs the kernels over blocks of rows on ``threads`` threads.
+        self.blocks = RowBlocks(state, self.arrays, threads)
         self.legal = legal
         self.status = np.zeros(state.batch_size, dtype=np.int64)
         #: Rows run on the reference engine, by the kind of the step that had no kernel.
@@ -42,20 +46,27 @@ class RulesBatch:
         """Pickling and ``copy.deepcopy`` copy the arrays; the kernels' struct over them (numba's, which neither
         can copy) is left out and made again over the copies."""
         state = self.__dict__.copy()
-        del state["arrays"]
+        del state["arrays"], state["blocks"]
+        state["threads"] = self.threads
         return state
 
     def __setstate__(self, state: dict) -> None:
+        threads = state.pop("threads", 1)
         self.__dict__.update(state)
         self.arrays = kernel_arrays(self.state)
+        self.blocks = RowBlocks(self.state, self.arrays, threads)
+
+    @property
+    def threads(self) -> int:
+        return self.blocks.threads
 
     @classmethod
-    def from_games(cls, games: Sequence[Game]) -> RulesBatch:
+    def from_games(cls, games: Sequence[Game], threads: int = 1) -> RulesBatch:
         """A batch holding copies of positions, each run by the kernels to its next decision: a position at a
         decision (or over) stays as it is, the kernels writing its legal actions; one whose first pending steps
         have not run yet (as ``serialization.from_dict`` reads it) runs them, as ``Game.from_dict`` does."""
         games = list(games)
-        batch = cls(pack(games), np.zeros((len(games), A.NUM_ACTIONS), dtype=np.bool_))
+        batch = cls(pack(games), np.zeros((len(games), A.NUM_ACTIONS), dtype=np.bool_), threads)
         rows = np.arange(len(games), dtype=np.int64)
         machine.run_rows(batch.arrays, rows, batch.legal, batch.status)
         batch._settle(rows)
@@ -72,8 +83,12 @@ class RulesBatch:
     @property
     def current_player(self) -> np.ndarray:
         """int64 ``[B]``: the seat deciding in each game, -1 once it is over."""
-        depth = self.state.stack_depth.astype(np.int64)
-        players = self.state.stack[np.arange(self.batch_size), np.maximum(depth - 1, 0), 1].astype(np.int64)
+        return self.current_players(np.arange(self.batch_size))
+
+    def current_players(self, rows: np.ndarray) -> np.ndarray:
+        """int64 ``[k]``: the seat deciding in row ``rows[k]``'s game, -1 once it is over."""
+        depth = self.state.stack_depth[rows].astype(np.int64)
+        players = self.state.stack[rows, np.maximum(depth - 1, 0), 1].astype(np.int64)
         return np.where(depth > 0, players, -1)
 
     def replace(self, rows: np.ndarray, games: Sequence[Game]) -> None:
@@ -105,7 +120,8 @@ class RulesBatch:
             getattr(self.state, name)[rows] = getattr(opening, name)[0]
         self.state.chance_key[rows] = keys
         dealt = 0 if level == "apprentice" else HAND_SIZE
-        deal_rows(self.arrays, rows, pile, dealt, self.legal, self.status)
+        legal, status = self.legal, self.status
+        self.blocks.run(rows.size, lambda s, lo, hi: deal_rows(s, rows[lo:hi], pile, dealt, legal, status))
         self._settle(rows)
 
     def _opening(self, level: str) -> tuple[ArrayState, np.ndarray]:
@@ -140,7 +156,8 @@ class RulesBatch:
         if not legal.all():
             k = int(np.flatnonzero(~legal)[0])
             self._refuse(int(rows[k]), int(actions[k]))
-        machine.apply_rows(self.arrays, rows, actions, self.legal, self.status)
+        masks, status = self.legal, self.status
+        self.blocks.run(rows.size, lambda s, lo, hi: machine.apply_rows(s, rows[lo:hi], actions[lo:hi], masks, status))
         for k in np.flatnonzero(self.status[rows] == machine.REFERENCE_APPLY):
             self._on_reference(int(rows[k]), int(actions[k]))
         self._settle(rows)

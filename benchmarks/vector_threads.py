@@ -1,0 +1,178 @@
+"""Thread scaling of the batched core: decisions per second of ``VectorGame(..., threads=N)`` against one thread.
+
+    python benchmarks/vector_threads.py                    # batch 256 and 1,024; 1 and 2 threads; 2 and 4 players
+    python benchmarks/vector_threads.py --threads 1,2,4 --batches 1024 --seconds 20
+    python benchmarks/vector_threads.py --compile          # also the first call's time with an empty kernel cache
+
+Every step reads the observation and the legal mask of every game (``observations(out=buf)``,
+``legal_mask(out=buf)``), picks a uniformly random legal action per game from the masks (a small compiled loop in
+the calling thread, standing for a policy that costs little beside the games) and applies them with ``apply``;
+finished games restart (``autoreset=True``). All the thread
+counts of a row start from the same positions, spread over a game's whole course, and play the same games (the
+picks depend only on the masks and one generator per run). The budget is split into rounds alternating between
+the thread counts, so that a change in the shared machine's load hits them alike: read the ratio to one thread,
+measured in the same run. The machine's load average (``os.getloadavg``) is printed before and after, and the cores
+each column really got (CPU seconds per second): other processes running on the cores lower the figures with
+several threads most.
+
+``--compile`` times, in a fresh process with an empty ``SEASONS_KERNEL_CACHE`` folder, building a batch and its
+first step with one thread and then with two (the threaded path compiles nothing more).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+
+import numba
+import numpy as np
+
+from seasons_env.encoding import OBSERVATION_SIZE
+from seasons_env.engine.actions import NUM_ACTIONS
+from seasons_env.vector import VectorGame
+
+GOAL_RATIO = 1.7  # 2 threads / 1 thread at batch 1,024 on a 2-core machine (issue 34)
+ROUNDS = 4
+WARMUP_STEPS = 300  # from new games: spreads the batch over the draft and the first years before measuring
+
+
+@numba.njit
+def _pick_rows(masks: np.ndarray, draws: np.ndarray, out: np.ndarray) -> None:
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        if count == 0:
+            continue
+        left = int(draws[i] * count)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if left == 0:
+                    out[i] = a
+                    break
+                left -= 1
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -> None:
+    """A uniformly random legal action per row of ``masks`` into ``out`` (rows without one are left as they are)."""
+    _pick_rows(masks, rng.random(masks.shape[0]), out)
+
+
+class Side:
+    """One ``VectorGame`` and its buffers, stepped as the module docstring says."""
+
+    def __init__(self, batch: VectorGame, seed: int) -> None:
+        self.batch = batch
+        self.obs = np.empty((batch.batch_size, OBSERVATION_SIZE), dtype=np.float32)
+        self.masks = np.empty((batch.batch_size, NUM_ACTIONS), dtype=np.bool_)
+        self.actions = np.zeros(batch.batch_size, dtype=np.int64)
+        self.rng = np.random.default_rng(seed)
+
+    def step(self) -> int:
+        self.batch.observations(out=self.obs)
+        random_legal(self.batch.legal_mask(out=self.masks), self.rng, self.actions)
+        return int(self.batch.apply(self.actions).stepped.sum())
+
+
+def measure(batch_size: int, players: int, threads: list[int], seconds: float) -> tuple[list[float], list[float]]:
+    """Decisions per second for each thread count, all from the same positions, in alternating rounds; and the
+    cores each used (this process's CPU seconds per second)."""
+    start = VectorGame(batch_size, players, "archmage", seed=1)
+    warm = Side(start, 7)
+    for _ in range(WARMUP_STEPS):
+        warm.step()
+    games = [start.game(i) for i in range(batch_size)]
+    sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11) for n in threads]
+    for side in sides:
+        side.step()
+    totals = [[0, 0.0, 0.0] for _ in sides]
+    for _ in range(ROUNDS):
+        for k, side in enumerate(sides):
+            begin, cpu = time.perf_counter(), time.process_time()
+            while (elapsed := time.perf_counter() - begin) < seconds / (len(sides) * ROUNDS):
+                totals[k][0] += side.step()
+            totals[k][1] += elapsed
+            totals[k][2] += time.process_time() - cpu
+    return [count / spent for count, spent, _ in totals], [cpu / spent for _, spent, cpu in totals]
+
+
+def scaling_table(batches: list[int], threads: list[int], players_list: list[int], seconds: float) -> None:
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+    print("decisions/s with observation + mask of every game at every step (archmage, random legal actions)")
+    header = f"{'players':>7} {'batch':>6} " + " ".join(f"{f'{n} thr':>10}" for n in threads)
+    header += " " + " ".join(f"{f'{n}/1':>6}" for n in threads[1:])
+    header += "  cores used: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
+    print(header)
+    for players in players_list:
+        for batch_size in batches:
+            rates, cores = measure(batch_size, players, threads, seconds)
+            line = f"{players:>7} {batch_size:>6} " + " ".join(f"{rate:>10,.0f}" for rate in rates)
+            line += " " + " ".join(f"{rate / rates[0]:>6.2f}" for rate in rates[1:])
+            line += "              " + " ".join(f"{used:>5.2f}" for used in cores)
+            print(line, flush=True)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("cores used: this process's CPU seconds per second while that column ran (other processes take the rest)")
+    print(f"goal (issue 34): 2 threads >= {GOAL_RATIO}x 1 thread at batch 1,024 on 2 cores")
+
+
+def compile_times() -> None:
+    """The first call's seconds (import, build a batch, observe, one step) in a fresh process with an empty cache,
+    for one thread and then two threads (each from its own empty cache)."""
+    probe = (
+        "import sys, time; start = time.perf_counter(); import numpy as np; "
+        "from seasons_env.vector import VectorGame; "
+        "batch = VectorGame(4, 2, 'archmage', threads=int(sys.argv[1])); batch.observations(); "
+        "batch.apply(np.array([np.flatnonzero(m)[0] for m in batch.legal_mask()])); "
+        "print(time.perf_counter() - start)"
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    for threads in (1, 2):
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "SEASONS_KERNEL_CACHE": cache, "PYTHONPATH": root}
+            result = subprocess.run(
+                [sys.executable, "-c", probe, str(threads)], env=env, capture_output=True, text=True, check=True
+            )
+            seconds = float(result.stdout.strip())
+            print(f"first call, empty kernel cache, threads={threads}: {seconds:.1f} s")
+
+
+def int_list(parser: argparse.ArgumentParser, text: str, name: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        values = [0]
+    if min(values) < 1:
+        parser.error(f"--{name} must be comma-separated positive ints; got {text!r}")
+    return values
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batches", default="256,1024", help="comma-separated batch sizes (default 256,1024)")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts, 1 first (default 1,2)")
+    parser.add_argument("--players", default="2,4", help="comma-separated player counts (default 2,4)")
+    parser.add_argument("--seconds", type=float, default=8.0, help="budget per row of the table (default 8)")
+    parser.add_argument("--compile", action="store_true", help="also the first call's time with an empty cache")
+    args = parser.parse_args(argv)
+    threads = int_list(parser, args.threads, "threads")
+    if threads[0] != 1:
+        parser.error(f"--threads must start with 1 (the ratios are to one thread); got {args.threads!r}")
+    players = int_list(parser, args.players, "players")
+    if any(n not in (2, 3, 4) for n in players):
+        parser.error(f"--players must be 2, 3 or 4; got {args.players!r}")
+    scaling_table(int_list(parser, args.batches, "batches"), threads, players, args.seconds)
+    if args.compile:
+        print()
+        compile_times()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""``VectorGame(..., threads=N)``: blocks of games stepped on several threads give the same games as one thread.
+
+A differential test: batches of the same seeds stepped with 1, 2 and 3 threads over many steps, autoreset included,
+are compared byte for byte at every step (observations, masks, current players, each step's results) and at the end
+(every array of the positions). The batches are large enough that the threaded ones really split into blocks.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from seasons_env.engine.actions import NUM_ACTIONS
+from seasons_env.vector import BatchedSeasons, SeasonsVecEnv, SeasonsVectorEnv, VectorGame
+from seasons_env.vector.arrays import FIELD_NAMES
+from seasons_env.vector.kernels.row_blocks import MIN_BLOCK_ROWS
+
+
+def _pick(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random legal action per running game (0 for a finished one: its entry is ignored)."""
+    counts = masks.sum(axis=1)
+    picks = (rng.random(masks.shape[0]) * counts).astype(np.int64)
+    actions = np.zeros(masks.shape[0], dtype=np.int64)
+    for i in np.flatnonzero(counts):
+        actions[i] = np.flatnonzero(masks[i])[picks[i]]
+    return actions
+
+
+def _trace(batch: VectorGame, steps: int) -> list[bytes]:
+    """Everything the batch shows at each of ``steps`` random steps, as bytes."""
+    rng = np.random.default_rng(17)
+    trace = []
+    for _ in range(steps):
+        masks = batch.legal_mask()
+        trace += [masks.tobytes(), batch.observations().tobytes(), batch.current_player.tobytes()]
+        info = batch.apply(_pick(masks, rng))
+        trace += [getattr(info, name).tobytes() for name in ("stepped", "finished", "final_scores", "winners")]
+        trace.append(info.restarted.tobytes())
+    trace += [batch.scores().tobytes(), batch.episode.tobytes()]
+    return trace
+
+
+def _positions(batch: VectorGame) -> list[bytes]:
+    state = batch._backend.state
+    return [getattr(state, name).tobytes() for name in FIELD_NAMES]
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_threaded_stepping_plays_the_same_games_as_one_thread(num_players: int) -> None:
+    size = 3 * MIN_BLOCK_ROWS  # three blocks of rows with 3 threads, two with 2
+    steps = 700 if num_players == 2 else 450
+    batches = [VectorGame(size, num_players, seed=21, threads=n) for n in (1, 2, 3)]
+    traces = [_trace(batch, steps) for batch in batches]
+    assert traces[1] == traces[0] and traces[2] == traces[0]
+    assert [_positions(batch) for batch in batches[1:]] == [_positions(batches[0])] * 2
+    assert batches[0].episode.max() >= 1, "no game ended and restarted: autoreset was not exercised"
+
+
+def test_threaded_batches_from_positions_copies_and_pickles_continue_alike() -> None:
+    start = VectorGame(2 * MIN_BLOCK_ROWS, 2, seed=4)
+    _trace(start, 120)
+    games = [start.game(i) for i in range(start.batch_size)]
+    one = VectorGame.from_games(games, seed=4)
+    two = VectorGame.from_games(games, seed=4, threads=2)
+    assert two.threads == 2 and one.threads == 1
+    copied, unpickled = copy.deepcopy(two), pickle.loads(pickle.dumps(two))
+    assert copied.threads == 2 and unpickled.threads == 2
+    expected = _trace(one, 300)
+    for batch in (two, copied, unpickled):
+        assert _trace(batch, 300) == expected
+        assert _positions(batch) == _positions(one)
+
+
+def _fork_child_trace(batch: VectorGame, results) -> None:
+    results.put(_trace(batch, 40))
+
+
+def test_a_forked_process_steps_a_threaded_batch() -> None:
+    # SB3's SubprocVecEnv and multiprocessing fork the process: the pool threads the parent started are not in the
+    # child, which must start its own rather than wait for them.
+    import multiprocessing
+
+    batch = VectorGame(2 * MIN_BLOCK_ROWS, 2, seed=6, threads=2)
+    _trace(batch, 5)  # the parent's pool is running
+    twin = copy.deepcopy(batch)
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_fork_child_trace, args=(batch, results))
+    child.start()
+    child_trace = results.get(timeout=120)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert child_trace == _trace(twin, 40)
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, True, "2", None, 257])
+def test_bad_threads_are_refused_naming_the_argument(threads: object) -> None:
+    with pytest.raises(ValueError, match=r"threads must be an int from 1 to 256; got"):
+        VectorGame(4, 2, threads=threads)
+    with pytest.raises(ValueError, match=r"threads must be an int from 1 to 256"):
+        SeasonsVectorEnv(2, threads=threads)
+
+
+def test_the_reference_engine_takes_one_thread_only() -> None:
+    with pytest.raises(ValueError, match=r"threads must be 1 with engine='reference'"):
+        VectorGame(4, 2, engine="reference", threads=2)
+    assert VectorGame(2, 2, engine="reference", threads=1).threads == 1
+
+
+def test_vector_environments_pass_threads_through_and_play_the_same_games() -> None:
+    size = 2 * MIN_BLOCK_ROWS
+    gym_envs = [SeasonsVectorEnv(size, 3, opponents="random", threads=n) for n in (1, 2)]
+    sb3_envs = [SeasonsVecEnv(size, 2, opponents="random", agent_seat="random", threads=n) for n in (1, 2)]
+    assert [env.batch.threads for env in gym_envs + sb3_envs] == [1, 2, 1, 2]
+    gym_obs = [env.reset(seed=3)[0] for env in gym_envs]
+    sb3_obs = [env.reset() for env in sb3_envs]
+    assert np.array_equal(gym_obs[0], gym_obs[1]) and np.array_equal(sb3_obs[0], sb3_obs[1])
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        actions = _pick(gym_envs[0].action_masks(), rng)
+        results = [env.step(actions) for env in gym_envs]
+        for a, b in zip(results[0][:4], results[1][:4], strict=True):
+            assert np.array_equal(a, b)
+        actions = _pick(sb3_envs[0].action_masks(), rng)
+        results = [env.step(actions) for env in sb3_envs]
+        for a, b in zip(results[0][:3], results[1][:3], strict=True):
+            assert np.array_equal(a, b)
+        assert np.array_equal(gym_envs[0].action_masks(), gym_envs[1].action_masks())
+    assert sb3_envs[0].action_masks().shape == (size, NUM_ACTIONS)
+    loops = [BatchedSeasons(size, 4, seed=2, threads=n) for n in (1, 2)]
+    steps = [loop.reset(seed=5) for loop in loops]
+    assert loops[1].batch.threads == 2, "reset keeps the thread count"
+    for _ in range(100):
+        actions = _pick(steps[0].masks, rng)
+        steps = [loop.step(actions) for loop in loops]
+        for a, b in zip(vars(steps[0]).values(), vars(steps[1]).values(), strict=True):
+            assert np.array_equal(a, b)
+
+
+def test_training_takes_game_threads_and_selfplay_batches_step_on_them() -> None:
+    from seasons_training.config import TrainConfig
+    from seasons_training.selfplay import Deal, SelfPlayGames
+
+    assert TrainConfig().game_threads == 1 and TrainConfig(game_threads=2).game_threads == 2
+    with pytest.raises(ValueError, match=r"game_threads: must be at least 1"):
+        TrainConfig(game_threads=0)
+    with pytest.raises(ValueError, match=r"game_threads: must be 1 with engine 'reference'"):
+        TrainConfig(game_threads=2, engine="reference")
+
+    def schedule(rng: np.random.Generator) -> Deal:
+        return Deal(2, int(rng.integers(2)), "random", int(rng.integers(2**40)))
+
+    size = 2 * MIN_BLOCK_ROWS
+    runs = [SelfPlayGames(size, "apprentice", schedule, {}, seed=8, threads=n) for n in (1, 2)]
+    rng = np.random.default_rng(1)
+    for games in runs:
+        games.start()
+    for _ in range(60):
+        masks = [games.observe()[1] for games in runs]
+        assert np.array_equal(masks[0], masks[1])
+        actions = _pick(masks[0], rng).tolist()
+        for games in runs:
+            games.step(actions)
+    assert runs[1].batches[2].threads == 2
+    assert [runs[1].game(i).to_dict() for i in range(size)] == [runs[0].game(i).to_dict() for i in range(size)]
