@@ -57,13 +57,16 @@ class PolicyISMCTSAgent(SeededAgent):
         exploration: float = 1.5,
         scale: float = 8.0,
         threads: int | None = 1,
+        backend: str | None = None,
     ) -> None:
+        """``backend``: the network's forward pass, torch's or numpy's (``PolicyAgent``; numpy's is the quicker on
+        the one to four rows a search asks at a time)."""
         super().__init__(seed)
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations!r}")
         if seconds is not None and seconds <= 0:
             raise ValueError(f"seconds must be positive; got {seconds!r}")
-        self.policy = PolicyAgent(model=model, threads=threads)
+        self.policy = PolicyAgent(model=model, threads=threads, backend=backend)
         self.iterations = iterations
         self.seconds = seconds
         self.exploration = exploration
@@ -104,12 +107,17 @@ class PolicyISMCTSAgent(SeededAgent):
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]
+        return most_visited(self.search(view, seat), seat, legal)
+
+    def search(self, view: Game, seat: int) -> Node:
+        """Run the search from the seat's view (at a decision of ``seat``); returns the root, its children keyed by
+        ``seat * NUM_ACTIONS + action`` (expert iteration reads their visit counts)."""
         root = _Node()
         baseline = self._margins(view)
         self.last_iterations = run_iterations(
             lambda: self._iterate(root, view.determinize(seat, self.rng), seat, baseline), self.iterations, self.seconds
         )
-        return most_visited(root, seat, legal)
+        return root
 
     def _iterate(self, root: _Node, game: Game, seat: int, baseline: list[float]) -> None:
         c = self.exploration
