@@ -135,3 +135,32 @@ def test_a_resume_refuses_a_damaged_record_or_an_altered_file_naming_it(tmp_path
     record.write_text(json.dumps({**state, "phase": "dance"}))
     with pytest.raises(BadFileError, match="phase must be one of"):
         TrainingRun.resume(tmp_path / "run", log=lambda _: None).run(progress=False)
+
+
+def test_the_search_as_steps_is_the_search_and_games_searched_together_are_valid(tmp_path) -> None:
+    """``search_steps`` answered one request at a time builds the root ``search`` builds; games searched together
+    (one forward pass over every game's requests) give valid targets, the same on a second call."""
+    from seasons_agents.policy_ismcts import PolicyISMCTSAgent
+    from seasons_env import Game
+
+    torch.manual_seed(1)
+    model = tmp_path / "small.pt"
+    save_policy(PolicyValueNet(NetworkConfig(card_dim=8, hidden=32, layers=1)), model)
+    game = Game.new(3, "apprentice", seed=2)
+    seat = game.current_player
+    roots = []
+    for steps in (False, True):
+        agent = PolicyISMCTSAgent(seed=4, model=model, iterations=12, backend="numpy")
+        view = game.determinize(seat, np.random.default_rng(0))
+        roots.append(agent._drive(agent.search_steps(view, seat)) if steps else agent.search(view, seat))
+    assert {k: c.visits for k, c in roots[0].children.items()} == {k: c.visits for k, c in roots[1].children.items()}
+    assert sum(c.visits for c in roots[0].children.values()) == 12
+    jobs = [
+        SearchJob(str(model), n, "apprentice", seed=n, game=n, iterations=3, exploration=1.5, sample_moves=2)
+        for n in (2, 3, 4)
+    ]
+    first, second = expert.search_games(jobs), expert.search_games(jobs)
+    for rows, again, job in zip(first, second, jobs, strict=True):
+        assert (rows["players"] == job.players).all() and (rows["game"] == job.game).all()
+        assert np.allclose(rows["target"].sum(axis=1), 1.0, atol=1e-5) and (rows["target"][~rows["mask"]] == 0).all()
+        assert all(np.array_equal(rows[k], again[k]) for k in rows)
