@@ -11,8 +11,10 @@ Each round has three phases, each ending in files of the run folder and a record
    seat's final margin and win (a sole win 1, a k-way tie 1/k). A seat's first ``search_sample_moves`` searched
    decisions play an action sampled from the visits, later ones the most visited. Game ``g`` of round ``r`` has
    ``players[g % len(players)]`` players and a seed from (``seed``, ``r``, ``g``), so the rows do not depend on the
-   number of ``workers`` (processes, each with one BLAS thread: see ``_BLAS_THREADS``). The games are written in
-   chunks of ``CHUNK_GAMES`` (``expert/round-R/games-C.npz``): a stopped run loses at most the chunk under way.
+   number of ``workers`` (processes, each with one BLAS thread: see ``_BLAS_THREADS``). The games go in chunks of
+   ``CHUNK_GAMES``, each played in one worker with its games searched together (``search_games``: every game's
+   request of the moment answered by one forward pass) and written as ``expert/round-R/games-C.npz``: a stopped run
+   plays again only the chunks under way (at most ``workers`` chunks).
 2. ``train``: the network is trained on the rows of the newest ``expert_window`` rounds (``expert_epochs`` passes,
    Adam at ``expert_lr``, minibatches of ``expert_batch``, the gradient's norm clipped at ``max_grad_norm``): the
    policy by cross-entropy to the visit distributions over the legal actions only, the value by mean squared error to
@@ -21,10 +23,10 @@ Each round has three phases, each ending in files of the run folder and a record
    ``eval_players`` players, seats rotated, as PPO's evaluation) → a row of ``history.jsonl``, ``curve.png`` and
    ``policy.pt`` (the newest network, for ``learned:OUT/policy.pt``). Round 0 only evaluates the starting network.
 
-SIGTERM or Ctrl-C stops the run after the game under way (its chunk is discarded); ``--resume`` continues from the
-phase and chunk it reached, checking first that every file it needs is the one it wrote (SHA-256 in ``expert.json``).
-Every phase is seeded (torch with 1 thread), so a stopped and resumed run ends with the same weights as one never
-stopped. Rounds older than the window have their game files deleted.
+SIGTERM or Ctrl-C stops the run within half a second (the chunks under way are discarded); ``--resume`` continues from
+the phase and chunk it reached, checking first that every file it needs is the one it wrote (SHA-256 in
+``expert.json``). Every phase is seeded (torch with 1 thread), so a stopped and resumed run ends with the same weights
+as one never stopped. Rounds older than the window have their game files deleted.
 """
 
 from __future__ import annotations
