@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -62,11 +63,12 @@ def test_a_visit_target_ignores_children_of_actions_not_legal_at_the_root() -> N
 
 def test_expert_smoke_preset_trains_is_stopped_resumes_to_the_same_weights_and_evaluates(tmp_path, monkeypatch) -> None:
     """Games in chunks of one: SIGTERM after round 2's first chunk; the resumed run plays the rest and ends with the
-    weights of a run never stopped, its history the same rounds."""
+    weights of a run never stopped (with two workers, not one), its history the same rounds."""
     monkeypatch.setattr(expert, "CHUNK_GAMES", 1)
     config = make_config("expert-smoke")
     quiet = lambda _: None  # noqa: E731
-    whole = TrainingRun.start(tmp_path / "whole", config, log=quiet).run(progress=False)
+    # the unbroken run has two worker processes: the rows do not depend on them
+    whole = TrainingRun.start(tmp_path / "whole", replace(config, workers=2), log=quiet).run(progress=False)
     assert not whole["stopped"] and [row["round"] for row in whole["history"]] == [0, 1, 2]
 
     chunks, save = [], expert._save_rows

@@ -312,7 +312,7 @@ PRESETS: dict[str, TrainConfig] = {
         opponents=OPPONENT_NAMES,  # ISMCTS too, in at most ismcts_share of the games
     ),
     # expert iteration (docs/training.md): the smoke run proves it in seconds on a small random network; "expert"
-    # starts from the shipped model, 2-player archmage, each round about 40,000 searched decisions
+    # starts from the shipped model, 2-player archmage, each round about 45,000 searched decisions
     "expert-smoke": TrainConfig(
         algorithm="expert",
         init="",
