@@ -442,6 +442,8 @@ class ExpertIteration:
         c = self.config
         first = max(1, round_ - c.expert_window + 1)
         names = sorted(n for n in self.state["files"] if n.startswith("expert/round-") and _round_of(n) >= first)
+        if not names:
+            raise BadFileError(f"{self.folder / STATE}: round {round_} is to train, but it records no games of it")
         data = _concatenate([load_rows(self.folder / name) for name in names])
         net = load_policy(self.folder / self._model_name(round_ - 1))[0]
         net.train()
