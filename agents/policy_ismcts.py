@@ -19,7 +19,7 @@ Budget: ``iterations`` per decision, or ``seconds`` per decision when given.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +31,10 @@ from .base import SeededAgent
 from .ismcts import Node, logistic, most_visited, run_iterations
 from .learned import PolicyAgent
 from .policy_format import VALUE_SCALE
+
+#: A search written as steps: yields observations ``[rows, OBSERVATION_SIZE]``, receives the network's ``(logits,
+#: values)`` for them, returns its result.
+SearchSteps = Generator[np.ndarray, tuple[np.ndarray, np.ndarray], object]
 
 
 class _Node(Node):
@@ -57,45 +61,59 @@ class PolicyISMCTSAgent(SeededAgent):
         exploration: float = 1.5,
         scale: float = 8.0,
         threads: int | None = 1,
+        backend: str | None = None,
     ) -> None:
+        """``backend``: the network's forward pass, torch's or numpy's (``PolicyAgent``; numpy's is the quicker on
+        the one to four rows a search asks at a time)."""
         super().__init__(seed)
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations!r}")
         if seconds is not None and seconds <= 0:
             raise ValueError(f"seconds must be positive; got {seconds!r}")
-        self.policy = PolicyAgent(model=model, threads=threads)
+        self.policy = PolicyAgent(model=model, threads=threads, backend=backend)
         self.iterations = iterations
         self.seconds = seconds
         self.exploration = exploration
         self.scale = scale
         self.last_iterations = 0
-        self._obs = np.zeros((4, OBSERVATION_SIZE), dtype=np.float32)
 
     def __repr__(self) -> str:
         budget = f"seconds={self.seconds}" if self.seconds is not None else f"iterations={self.iterations}"
         return f"PolicyISMCTSAgent({budget}, model={str(self.policy.model_path)!r})"
 
     # ------------------------------------------------------------------ the network
+    # The search is written as generators that yield the observations they need the network's answer for (an array
+    # ``[rows, OBSERVATION_SIZE]``) and receive ``(logits, values)``: ``_drive`` answers them with this agent's forward
+    # pass one request at a time; expert iteration answers the requests of many games' searches in one batch.
 
-    def _network(self, game: Game, players: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    def _network_steps(self, game: Game, players: Sequence[int]) -> SearchSteps:
         """Logits and values of the network for each of ``players``' observations of ``game``."""
-        obs = self._obs[: len(players)]
+        obs = np.zeros((len(players), OBSERVATION_SIZE), dtype=np.float32)
         for k, p in enumerate(players):
             encode_observation(game, p, obs[k])
-        return self.policy.forward(obs)
+        return (yield obs)
 
-    def _margins(self, game: Game) -> list[float]:
+    def _margins_steps(self, game: Game) -> SearchSteps:
         """Every player's expected final margin by the value head (score points)."""
-        _, values = self._network(game, range(game.num_players))
+        _, values = yield from self._network_steps(game, range(game.num_players))
         return [VALUE_SCALE * math.atanh(max(-0.999, min(0.999, float(v)))) for v in values]
 
-    def _prior(self, game: Game, player: int, legal: Sequence[int]) -> dict[int, float]:
-        logits, _ = self._network(game, [player])
+    def _prior_steps(self, game: Game, player: int, legal: Sequence[int]) -> SearchSteps:
+        logits, _ = yield from self._network_steps(game, [player])
         chosen = logits[0][np.asarray(legal, dtype=np.int64)].astype(np.float64)
         chosen = np.exp(chosen - chosen.max())
         chosen /= chosen.sum()
         base = player * NUM_ACTIONS
         return {base + a: float(p) for a, p in zip(legal, chosen, strict=True)}
+
+    def _drive(self, steps: SearchSteps):
+        """Run ``steps`` answering each request with this agent's forward pass; what the steps return."""
+        try:
+            request = next(steps)
+            while True:
+                request = steps.send(self.policy.forward(request))
+        except StopIteration as done:
+            return done.value
 
     # ------------------------------------------------------------------ the decision
 
@@ -104,14 +122,31 @@ class PolicyISMCTSAgent(SeededAgent):
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]
-        root = _Node()
-        baseline = self._margins(view)
-        self.last_iterations = run_iterations(
-            lambda: self._iterate(root, view.determinize(seat, self.rng), seat, baseline), self.iterations, self.seconds
-        )
-        return most_visited(root, seat, legal)
+        return most_visited(self.search(view, seat), seat, legal)
 
-    def _iterate(self, root: _Node, game: Game, seat: int, baseline: list[float]) -> None:
+    def search(self, view: Game, seat: int) -> Node:
+        """Run the search from the seat's view (at a decision of ``seat``); returns the root, its children keyed by
+        ``seat * NUM_ACTIONS + action``."""
+        root = _Node()
+        baseline = self._drive(self._margins_steps(view))
+        self.last_iterations = run_iterations(
+            lambda: self._drive(self._iterate(root, view.determinize(seat, self.rng), seat, baseline)),
+            self.iterations,
+            self.seconds,
+        )
+        return root
+
+    def search_steps(self, view: Game, seat: int) -> SearchSteps:
+        """``search`` as steps (see ``_network_steps``) at the budget of ``iterations`` (``seconds`` is not used):
+        the same root as ``search`` when every request is answered as ``forward`` would."""
+        root = _Node()
+        baseline = yield from self._margins_steps(view)
+        for _ in range(self.iterations):
+            yield from self._iterate(root, view.determinize(seat, self.rng), seat, baseline)
+        self.last_iterations = self.iterations
+        return root
+
+    def _iterate(self, root: _Node, game: Game, seat: int, baseline: list[float]) -> SearchSteps:
         c = self.exploration
         node = root
         path: list[tuple[_Node, int]] = []
@@ -126,7 +161,7 @@ class PolicyISMCTSAgent(SeededAgent):
                 node.prior = {}
             keys = [base + a for a in legal]
             if any(k not in node.prior for k in keys):
-                node.prior.update(self._prior(game, player, legal))
+                node.prior.update((yield from self._prior_steps(game, player, legal)))
             children = node.children
             parent_mean = node.reward / node.visits if node.visits else 0.5
             best_key, best_value = -1, -math.inf
@@ -149,16 +184,16 @@ class PolicyISMCTSAgent(SeededAgent):
             game.apply(best_key - base)
             node = children[best_key]
             path.append((node, player))
-        rewards = self._rewards(game, baseline)
+        rewards = yield from self._rewards(game, baseline)
         root.visits += 1
         for child, player in path:
             child.visits += 1
             child.reward += rewards[player]
 
-    def _rewards(self, game: Game, baseline: list[float]) -> list[float]:
+    def _rewards(self, game: Game, baseline: list[float]) -> SearchSteps:
         n = game.num_players
         if game.is_over:
             winners = game.winners()
             return [(1.0 / len(winners) if p in winners else 0.0) for p in range(n)]
-        margins = self._margins(game)
+        margins = yield from self._margins_steps(game)
         return [logistic((margins[p] - baseline[p]) / self.scale) for p in range(n)]

@@ -191,7 +191,7 @@ def test_config_overrides_are_typed_and_bad_ones_named() -> None:
         TrainConfig(lr="x")
     with pytest.raises(ValueError, match="unknown field"):
         TrainConfig.from_dict({"nope": 1})
-    assert set(PRESETS) == {"smoke", "quick", "full"}
+    assert set(PRESETS) == {"smoke", "quick", "full", "expert-smoke", "expert"}
     # ISMCTS joins a league only when named: the full preset names it, the others keep the measured league
     assert PRESETS["full"].opponents == ("random", "heuristic", "ismcts")
     assert PRESETS["quick"].opponents == PRESETS["smoke"].opponents == ("random", "heuristic")

@@ -17,6 +17,8 @@ from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 #: decides about twenty times slower than the heuristic even at 100 iterations, so it joins only when named.
 OPPONENT_NAMES = ("random", "heuristic", "ismcts")
 DEFAULT_OPPONENTS = ("random", "heuristic")
+#: What trains the network after its start: self-play PPO (training/ppo.py) or expert iteration (training/expert.py).
+ALGORITHMS = ("ppo", "expert")
 #: The largest seed of a run: every game seed made from it (data sets, self-play deals, evaluations) stays within
 #: the 64 bits a game record holds, and torch and numpy take it as it is.
 MAX_SEED = 2**32 - 1
@@ -89,6 +91,20 @@ class TrainConfig:
     # where learning and the learner's batched inference run: "cpu", "cuda" (an error where torch sees no GPU) or
     # "auto" (cuda when there is one); saved models and checkpoints load on a CPU either way
     device: str = "cpu"
+    # expert iteration (algorithm="expert", training/expert.py) instead of PPO: rounds of games searched by
+    # policy-ISMCTS over the current network in every seat, then the network trained on the search's visit
+    # distributions and the games' final margins; num_players, level, workers, threads, value_coef, max_grad_norm and
+    # the eval_* fields apply to it too
+    algorithm: str = "ppo"  # "ppo" or "expert"
+    expert_rounds: int = 50  # generate -> train -> evaluate rounds
+    expert_games: int = 200  # searched self-play games a round
+    search_iterations: int = 64  # policy-ISMCTS iterations a searched decision
+    search_exploration: float = 1.5  # its PUCT constant
+    search_sample_moves: int = 20  # each seat's first this many searched decisions sample the visits; then the most
+    expert_window: int = 2  # the newest rounds of games the network trains on
+    expert_epochs: int = 2  # passes over those rows a round
+    expert_batch: int = 256
+    expert_lr: float = 1e-4
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -145,6 +161,26 @@ class TrainConfig:
         for name, limit in NETWORK_LIMITS.items():
             if getattr(self, name) > limit:
                 raise ValueError(f"{name}: must be at most {limit}; got {getattr(self, name)!r}")
+        self._check_expert()
+
+    def _check_expert(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm: must be one of {', '.join(ALGORITHMS)}; got {self.algorithm!r}")
+        for name in ("expert_rounds", "expert_games", "search_iterations", "expert_window", "expert_epochs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: must be at least 1; got {getattr(self, name)!r}")
+        if self.expert_batch < 2:
+            raise ValueError(f"expert_batch: must be at least 2; got {self.expert_batch!r}")
+        if self.search_sample_moves < 0:
+            raise ValueError(f"search_sample_moves: must be at least 0; got {self.search_sample_moves!r}")
+        for name in ("search_exploration", "expert_lr"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name}: must be positive; got {getattr(self, name)!r}")
+        if self.algorithm == "expert" and self.init == "warm":
+            raise ValueError(
+                "init: expert iteration starts from a model ('learned', a model file, or '' for a random network); "
+                "'warm' (the heuristic data set, cloning and DAgger) is PPO's start"
+            )
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
@@ -301,5 +337,38 @@ PRESETS: dict[str, TrainConfig] = {
         eval_games=400,
         league_size=16,
         opponents=OPPONENT_NAMES,  # ISMCTS too, in at most ismcts_share of the games
+    ),
+    # expert iteration (docs/training.md): the smoke run proves it in seconds on a small random network; "expert"
+    # starts from the shipped model, 2-player archmage, each round about 45,000 searched decisions
+    "expert-smoke": TrainConfig(
+        algorithm="expert",
+        init="",
+        level="apprentice",
+        hidden=64,
+        layers=1,
+        card_dim=8,
+        expert_rounds=2,
+        expert_games=2,
+        search_iterations=4,
+        search_sample_moves=4,
+        expert_epochs=1,
+        expert_batch=64,
+        expert_lr=3e-4,
+        eval_games=4,
+        workers=1,
+    ),
+    "expert": TrainConfig(
+        algorithm="expert",
+        init="learned",
+        expert_rounds=50,
+        expert_games=200,
+        search_iterations=64,
+        search_sample_moves=20,
+        expert_window=2,
+        expert_epochs=2,
+        expert_batch=256,
+        expert_lr=1e-4,
+        eval_games=200,
+        workers=2,
     ),
 }

@@ -49,6 +49,7 @@ STAGES = "stages.json"
 CONFIG = "config.json"
 STAGES_FORMAT = "seasons-train-stages"
 PPO_STAGE = "ppo"
+EXPERT_STAGE = "expert"  # algorithm="expert": expert iteration in place of PPO (seasons_training.expert)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -75,7 +76,7 @@ def read_stages(folder: Path) -> dict[str, dict]:
     records = document.get("stages")
     if not isinstance(records, dict):
         raise BadFileError(f"{path}: 'stages' must map stage names to records")
-    known = {"data", "clone", "dagger_data", "dagger", PPO_STAGE}
+    known = {"data", "clone", "dagger_data", "dagger", PPO_STAGE, EXPERT_STAGE}
     for name, record in records.items():
         where = f"{path}: stage {name!r}"
         if name not in known:
@@ -177,6 +178,8 @@ class TrainingRun:
         """The stages not finished yet, then PPO; ``{"steps", "stopped", "history", "stopped_in"}``."""
         from .ppo import POLICY
 
+        if self.config.algorithm == EXPERT_STAGE:
+            return self._expert(progress)
         if self.trainer is None:
             stopped_in = self._warm_start(progress)
             if stopped_in is not None:
@@ -193,6 +196,25 @@ class TrainingRun:
             }
             write_stages(self.folder, records)
         return {**result, "stopped_in": PPO_STAGE if result["stopped"] else None}
+
+    def _expert(self, progress: bool) -> dict:
+        """Expert iteration from its start or its ``expert.json``; recorded in ``stages.json`` when it finishes."""
+        from .expert import POLICY, ExpertIteration
+
+        expert = ExpertIteration(self.folder, self.config, log=self.log)
+        result = expert.run(progress=progress)
+        if not result["stopped"]:
+            records = read_stages(self.folder)
+            records[EXPERT_STAGE] = {
+                "file": POLICY,
+                "sha256": file_sha256(self.folder / POLICY),
+                "seconds": expert.state["seconds"],
+                "rounds": result["rounds"],
+                "finished": _now(),
+            }
+            write_stages(self.folder, records)
+        steps = expert.state["decisions"]
+        return {**result, "steps": steps, "stopped_in": EXPERT_STAGE if result["stopped"] else None}
 
     def _warm_start(self, progress: bool) -> str | None:
         """Run the unfinished warm-start stages and make the PPO trainer (under the same signal handlers, until

@@ -1,0 +1,168 @@
+"""Expert iteration (``seasons_training.expert``): the search's targets, the smoke preset trained, stopped by SIGTERM,
+resumed to the same weights and evaluated, and bad settings and files refused by name."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+from click.testing import CliRunner
+
+from seasons_agents.ismcts import Node
+from seasons_agents.network import NetworkConfig, PolicyValueNet, load_policy, save_policy
+from seasons_env.engine.actions import NUM_ACTIONS
+from seasons_training import expert
+from seasons_training.cli import main as training_main
+from seasons_training.config import make_config
+from seasons_training.errors import BadFileError
+from seasons_training.expert import SearchJob, search_game, visit_target
+from seasons_training.pipeline import TrainingRun
+
+torch.set_num_threads(1)
+
+
+def _weights(path) -> dict:
+    return load_policy(path)[0].state_dict()
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_search_targets_are_distributions_over_the_legal_actions_only(tmp_path, players: int) -> None:
+    torch.manual_seed(0)
+    model = tmp_path / "small.pt"
+    save_policy(PolicyValueNet(NetworkConfig(card_dim=8, hidden=32, layers=1)), model)
+    job = SearchJob(str(model), players, "apprentice", seed=5, game=0, iterations=6, exploration=1.5, sample_moves=3)
+    rows = search_game(job)
+    assert len(rows["seat"]) > 50 and rows["target"].shape == (len(rows["seat"]), NUM_ACTIONS)
+    assert np.allclose(rows["target"].sum(axis=1), 1.0, atol=1e-5)
+    assert (rows["target"][~rows["mask"]] == 0).all() and (rows["target"] >= 0).all()
+    assert (rows["mask"].sum(axis=1) > 1).all()  # only decisions with a choice are searched
+    # the visits of the search's iterations: multiples of 1/6 on the decisions searched at full budget
+    assert np.allclose(np.round(rows["target"] * 6), rows["target"] * 6, atol=1e-4)
+    assert set(rows["win"].tolist()) <= {0.0, np.float32(1 / players), 0.5, 1.0} and rows["win"].max() > 0
+    again = search_game(job)
+    assert all(np.array_equal(rows[k], again[k]) for k in rows)  # seeded: the same game and targets
+
+
+def test_a_visit_target_ignores_children_of_actions_not_legal_at_the_root() -> None:
+    root = Node()
+    for action, visits in ((3, 2), (7, 6), (9, 4)):
+        root.children[1 * NUM_ACTIONS + action] = child = Node()
+        child.visits = visits
+    root.children[0 * NUM_ACTIONS + 5] = Node()  # another seat's node: never counted for seat 1
+    root.children[5].visits = 100
+    target = visit_target(root, 1, [3, 7, 11])
+    assert target[3] == pytest.approx(0.25) and target[7] == pytest.approx(0.75) and target.sum() == pytest.approx(1)
+    assert target[9] == 0 and target[11] == 0 and target[5] == 0
+    assert visit_target(Node(), 0, [1, 2])[[1, 2]].tolist() == [0.5, 0.5]  # nothing visited: uniform
+
+
+def test_expert_smoke_preset_trains_is_stopped_resumes_to_the_same_weights_and_evaluates(tmp_path, monkeypatch) -> None:
+    """Games in chunks of one: SIGTERM after round 2's first chunk; the resumed run plays the rest and ends with the
+    weights of a run never stopped (with two workers, not one), its history the same rounds."""
+    monkeypatch.setattr(expert, "CHUNK_GAMES", 1)
+    config = make_config("expert-smoke")
+    quiet = lambda _: None  # noqa: E731
+    # the unbroken run has two worker processes: the rows do not depend on them
+    whole = TrainingRun.start(tmp_path / "whole", replace(config, workers=2), log=quiet).run(progress=False)
+    assert not whole["stopped"] and [row["round"] for row in whole["history"]] == [0, 1, 2]
+
+    chunks, save = [], expert._save_rows
+
+    def save_and_stop(rows: dict, path) -> None:  # SIGTERM as round 2's first chunk is written
+        save(rows, path)
+        chunks.append(path.relative_to(tmp_path / "stopped").as_posix())
+        if len(chunks) == 3:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(expert, "_save_rows", save_and_stop)
+    stopped = TrainingRun.start(tmp_path / "stopped", config, log=quiet).run(progress=False)
+    assert stopped["stopped"] and stopped["stopped_in"] == "expert"
+    assert chunks == [f"expert/round-000{r}/games-000{k}.npz" for r, k in ((1, 0), (1, 1), (2, 0))]
+    state = json.loads((tmp_path / "stopped" / "expert.json").read_text())
+    assert (state["round"], state["phase"]) == (2, "generate") and chunks[2] in state["files"]
+    resumed = TrainingRun.resume(tmp_path / "stopped", log=quiet).run(progress=False)
+    assert not resumed["stopped"] and chunks[3:] == ["expert/round-0002/games-0001.npz"]  # only what was left
+
+    for a, b in ((tmp_path / "whole", tmp_path / "stopped"),):
+        weights_a, weights_b = _weights(a / "policy.pt"), _weights(b / "policy.pt")
+        assert all(torch.equal(weights_a[k], weights_b[k]) for k in weights_a)
+        assert not all(torch.equal(weights_a[k], _weights(a / "expert/model-0000.pt")[k]) for k in weights_a)
+        rows_a = [json.loads(line) for line in (a / "history.jsonl").read_text().splitlines()]
+        rows_b = [json.loads(line) for line in (b / "history.jsonl").read_text().splitlines()]
+        for row_a, row_b in zip(rows_a, rows_b, strict=True):
+            assert row_a["round"] == row_b["round"] and row_a["steps"] == row_b["steps"]
+            assert row_a["heuristic"] == row_b["heuristic"] and row_a["random"]["games"] == 4
+            assert row_a["train"] == {} or row_a["train"]["policy_loss"] == row_b["train"]["policy_loss"]
+        assert (b / "curve.png").is_file() and json.loads((b / "stages.json").read_text())["stages"]["expert"]
+    assert not (tmp_path / "stopped" / "expert" / "round-0001").exists()  # outside the window of 2: deleted
+
+
+def test_bad_expert_settings_are_named_and_nothing_is_written(tmp_path) -> None:
+    for text, message in [
+        ("expert_games=0", "expert_games: must be at least 1"),
+        ("expert_rounds=-1", "expert_rounds: must be at least 1"),
+        ("search_iterations=0", "search_iterations: must be at least 1"),
+        ("search_exploration=0", "search_exploration: must be positive"),
+        ("search_sample_moves=-2", "search_sample_moves: must be at least 0"),
+        ("expert_lr=nan", "expert_lr: must be a finite number"),
+        ("expert_batch=1", "expert_batch: must be at least 2"),
+        ("algorithm=a2c", "algorithm: must be one of ppo, expert"),
+        ("init=warm", "init: expert iteration starts from a model"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_config("expert-smoke", [text])
+    args = ["train", "--preset", "expert", "--set", "expert_window=0", "--out", str(tmp_path / "a")]
+    result = CliRunner().invoke(training_main, args)
+    assert result.exit_code == 2 and "expert_window: must be at least 1" in result.output
+    assert not (tmp_path / "a").exists()
+
+
+def test_a_resume_refuses_a_damaged_record_or_an_altered_file_naming_it(tmp_path) -> None:
+    config = make_config("expert-smoke", ["expert_rounds=1"])
+    TrainingRun.start(tmp_path / "run", config, log=lambda _: None).run(progress=False)
+    record = tmp_path / "run" / "expert.json"
+    state = json.loads(record.read_text())
+    model = tmp_path / "run" / "expert" / "model-0001.pt"
+    model.write_bytes(model.read_bytes() + b"x")
+    with pytest.raises(BadFileError, match=r"model-0001\.pt: changed since the run wrote it"):
+        TrainingRun.resume(tmp_path / "run", log=lambda _: None).run(progress=False)
+    record.write_text(json.dumps({**state, "files": {"../../etc/passwd": "0" * 64}}))
+    with pytest.raises(BadFileError, match="is not a file of this stage"):
+        TrainingRun.resume(tmp_path / "run", log=lambda _: None).run(progress=False)
+    record.write_text(json.dumps({**state, "phase": "dance"}))
+    with pytest.raises(BadFileError, match="phase must be one of"):
+        TrainingRun.resume(tmp_path / "run", log=lambda _: None).run(progress=False)
+
+
+def test_the_search_as_steps_is_the_search_and_games_searched_together_are_valid(tmp_path) -> None:
+    """``search_steps`` answered one request at a time builds the root ``search`` builds; games searched together
+    (one forward pass over every game's requests) give valid targets, the same on a second call."""
+    from seasons_agents.policy_ismcts import PolicyISMCTSAgent
+    from seasons_env import Game
+
+    torch.manual_seed(1)
+    model = tmp_path / "small.pt"
+    save_policy(PolicyValueNet(NetworkConfig(card_dim=8, hidden=32, layers=1)), model)
+    game = Game.new(3, "apprentice", seed=2)
+    seat = game.current_player
+    roots = []
+    for steps in (False, True):
+        agent = PolicyISMCTSAgent(seed=4, model=model, iterations=12, backend="numpy")
+        view = game.determinize(seat, np.random.default_rng(0))
+        roots.append(agent._drive(agent.search_steps(view, seat)) if steps else agent.search(view, seat))
+    assert {k: c.visits for k, c in roots[0].children.items()} == {k: c.visits for k, c in roots[1].children.items()}
+    assert sum(c.visits for c in roots[0].children.values()) == 12
+    jobs = [
+        SearchJob(str(model), n, "apprentice", seed=n, game=n, iterations=3, exploration=1.5, sample_moves=2)
+        for n in (2, 3, 4)
+    ]
+    first, second = expert.search_games(jobs), expert.search_games(jobs)
+    for rows, again, job in zip(first, second, jobs, strict=True):
+        assert (rows["players"] == job.players).all() and (rows["game"] == job.game).all()
+        assert np.allclose(rows["target"].sum(axis=1), 1.0, atol=1e-5) and (rows["target"][~rows["mask"]] == 0).all()
+        assert all(np.array_equal(rows[k], again[k]) for k in rows)
