@@ -4,10 +4,10 @@ versions, and CI and the README install with it."""
 from __future__ import annotations
 
 import re
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
-import tomllib
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
-import tomllib
 from click.testing import CliRunner
 
 import seasons_env
