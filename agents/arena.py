@@ -1,9 +1,9 @@
 """The arena: agents play each other with seats rotated, in parallel, and are rated with confidence intervals.
 
-Schedule. Every *lineup* (a choice of agents for the seats: all combinations of ``players`` distinct agents,
+Schedule. Every *lineup* (a choice of agents for the seats: all combinations of ``num_players`` distinct agents,
 or, with fewer agents than seats, the agents repeated in turn) is played in every cyclic seat rotation on
 the same deal (the same game seed), so each agent plays each seat equally often and luck of the deal
-cancels within a block. Game ``g`` is block ``g // players``, rotation ``g % players``.
+cancels within a block. Game ``g`` is block ``g // num_players``, rotation ``g % num_players``.
 
 Seeds. Game ``g`` is dealt from the arena's seed and its block; the agents' own randomness (their seeds and the
 redraws in their views) comes from a separate stream (``agent_seed``), which says nothing about any deal. The

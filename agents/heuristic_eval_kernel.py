@@ -1,6 +1,5 @@
-"""The heuristic's position evaluation (``agents/heuristic_eval.py``) compiled on the array state: the first part
-of the heuristic player compiled for the batched core (issue 12), so that a league's heuristic seats need not
-leave the array state.
+"""The heuristic's position evaluation (``agents/heuristic_eval.py``) compiled on the array state, so that the
+heuristic's seats in batched self-play need not leave the array state (``heuristic_kernel.py`` searches with it).
 
 ``evaluate_row(s, i, seat)`` and ``margins_row(s, i, seat, out)`` read row ``i`` of the array state's fields (the
 kernels' struct, ``seasons_env.vector.kernels.structs.kernel_arrays``) and give the same floats as

@@ -1,4 +1,4 @@
-"""The heuristic player's decisions compiled on the array state (issue 12): ``HeuristicAgent.act`` for a position
+"""The heuristic player's decisions compiled on the array state: ``HeuristicAgent.act`` for a position
 held as a row of an ``ArrayState`` (a seat's determinized view), the same action to the last tie.
 
 ``decide(view, seat, legal, scratch, scratch_legal, randoms)`` answers every decision the heuristic answers by

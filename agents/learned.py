@@ -38,7 +38,7 @@ POLICY_SEARCH = "policy-ismcts"
 #: The models shipped with the package, oldest first: version -> its file in ``agents/models``. ``learned`` is the
 #: newest (the last row), ``learned:VERSION`` any of them. A new model is its file there and one row here.
 SHIPPED_MODELS: dict[str, str] = {
-    "v1": "learned.pt",  # behaviour cloning, DAgger and self-play PPO (docs/results.md), issue 12
+    "v1": "learned.pt",  # behaviour cloning, DAgger and self-play PPO (docs/results.md)
 }
 #: What ``learned:ARGUMENT`` takes as a version rather than a file (``learned:./v2`` is the file ``v2``).
 VERSION_PATTERN = re.compile(r"v[0-9]+")

@@ -53,7 +53,7 @@ def register_all() -> None:
 
 
 #: The search budget of ``policy-ismcts``: iterations, not seconds, so that arena games replay exactly. About
-#: 0.2 s a decision on the development machine (docs/results.md), within issue 12's limit of 1 s.
+#: 0.2 s a decision on the development machine (docs/results.md), within a 1 s budget.
 POLICY_SEARCH_ITERATIONS = 200
 MAX_SEARCH_ITERATIONS = 100_000
 #: ``ISMCTSAgent``'s default budget (``ismcts`` without a number).

@@ -9,6 +9,22 @@ importing this package registers them under one id, ``"seasons_env/Seasons-v0"``
 - Gymnasium single-agent: ``gymnasium.make("seasons_env/Seasons-v0", **kwargs)``; N games in one batched
   environment: ``gymnasium.make_vec("seasons_env/Seasons-v0", num_envs=N, vectorization_mode="vector_entry_point")``
   (``seasons_env.vector``).
+
+Where things live (``docs/engine.md`` maps every module, and which places to edit for a change):
+
+- ``engine``: the reference rules engine (``Game``), pure Python and numpy; ``engine.actions`` the action table.
+- ``encoding``: the observation and the action mask, what one seat may know.
+- ``pettingzoo_env``, ``gym_env`` (with ``env_inputs`` and ``rewards``): the environments.
+- ``vector``: many games stepped together as arrays (``VectorGame``) and its Gymnasium, Stable-Baselines3 and loop
+  adapters; ``vector.kernels``: the rules compiled with numba over those arrays; ``vector.single``: one game on them.
+- ``rllib`` and ``masked_mlp``: the RLlib route; ``openspiel``: the game registered with OpenSpiel.
+- ``records``, ``replay``, ``rendering``, ``picture``, ``files``: game records, replays, the text board, the picture,
+  files written atomically.
+- ``cli`` (the ``seasons`` command), ``info``, ``simulate``, ``docgen``, ``statistics`` (intervals and ratings),
+  ``deprecation`` (renamed settings), ``registry`` (agents and commands by name).
+
+The agents and the arena install as ``seasons_agents``, training as ``seasons_training``; this package never imports
+them and finds them through ``registry``, filled from entry points.
 """
 
 from __future__ import annotations

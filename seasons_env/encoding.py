@@ -135,7 +135,7 @@ OPPONENTS = _L(
     "reserve limit/10, hand size, library sizes (2); bonuses one-hot (4); reserve (4); stored tokens (16); "
     "cards in play per card (50); tapped per card (50)",
 )
-# Appended in version 2: public facts that version 1 did not show (issue 15's blind spots).
+# Appended in version 2: public facts that version 1 did not show (what a player at the table sees).
 PILE_SCALE = 100.0
 PILES = _L("piles", 2, "cards in the draw pile / 100, cards in the discard pile / 100")
 GAME_DICE = _L(

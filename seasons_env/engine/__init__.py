@@ -1,11 +1,13 @@
 """The rules engine of Seasons: pure Python and numpy, importing no RL library (``docs/engine.md``).
 
-Modules, lowest first (each imports only those above it): ``data`` (card and dice facts), ``actions`` (the
-action table), ``steps`` (the step kinds and their registry), ``behaviour`` (the card-hook protocol),
-``state`` (the position and its mutators), ``payment`` and ``flow`` (the rules), ``cards_basic`` and
-``cards_archmage`` (one behaviour per card), ``schema``, ``consistency``, ``serialization`` and ``hidden`` (the
-position format, checked field by field, and information sets), ``machine`` (``Game``). ``docs/engine.md`` maps
-them.
+``Game`` (``machine``) is its public API. Modules, lowest first (each imports only those above it): ``data`` (card
+and dice facts from the card data), ``card_constants`` (the amounts in the cards' effects), ``chance`` (the chance
+stream), ``schema`` (rules for untrusted data), ``actions`` (the action table), ``steps`` (the step kinds and their
+registry), ``behaviour`` (the card-hook protocol), ``state`` (the position and its mutators), ``payment`` and
+``flow`` (the rules), ``cards_basic`` and ``cards_archmage`` (one behaviour per card), ``consistency``,
+``serialization`` and ``hidden`` (the position format, checked field by field, and information sets), ``machine``
+(``Game``), ``validate`` (invariants, for tests and debugging). The compiled kernels (``seasons_env.vector.kernels``)
+port these rules and read the same facts; ``docs/engine.md`` maps both and says where to edit for a change.
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ Importing this package registers ``python_seasons`` with pyspiel::
     game = pyspiel.load_game("python_seasons(players=3,level=archmage)")
 
 ``game`` explains the game, its states and its observer; ``bots`` makes OpenSpiel's ISMCTS bot play it and
-seats the project's agents (found through ``seasons_env.registry``) as ``pyspiel.Bot``s.
+seats the project's agents (found through ``seasons_env.registry``) as ``pyspiel.Bot``s; ``learning`` trains
+OpenSpiel's actor-critic on it through ``rl_environment``; ``playthrough`` writes or checks the committed
+playthrough (``python -m seasons_env.openspiel.playthrough tests/playthroughs/python_seasons.txt``).
 """
 
 from __future__ import annotations

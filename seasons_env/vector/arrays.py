@@ -1,4 +1,4 @@
-"""The array state: the whole position of B games as numpy arrays with a leading batch axis (issue 11, stage 2).
+"""The array state: the whole position of B games as numpy arrays with a leading batch axis.
 
 ``ArrayState`` holds one array per field of a position (struct of arrays), each ``[B, ...]`` with a fixed
 shape and a small integer dtype, so that array kernels can read and write many games at once. ``pack`` and

@@ -2,7 +2,7 @@
 
 ``VectorGame(engine=...)`` chooses one (``"kernels"`` by default); both give the same games, decisions and arrays
 (``tests/test_vector.py`` runs the differential checks on each). ``"reference"`` keeps one ``Game`` per slot and
-steps it in Python (stage 1); ``"kernels"`` keeps the batch as an ``ArrayState`` stepped by the compiled rules kernels
+steps it in Python; ``"kernels"`` keeps the batch as an ``ArrayState`` stepped by the compiled rules kernels
 (``kernels/``), the observations written by a kernel over the same arrays (``kernels/observe_rows.py``). The kernels
 backend steps, restarts, writes masks and observes disjoint blocks of rows on ``threads`` threads at once
 (``kernels/row_blocks.py``); the reference backend runs in Python and takes only ``threads=1``.
@@ -26,7 +26,7 @@ DEFAULT_ENGINE = "kernels"
 
 
 class ReferenceBackend:
-    """One reference ``Game`` per slot, stepped one by one (stage 1)."""
+    """One reference ``Game`` per slot, stepped one by one."""
 
     def __init__(self, games: Sequence[Game], threads: int = 1) -> None:
         self.games = list(games)  # threads: always 1 here (VectorGame refuses more for this engine)

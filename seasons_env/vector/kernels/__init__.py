@@ -1,18 +1,26 @@
-"""Compiled rules kernels over the array state (issue 11, stage 2): the engine's rules, step by step, for the
-rows of an ``ArrayState`` (``../arrays.py``), compiled with numba.
+"""The compiled rules kernels: the engine's rules, step by step, for the rows of an ``ArrayState``
+(``../arrays.py``), compiled with numba. ``VectorGame(engine="kernels")`` (the default) and ``CompiledGame`` (the
+environments' ``engine="kernels"``) step every game with them.
 
 The reference engine (``seasons_env/engine``) stays the specification: each kernel module ports one engine module
-(``state_ops.py`` ← ``state.py``, ``flow_kernels.py`` ← ``flow.py``, ``payment_kernels.py`` ← ``payment.py``,
-``cards_basic_kernels.py`` / ``cards_archmage_kernels.py`` ← the card modules) and is checked against it, step by
-step, by ``tests/test_vector_rules_kernels.py``. ``machine.py`` is the run loop (``Game._run``) over the rows;
-``batch.py`` drives it from Python. A step kind the kernels do not handle (``SUPPORTED`` in ``machine.py``) is
-run by the reference engine on that row (unpack, run to the next decision, pack), so a batch is always exact.
+(``state_ops.py`` ← ``state.py`` and ``chance.py``, ``flow_kernels.py`` and ``turn_kernels.py`` ← ``flow.py``,
+``payment_kernels.py`` ← ``payment.py``, ``cards_basic_kernels.py`` / ``cards_archmage_kernels.py`` ← the card
+modules, dispatched by card id from ``hooks.py``; ``hidden_kernels.py`` ← ``hidden.py``; ``observe_rows.py`` ←
+``encoding.py``'s observation) and is checked against it by the rules-scenario tests (run on both engines) and,
+step by step, by ``tests/test_vector_rules_kernels.py``. ``machine.py`` is the run loop (``Game._run``) over the rows
+and dispatches each step kind to the module that owns it; ``batch.py`` (``RulesBatch``) drives it from Python,
+``new_game.py`` deals new games, ``single_step.py`` is one game's step and observation in one call,
+``row_copy.py`` copies rows, ``row_blocks.py`` runs disjoint blocks of rows on several threads, ``structs.py`` holds
+the arrays as one struct and ``tables.py`` the engine's facts as the tables they compile in. A step kind whose
+kernel module does not list it in ``KINDS_HANDLED`` (``SUPPORTED`` in ``machine.py``; the lists are generated from
+the engine's registry) is run by the reference engine on that row (unpack, run to the next decision, pack), so a
+batch is always exact.
 
-Compiled code is cached on disk (numba's ``cache=True``) in a folder named by a hash of every source file the kernels
-are built from and the card data (``CACHE_DIR``): the kernel modules, and the engine, encoder and array modules whose
-constants and tables they freeze at compile time. numba itself only notices a change in the file of the function it
-compiles, not in the functions it calls from other files nor in the values of the globals it froze, so the folder
-changes whenever any of those files does.
+Every kernel is made with ``kernel`` (below). Compiled code is cached on disk (numba's ``cache=True``) in a folder
+named by a hash of every source file the kernels are built from and the card data (``CACHE_DIR``): the kernel
+modules, and the engine, encoder and array modules whose constants and tables they freeze at compile time. numba
+itself only notices a change in the file of the function it compiles, not in the functions it calls from other files
+nor in the values of the globals it froze, so the folder changes whenever any of those files does.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``hidden.py`` for one row of an array state: a seat's view with everything it cannot see redrawn (issue 12).
+"""``hidden.py`` for one row of an array state: a seat's view with everything it cannot see redrawn.
 
 ``determinize_row(s, i, player, view, j, key, order)`` writes into row ``j`` of ``view`` the row ``pack`` would
 write for ``Game.determinize(player, rng)`` of row ``i``'s game, given the two draws that function takes from
