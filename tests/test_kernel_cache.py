@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-_TWIN = '''
+import pytest
+
+_TWIN = """
 import json, sys
 from seasons_env.vector.kernels import kernel
 
@@ -19,7 +21,7 @@ def add_one(x):
 
 add_one(1)
 print(json.dumps({"hits": sum(add_one.stats.cache_hits.values()), "misses": sum(add_one.stats.cache_misses.values())}))
-'''
+"""
 
 
 def _run_twin(folder: Path, cache: Path) -> dict:
@@ -42,3 +44,72 @@ def test_a_copy_elsewhere_loads_the_kernels_another_checkout_compiled(tmp_path: 
         os.utime(folder / "cache_twin.py", (mtime, mtime))
     assert _run_twin(tmp_path / "first" / "checkout", cache) == {"hits": 0, "misses": 1}
     assert _run_twin(tmp_path / "second" / "checkout", cache) == {"hits": 1, "misses": 0}
+
+
+def _seasons(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "seasons_env.cli", *args],
+        env={**os.environ, "NUMBA_NUM_THREADS": "1", **(env or {})},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_compile_refuses_an_unknown_step() -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    result = CliRunner().invoke(main, ["compile", "--only", "nope"])
+    assert result.exit_code == 2
+    assert "unknown step 'nope'" in result.output and "rules" in result.output and "one-game" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_compile_check_reports_an_empty_cache_as_cold_without_compiling(tmp_path: Path) -> None:
+    done = _seasons("compile", "--check", env={"SEASONS_KERNEL_CACHE": str(tmp_path)})
+    assert done.returncode == 1, done.stderr
+    assert "rules" in done.stdout and "cold" in done.stdout
+    assert not list(tmp_path.rglob("*.nbi"))  # nothing compiled
+
+
+_FIRST_CALLS = """
+import json
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+import sys
+from seasons_env.vector import VectorGame
+from seasons_env.vector.single import CompiledGame
+
+vector = VectorGame(3, num_players=3, seed=7, engine="kernels")
+for _ in range(5):
+    vector.observations()
+    vector.apply(np.array([np.flatnonzero(row)[0] for row in vector.legal_mask()]))
+game = CompiledGame.new(4, "apprentice", seed=3)
+game.apply(game.legal_action_list()[0])
+kernels = [v for m in list(sys.modules.values()) for v in vars(m).values() if isinstance(v, Dispatcher)]
+print(json.dumps({
+    "hits": sum(sum(k.stats.cache_hits.values()) for k in kernels),
+    "misses": sum(sum(k.stats.cache_misses.values()) for k in kernels),
+}))
+"""
+
+
+@pytest.mark.slow
+def test_after_seasons_compile_a_fresh_process_loads_every_kernel_from_the_cache() -> None:
+    """``seasons compile`` on the shared cache (quick once it is warm), then ``--check`` says compiled, and a fresh
+    process's first ``VectorGame`` and ``CompiledGame`` calls compile nothing: every kernel comes from the cache."""
+    done = _seasons("compile", "--only", "rules", "--only", "one-game", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "compiled 2 step(s)" in done.stdout and "cache:" in done.stdout
+    check = _seasons("compile", "--check", "--only", "rules", "--only", "one-game")
+    assert check.returncode == 0, check.stdout
+    fresh = subprocess.run(
+        [sys.executable, "-c", _FIRST_CALLS],
+        env={**os.environ, "NUMBA_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    stats = json.loads(fresh.stdout.strip().splitlines()[-1])
+    assert stats["misses"] == 0 and stats["hits"] > 0, stats

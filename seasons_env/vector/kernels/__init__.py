@@ -73,7 +73,7 @@ class ProjectCacheLocator(caching.UserProvidedCacheLocator):
 
 
 class _ProjectCacheImpl(caching.CompileResultCacheImpl):
-    _locator_classes = [ProjectCacheLocator, *caching.CompileResultCacheImpl._locator_classes]
+    _locator_classes = (ProjectCacheLocator, *caching.CompileResultCacheImpl._locator_classes)
 
 
 class _ProjectFunctionCache(caching.FunctionCache):
