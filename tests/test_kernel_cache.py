@@ -113,3 +113,24 @@ def test_after_seasons_compile_a_fresh_process_loads_every_kernel_from_the_cache
     )
     stats = json.loads(fresh.stdout.strip().splitlines()[-1])
     assert stats["misses"] == 0 and stats["hits"] > 0, stats
+
+
+def test_the_packages_compile_steps_load_from_their_entry_points() -> None:
+    """Each ``seasons_env.compile`` entry point of ``pyproject.toml`` names a function returning compile steps (what
+    ``seasons compile`` lists once the project is installed)."""
+    import importlib
+
+    import tomllib
+
+    from seasons_env.compiling import LIBRARY_STEPS, CompileStep
+
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    entries = pyproject["project"]["entry-points"]["seasons_env.compile"]
+    names = []
+    for value in entries.values():
+        module, _, function = value.partition(":")
+        steps = getattr(importlib.import_module(module), function)()
+        assert steps and all(isinstance(step, CompileStep) for step in steps)
+        names += [step.name for step in steps]
+    assert sorted(names) == ["heuristic", "snapshot-policy"]
+    assert not set(names) & {step.name for step in LIBRARY_STEPS}
