@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -101,10 +102,14 @@ def used_index_files() -> set[str]:
 
     root = cache_root().resolve()
     found = set()
-    for module in list(sys.modules.values()):
-        for value in list(getattr(module, "__dict__", {}).values()):
-            if not isinstance(value, Dispatcher) or not (value.stats.cache_hits or value.stats.cache_misses):
-                continue
+    modules = [getattr(module, "__dict__", None) or {} for module in list(sys.modules.values())]
+    values = [value for names in modules for value in list(names.values())]
+    with warnings.catch_warnings():  # isinstance on a deprecated module attribute (torch's) warns
+        warnings.simplefilter("ignore")
+        kernels = [value for value in values if isinstance(value, Dispatcher)]
+    for value in kernels:
+        if not (value.stats.cache_hits or value.stats.cache_misses):
+            continue
             cache = getattr(value, "_cache", None)
             index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)  # numba 0.68's layout
             if index is None:
