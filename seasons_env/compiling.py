@@ -110,13 +110,13 @@ def used_index_files() -> set[str]:
     for value in kernels:
         if not (value.stats.cache_hits or value.stats.cache_misses):
             continue
-            cache = getattr(value, "_cache", None)
-            index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)  # numba 0.68's layout
-            if index is None:
-                continue
-            path = Path(index).resolve()
-            if path.is_relative_to(root):
-                found.add(path.relative_to(root).as_posix())
+        cache = getattr(value, "_cache", None)
+        index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)  # numba 0.68's layout
+        if index is None:
+            continue
+        path = Path(index).resolve()
+        if path.is_relative_to(root):
+            found.add(path.relative_to(root).as_posix())
     return found
 
 
