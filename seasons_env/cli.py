@@ -341,7 +341,10 @@ def compile_command(only: tuple[str, ...], check: bool, progress: bool) -> None:
             step_start = time.perf_counter()
             step.run()
             manifest[step.name] = sorted(used_index_files())
-            write_manifest(manifest)
+            try:
+                write_manifest(manifest)
+            except OSError as error:
+                raise click.ClickException(f"cannot write to the kernel cache {cache_root()}: {error}") from None
             bar.write(f"{step.name}: {time.perf_counter() - step_start:.1f} s ({step.summary})", file=sys.stderr)
             bar.update()
     finally:
