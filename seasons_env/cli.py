@@ -293,6 +293,65 @@ def info(as_json: bool) -> None:
     click.echo(json.dumps(report, indent=2) if as_json else format_info(report))
 
 
+@main.command("compile")
+@click.option(
+    "--only",
+    "only",
+    multiple=True,
+    metavar="STEP",
+    help="Compile only this step (repeatable); 'seasons compile --check' lists the steps.",
+)
+@click.option(
+    "--check", is_flag=True, help="Only report whether each step is compiled for these sources (exit 1 if not)."
+)
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
+def compile_command(only: tuple[str, ...], check: bool, progress: bool) -> None:
+    """Compile the rules kernels and every other compiled part ahead of time (the compiled heuristic and the
+    self-play snapshot policy when their packages are installed), so that the first game does not wait for it.
+
+    The compiled code is cached on disk (see 'seasons info'); running it again loads it from there.
+    """
+    from .compiling import cache_root, compile_steps, is_warm, read_manifest, used_index_files, write_manifest
+
+    steps, errors = compile_steps()
+    for error in errors:
+        click.echo(f"warning: compile steps that could not be loaded: {error}", err=True)
+    names = [step.name for step in steps]
+    unknown = [name for name in only if name not in names]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown step {', '.join(map(repr, unknown))}; the steps are: {', '.join(names)}", param_hint="'--only'"
+        )
+    chosen = [step for step in steps if not only or step.name in only]
+    manifest = read_manifest()
+    if check:
+        cold = [step.name for step in chosen if not is_warm(step.name, manifest)]
+        for step in chosen:
+            state = "cold (not compiled)" if step.name in cold else "compiled"
+            click.echo(f"{step.name:<16} {state:<20} {step.summary}")
+        click.echo(f"cache: {cache_root()}")
+        if cold:
+            raise SystemExit(1)
+        return
+    start = time.perf_counter()
+    bar = tqdm(total=len(chosen), desc="compiling", unit="step", file=sys.stderr, disable=not progress)
+    try:
+        for step in chosen:
+            bar.set_postfix_str(step.name)
+            step_start = time.perf_counter()
+            step.run()
+            manifest[step.name] = sorted(used_index_files())
+            try:
+                write_manifest(manifest)
+            except OSError as error:
+                raise click.ClickException(f"cannot write to the kernel cache {cache_root()}: {error}") from None
+            bar.write(f"{step.name}: {time.perf_counter() - step_start:.1f} s ({step.summary})", file=sys.stderr)
+            bar.update()
+    finally:
+        bar.close()
+    click.echo(f"compiled {len(chosen)} step(s) in {time.perf_counter() - start:.1f} s; cache: {cache_root()}")
+
+
 # Last, so that every command above is defined when the module runs as a script (python -m seasons_env.cli).
 if __name__ == "__main__":  # pragma: no cover
     main()

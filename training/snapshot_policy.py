@@ -14,15 +14,15 @@ products in float32 as torch does. Illegal actions get probability exactly 0.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import torch
 from torch import nn
 
 from seasons_agents.network import FrozenPolicy, PolicyValueNet
+from seasons_env.vector.kernels import kernel
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _layer_norm_relu(h: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
     mean = 0.0
     for k in range(h.shape[0]):
@@ -38,7 +38,7 @@ def _layer_norm_relu(h: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: fl
         h[k] = value if value > 0.0 else 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _add_product(x: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
     """``out += x @ weight`` over the non-zero entries of ``x`` (``weight``: one row an input)."""
     for j in range(weight.shape[0]):
@@ -49,7 +49,7 @@ def _add_product(x: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
                 out[k] += v * row[k]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _probabilities(observations, masks, first, biases, hidden, gammas, betas, eps, policy, policy_bias, out):
     hidden_size = first.shape[1]
     h = np.empty(hidden_size, dtype=np.float32)
@@ -131,3 +131,19 @@ class SnapshotPolicy:
             out,
         )
         return out
+
+
+def _compile_snapshot_policy() -> None:
+    """The compiled policy on one observation of a new game (what self-play's league opponents call)."""
+    from seasons_env.vector import VectorGame
+
+    vector = VectorGame(1, num_players=2, seed=0, engine="kernels")
+    SnapshotPolicy(PolicyValueNet()).probabilities(vector.observations(), vector.legal_mask())
+
+
+def compile_steps() -> list:
+    """This package's step of ``seasons compile`` (the ``seasons_env.compile`` entry point)."""
+    from seasons_env.compiling import CompileStep
+
+    summary = "the league snapshots' compiled policy (seasons train)"
+    return [CompileStep("snapshot-policy", summary, _compile_snapshot_policy)]

@@ -21,6 +21,11 @@ named by a hash of every source file the kernels are built from and the card dat
 modules, and the engine, encoder and array modules whose constants and tables they freeze at compile time. numba
 itself only notices a change in the file of the function it compiles, not in the functions it calls from other files
 nor in the values of the globals it froze, so the folder changes whenever any of those files does.
+
+Inside that folder each module's kernels are cached under the module's package (``ProjectCacheLocator``), not under
+a hash of the source file's absolute path as numba does by default: the folder's name already stands for the sources,
+so another checkout or a copy of the same version (a fresh clone, a wheel in another environment, CI's clone) loads
+the kernels another compiled instead of compiling them again.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numba
+from numba.core import caching
 
 #: The sources the compiled kernels depend on, relative to the package: every module of these folders, and files.
 _SOURCE_FOLDERS = ("engine", "vector")
@@ -62,6 +68,26 @@ CACHE_DIR = _cache_dir()
 numba.config.CACHE_DIR = str(CACHE_DIR)
 
 
+class ProjectCacheLocator(caching.UserProvidedCacheLocator):
+    """numba's locator for ``numba.config.CACHE_DIR``, with the function's package (``seasons_env.vector.kernels``)
+    as the subfolder instead of a hash of its source folder's absolute path. Sound because ``CACHE_DIR`` is named by
+    the hash of the sources (``source_digest``) and numba still checks each file's content hash (its source stamp)
+    and the function's bytecode; only the path is left out of the key."""
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        package = py_func.__module__.rpartition(".")[0] or py_func.__module__
+        self._cache_path = os.path.join(numba.config.CACHE_DIR, package)
+
+
+class _ProjectCacheImpl(caching.CompileResultCacheImpl):
+    _locator_classes = (ProjectCacheLocator, *caching.CompileResultCacheImpl._locator_classes)
+
+
+class _ProjectFunctionCache(caching.FunctionCache):
+    _impl_class = _ProjectCacheImpl
+
+
 class KernelDispatcher(numba.core.registry.CPUDispatcher):
     """A kernel compiled once per argument type: a call from another kernel with a constant argument types it as
     the constant's type (int64), not as a literal (``Literal[int](1)``), which would compile the kernel and
@@ -71,6 +97,9 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
         args = tuple(numba.core.types.unliteral(a) for a in args)
         kws = {k: numba.core.types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
+
+    def enable_caching(self) -> None:
+        self._cache = _ProjectFunctionCache(self.py_func)
 
 
 def kernel(func: Callable) -> numba.core.registry.CPUDispatcher:

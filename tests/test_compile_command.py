@@ -1,0 +1,101 @@
+"""``seasons compile``: its options, ``--check``, and that afterwards a fresh process loads every kernel it uses from
+the disk cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _seasons(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "seasons_env.cli", *args],
+        env={**os.environ, "NUMBA_NUM_THREADS": "1", **(env or {})},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_compile_refuses_an_unknown_step() -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    result = CliRunner().invoke(main, ["compile", "--only", "nope"])
+    assert result.exit_code == 2
+    assert "unknown step 'nope'" in result.output and "rules" in result.output and "one-game" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_compile_check_reports_an_empty_cache_as_cold_without_compiling(tmp_path: Path) -> None:
+    done = _seasons("compile", "--check", env={"SEASONS_KERNEL_CACHE": str(tmp_path)})
+    assert done.returncode == 1, done.stderr
+    assert "rules" in done.stdout and "cold" in done.stdout
+    assert not list(tmp_path.rglob("*.nbi"))  # nothing compiled
+
+
+_FIRST_CALLS = """
+import json
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+import sys
+from seasons_env.vector import VectorGame
+from seasons_env.vector.single import CompiledGame
+
+vector = VectorGame(3, num_players=3, seed=7, engine="kernels")
+for _ in range(5):
+    vector.observations()
+    vector.apply(np.array([np.flatnonzero(row)[0] for row in vector.legal_mask()]))
+game = CompiledGame.new(4, "apprentice", seed=3)
+game.apply(game.legal_action_list()[0])
+kernels = [v for m in list(sys.modules.values()) for v in vars(m).values() if isinstance(v, Dispatcher)]
+print(json.dumps({
+    "hits": sum(sum(k.stats.cache_hits.values()) for k in kernels),
+    "misses": sum(sum(k.stats.cache_misses.values()) for k in kernels),
+}))
+"""
+
+
+@pytest.mark.slow
+def test_after_seasons_compile_a_fresh_process_loads_every_kernel_from_the_cache() -> None:
+    """``seasons compile`` on the shared cache (quick once it is warm), then ``--check`` says compiled, and a fresh
+    process's first ``VectorGame`` and ``CompiledGame`` calls compile nothing: every kernel comes from the cache."""
+    done = _seasons("compile", "--only", "rules", "--only", "one-game", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "compiled 2 step(s)" in done.stdout and "cache:" in done.stdout
+    check = _seasons("compile", "--check", "--only", "rules", "--only", "one-game")
+    assert check.returncode == 0, check.stdout
+    fresh = subprocess.run(
+        [sys.executable, "-c", _FIRST_CALLS],
+        env={**os.environ, "NUMBA_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    stats = json.loads(fresh.stdout.strip().splitlines()[-1])
+    assert stats["misses"] == 0 and stats["hits"] > 0, stats
+
+
+def test_the_packages_compile_steps_load_from_their_entry_points() -> None:
+    """Each ``seasons_env.compile`` entry point of ``pyproject.toml`` names a function returning compile steps (what
+    ``seasons compile`` lists once the project is installed)."""
+    import importlib
+    import tomllib
+
+    from seasons_env.compiling import LIBRARY_STEPS, CompileStep
+
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    entries = pyproject["project"]["entry-points"]["seasons_env.compile"]
+    names = []
+    for value in entries.values():
+        module, _, function = value.partition(":")
+        steps = getattr(importlib.import_module(module), function)()
+        assert steps and all(isinstance(step, CompileStep) for step in steps)
+        names += [step.name for step in steps]
+    assert sorted(names) == ["heuristic", "snapshot-policy"]
+    assert not set(names) & {step.name for step in LIBRARY_STEPS}
