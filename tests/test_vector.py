@@ -40,6 +40,42 @@ def test_batch_equals_reference_engine_at_every_step(level: str, players: int, e
     assert report.game_checks > 0
 
 
+@pytest.mark.parametrize(("level", "players"), [("archmage", 2), ("magician", 4)])
+def test_one_game_batch_steps_in_one_compiled_call_and_equals_the_reference_engine(
+    level: str, players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from seasons_env.vector.kernels.batch import RulesBatch
+
+    def refuse(rules: RulesBatch, actions: np.ndarray, rows: np.ndarray | None = None) -> None:
+        if rows is None or len(rows):  # a restart (no game stepped) passes no rows
+            raise AssertionError("a one-game kernels batch stepped through RulesBatch.apply, not step_one")
+
+    # Each decision is one step_row call, the next mask and observation included.
+    monkeypatch.setattr(RulesBatch, "apply", refuse)
+    report = run_differential(level, players, 1, seed=players, game_check_every=3, episodes=3)
+    assert report.divergence is None, report.divergence
+    assert report.episodes_finished >= 3 and report.decisions > 100
+
+
+def test_one_game_batch_refuses_bad_actions_and_changes_nothing() -> None:
+    batch = VectorGame(1, 2, "archmage", seed=3, autoreset=False)
+    before, masks, obs = batch.game(0), batch.legal_mask(), batch.observations()
+    illegal = int(np.flatnonzero(~masks[0])[0])
+    for actions, error in [
+        (np.array([illegal]), IllegalActionError),
+        (np.array([-1]), IllegalActionError),
+        (np.array([2**64 - 1], dtype=np.uint64), IllegalActionError),
+        (np.array([1.0]), ValueError),
+        (np.array([0, 1]), ValueError),
+    ]:
+        with pytest.raises(error):
+            batch.apply(actions)
+        assert batch.game(0) == before
+        assert np.array_equal(batch.legal_mask(), masks) and np.array_equal(batch.observations(), obs)
+    info = batch.apply(np.array([illegal]), where=np.array([False]))  # not selected: ignored
+    assert not info.stepped[0] and batch.game(0) == before
+
+
 def _random_actions(batch: VectorGame, rng: np.random.Generator) -> np.ndarray:
     masks = batch.legal_mask()
     actions = np.zeros(batch.batch_size, dtype=np.int64)

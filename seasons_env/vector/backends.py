@@ -20,6 +20,7 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.chance import key_of_seed
 from ..rewards import final_rewards_of
 from .arrays import ArrayState, pack_into
+from .step_codes import STEP_WIDTH
 
 ENGINES: tuple[str, ...] = ("kernels", "reference")
 DEFAULT_ENGINE = "kernels"
@@ -110,6 +111,7 @@ class KernelBackend:
         self.rules = RulesBatch.from_games(games, threads)
         self.state = self.rules.state
         self._views: dict[int, tuple] = {}  # the kernels' struct of each view ArrayState written into
+        self._one: tuple | None = None  # step_one's kernel and buffers, made on its first call
 
     def __getstate__(self) -> dict:
         """What pickling and ``copy.deepcopy`` copy: the rules batch (its arrays); the views' kernel structs are a
@@ -120,6 +122,7 @@ class KernelBackend:
         self.rules = state["rules"]
         self.state = self.rules.state
         self._views = {}
+        self._one = None
 
     @classmethod
     def started(cls, num_players: int, level: str, seeds: Sequence[int], threads: int = 1) -> KernelBackend:
@@ -132,6 +135,7 @@ class KernelBackend:
         backend.rules = RulesBatch(state, np.zeros((len(seeds), NUM_ACTIONS), dtype=np.bool_), threads)
         backend.state = state
         backend._views = {}
+        backend._one = None
         backend.rules.new_games(np.arange(len(seeds)), level, seeds)
         return backend
 
@@ -141,6 +145,28 @@ class KernelBackend:
 
     def step(self, idx: np.ndarray, actions: np.ndarray) -> None:
         self.rules.apply(actions, idx)
+
+    def step_one(self, action: int, obs: np.ndarray) -> tuple[int, np.ndarray]:
+        """Play ``action`` in row 0 of a one-row batch with one compiled call (``kernels/single_step.step_row``):
+        check it, resolve it, run the game to its next decision and write the row's legal mask and, into ``obs[0]``,
+        the observation of the seat that decides (once over, of the seat that made the last decision). Returns the
+        call's code and its ``seats`` (the seat that decided, the seat ``obs[0]`` is now for). On ``ILLEGAL``
+        nothing changed; a step without a kernel (codes 2 and 3) is run here on the reference engine, ``obs`` left
+        unwritten."""
+        one = self._one
+        if one is None or one[0] is not obs:
+            from .kernels.single_step import step_row
+
+            task = np.empty(STEP_WIDTH, dtype=np.int64)
+            out = np.empty(NUM_ACTIONS, dtype=np.int64)
+            seats = np.full(2, -1, dtype=np.int64)
+            one = self._one = (obs, obs[0], step_row, self.rules.arrays, task, out, seats)
+        _, row, step_row, arrays, task, out, seats = one
+        rules = self.rules
+        code = step_row(arrays, action, rules.legal, rules.status, task, out, row, seats)
+        if code >= 2:  # REFERENCE (run on from the next step) or REFERENCE_APPLY (resolve the action first)
+            rules._on_reference(0, action if code == 3 else None)
+        return code, seats
 
     def restart(self, idx: np.ndarray, games: Sequence[Game]) -> None:
         self.rules.replace(idx, games)
@@ -191,6 +217,9 @@ class KernelBackend:
 
     def copy_rows(self, source: np.ndarray, out: np.ndarray) -> None:
         """``out[:] = source`` (``[B, ...]`` arrays), in blocks of rows on the batch's threads."""
+        if self.rules.threads == 1:
+            np.copyto(out, source)
+            return
 
         def copy_block(_, lo: int, hi: int) -> None:
             np.copyto(out[lo:hi], source[lo:hi])

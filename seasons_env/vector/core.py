@@ -5,8 +5,10 @@ observations in one ``[B, OBSERVATION_SIZE]`` buffer (re-encoded only for the ga
 players, the finished flags and the final scores in ``[B]`` / ``[B, P]`` arrays, and all inputs are checked as
 arrays before any game changes. The stepping is the backend's (``backends.py``): the compiled rules kernels over an
 array state (``engine="kernels"``, the default) or one reference ``Game`` per slot (``engine="reference"``); both
-give the same games. ``threads=N`` (kernels engine) steps, restarts, observes and writes the masks of disjoint blocks
-of games on N threads at once: the games, observations and masks are the same whatever N is.
+give the same games. A batch of one game on the kernels takes each step, its next mask and observation included, in
+one compiled call (``KernelBackend.step_one``): one game, e.g. a search's, gets the compiled rules' speed too.
+``threads=N`` (kernels engine) steps, restarts, observes and writes the masks of disjoint blocks of games on N
+threads at once: the games, observations and masks are the same whatever N is.
 
 Seeds: episode ``e`` of game ``i`` is ``Game.new(num_players, level, seed=game_seed(seed, i, e))``, so a game's
 course depends on (seed, its index, its episode count) and the actions it is given, never on the batch size.
@@ -156,6 +158,8 @@ class VectorGame:
             raise ValueError(f"threads must be 1 with engine='reference' (it steps its games in Python); got {threads}")
         self.engine = engine
         self.threads = threads
+        # One game on the kernels: ``apply`` steps it, writes its mask and observation in one compiled call.
+        self._one_call = engine == "kernels" and batch_size == 1
         self.batch_size = batch_size
         self.num_players = num_players
         self.level = level
@@ -217,8 +221,9 @@ class VectorGame:
     def observations(self, out: np.ndarray | None = None) -> np.ndarray:
         """float32 ``[B, OBSERVATION_SIZE]``: each game's observation for its current player, in exactly the
         layout of ``encode_observation`` (a finished game: for the seat that made its last decision)."""
-        stale = np.flatnonzero(self._obs_stale)
-        if stale.size:
+        # One game: a scalar read (the usual case after ``apply``, which wrote the observation, is nothing stale).
+        if self._obs_stale[0] if self.batch_size == 1 else self._obs_stale.any():
+            stale = np.flatnonzero(self._obs_stale)
             seats = np.where(self._over[stale], self._last_player[stale], self._current[stale])
             self._encode(stale, seats)
             self._obs_stale[stale] = False
@@ -299,8 +304,12 @@ class VectorGame:
 
     def apply(self, actions: np.ndarray | Sequence[int], where: np.ndarray | None = None) -> StepInfo:
         """Play ``actions[i]`` in every selected unfinished game (see the class docstring)."""
-        b = self.batch_size
         actions = np.asarray(actions)
+        if self._one_call and where is None and not self._over[0]:
+            info = self._apply_one(actions)
+            if info is not None:
+                return info
+        b = self.batch_size
         if actions.shape != (b,) or actions.dtype.kind not in "iu":
             raise ValueError(
                 f"actions must be an integer array of shape ({b},), one action id per game; got dtype "
@@ -331,6 +340,44 @@ class VectorGame:
         final_scores = np.where(finished[:, None], self._final_scores, 0)
         winners = self._winners & finished[:, None]
         return StepInfo(stepped, finished, final_scores, winners, restarted)
+
+    def _apply_one(self, actions: np.ndarray) -> StepInfo | None:
+        """``apply`` of a one-game kernels batch whose game runs, in one compiled call (``KernelBackend.step_one``);
+        None, nothing changed, when ``actions`` is not one legal action id (``apply`` then says what is wrong)."""
+        if actions.shape != (1,) or actions.dtype.kind not in "iu":
+            return None
+        action = int(actions[0])
+        if not 0 <= action < NUM_ACTIONS:
+            return None
+        code, seats = self._backend.step_one(action, self._obs)
+        if code < 0:
+            return None
+        if code == 0:  # STOPPED at the next decision: its mask and observation are written, nothing else moved
+            seat = seats[1]
+            self._current[0] = seat
+            self._last_player[0] = seat
+            self._mask[0] = self._backend.rules.legal[0]
+            self._obs_stale[0] = False
+            p = self.num_players
+            return StepInfo(
+                np.ones(1, dtype=np.bool_),
+                np.zeros(1, dtype=np.bool_),
+                np.zeros((1, p), dtype=np.int64),
+                np.zeros((1, p), dtype=np.bool_),
+                np.zeros(1, dtype=np.bool_),
+            )
+        # The game ended (or a step ran on the reference engine): the general bookkeeping, as ``apply`` does it.
+        row = np.zeros(1, dtype=np.int64)
+        self._last_player[0] = seats[0]
+        self._refresh(row)
+        finished = self._over.copy()
+        return StepInfo(
+            np.ones(1, dtype=np.bool_),
+            finished,
+            np.where(finished[:, None], self._final_scores, 0),
+            self._winners & finished[:, None],
+            np.zeros(1, dtype=np.bool_),
+        )
 
     def put(self, indices: np.ndarray | Sequence[int], games: Sequence[Game]) -> None:
         """Replace the games at ``indices`` with copies of reference positions ``games`` (this batch's player count
