@@ -245,7 +245,9 @@ def _run_kairn(game: State, task: Task) -> None:
         game.lose_crystals(q, K.KAIRN_CRYSTALS)
 
 
-KAIRN_EFFECT = steps.automatic("kairn_effect", _run_kairn, doc="Kairn the Destroyer: every opponent loses crystals")
+KAIRN_EFFECT = steps.automatic(
+    "kairn_effect", _run_kairn, doc=f"Kairn the Destroyer: every opponent loses {K.KAIRN_CRYSTALS} crystals"
+)
 
 
 @card(Card.KAIRN_THE_DESTROYER)
