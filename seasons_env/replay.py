@@ -424,25 +424,3 @@ def _suffixed(path: Path, name: str) -> Path:
 def notable_outputs(path: Path, name: str) -> Path:
     """Where ``--notable`` writes the file of notable game ``name`` for an output option ``path``."""
     return _suffixed(Path(path), name.replace("_", "-"))
-
-
-__all__ = [
-    "Record",
-    "RecordError",
-    "Replay",
-    "current_versions",
-    "frames",
-    "html_page",
-    "load_replay",
-    "make_record",
-    "notable_games",
-    "parse_record",
-    "read_record_lines",
-    "select_game",
-    "step_through",
-    "write_gif",
-    "write_html",
-    "write_mp4",
-    "write_png",
-    "write_record",
-]

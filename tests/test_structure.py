@@ -293,3 +293,23 @@ def test_the_layer_check_finds_a_lazy_import_of_the_agents() -> None:
     source = "def late():\n    from seasons_agents.arena import Arena\n"
     fake = Module("seasons_env.fake", ROOT / "seasons_env" / "fake.py", False, ast.parse(source))
     assert [i.source for i in runtime_imports(fake, modules, type_checking=True)] == ["seasons_agents.arena"]
+
+
+def all_assignments(tree: ast.Module) -> int:
+    """How many top-level statements of ``tree`` assign ``__all__`` (a second one silently replaces the first)."""
+    targets = [
+        node.targets if isinstance(node, ast.Assign) else [node.target]
+        for node in tree.body
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+    ]
+    return sum(any(isinstance(t, ast.Name) and t.id == "__all__" for t in names) for names in targets)
+
+
+def test_no_module_assigns_all_twice() -> None:
+    offenders = [m.shown for m in project_modules().values() if all_assignments(m.tree) > 1]
+    assert not offenders, f"modules assigning __all__ more than once (the last one wins): {offenders}"
+
+
+def test_a_second_all_is_caught() -> None:
+    assert all_assignments(ast.parse("__all__ = ['a']\nx = 1\n__all__ = ['b']\n")) == 2
+    assert all_assignments(ast.parse("__all__ = ['a', 'b']\n")) == 1
