@@ -4,7 +4,9 @@ from a mistyped option: both exit with status 1 (bad data), a usage error with 2
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 
 class BadFileError(ValueError):
@@ -30,3 +32,15 @@ def reading(where: str, field: str) -> Iterator[None]:
     except (TypeError, ValueError, IndexError, AttributeError, RuntimeError, OverflowError) as error:
         message = str(error)  # a message that names the file already (a model file's checks) is kept as it is
         raise BadFileError(message if message.startswith(where) else f"{where}: {field}: {message}") from None
+
+
+def read_json(path: Path, document_format: str | None = None, what: str = "") -> object:
+    """The JSON value of the file ``path``; a ``BadFileError`` naming it if it cannot be read or parsed, or (with
+    ``document_format``) if it is not an object whose ``format`` is that (``what`` says what the file should be)."""
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as error:
+        raise BadFileError(f"{path}: cannot be read as JSON ({error})") from None
+    if document_format is not None and (not isinstance(value, dict) or value.get("format") != document_format):
+        raise BadFileError(f"{path}: not {what} (format {document_format!r})")
+    return value

@@ -51,7 +51,7 @@ from seasons_env.files import file_sha256, replace_atomically, write_atomic
 
 from .config import TrainConfig
 from .data import final_margins
-from .errors import BadFileError, TrainingDiverged
+from .errors import BadFileError, TrainingDiverged, read_json
 
 STATE = "expert.json"
 STATE_FORMAT = "seasons-train-expert"
@@ -241,12 +241,7 @@ class ExpertIteration:
     # ------------------------------------------------------------------ the state
 
     def _read_state(self, path: Path) -> dict:
-        try:
-            state = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError) as error:
-            raise BadFileError(f"{path}: cannot be read as JSON ({error})") from None
-        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise BadFileError(f"{path}: not the expert iteration record of 'seasons train' (format {STATE_FORMAT!r})")
+        state = read_json(path, STATE_FORMAT, "the expert iteration record of 'seasons train'")
         for key in ("round", "decisions"):
             value = state.get(key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:

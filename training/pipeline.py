@@ -42,7 +42,7 @@ from seasons_env.files import file_sha256, write_atomic
 
 from .config import TrainConfig, config_json
 from .device import resolve_device
-from .errors import BadFileError
+from .errors import BadFileError, read_json
 from .stages import Stage, warm_model_path, warm_stages
 
 STAGES = "stages.json"
@@ -67,12 +67,7 @@ def read_stages(folder: Path) -> dict[str, dict]:
     path = Path(folder) / STAGES
     if not path.exists():
         return {}
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as error:
-        raise BadFileError(f"{path}: cannot be read as JSON ({error})") from None
-    if not isinstance(document, dict) or document.get("format") != STAGES_FORMAT:
-        raise BadFileError(f"{path}: not a stage record of 'seasons train' (format {STAGES_FORMAT!r})")
+    document = read_json(path, STAGES_FORMAT, "a stage record of 'seasons train'")
     records = document.get("stages")
     if not isinstance(records, dict):
         raise BadFileError(f"{path}: 'stages' must map stage names to records")
@@ -157,10 +152,7 @@ class TrainingRun:
         path = folder / CONFIG
         if not path.is_file():
             raise FileNotFoundError(f"{folder / CHECKPOINT}: no checkpoint to resume from (nor a {CONFIG})")
-        try:
-            values = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError) as error:
-            raise BadFileError(f"{path}: cannot be read as JSON ({error})") from None
+        values = read_json(path)
         try:
             config = TrainConfig.from_dict(values, str(path))
         except ValueError as error:  # the message names the file and the field
