@@ -241,8 +241,12 @@ def search_iterations(root, seat, net, count, exploration, scale, baseline, coun
                     value = parent_mean + exploration * p * np.sqrt(visits + 1)
                 if value > chosen_value:
                     chosen, chosen_value = entry, value
-            for m in range(size):
-                slot[actions[m]] = -1
+            child = links[node, FIRST]
+            while child >= 0:  # the map emptied for the next node (entries of actions not legal here too)
+                k = links[child, KEY] - base
+                if 0 <= k < NUM_ACTIONS:
+                    slot[k] = -1
+                child = links[child, NEXT]
             if depth == path_nodes.shape[0]:
                 path_nodes = np.concatenate((path_nodes, np.empty(depth, dtype=np.int64)))
                 path_players = np.concatenate((path_players, np.empty(depth, dtype=np.int64)))
@@ -320,7 +324,8 @@ class CompiledSearch:
         or as many as fit in ``seconds`` when given. Returns the root's children of ``seat`` by action (visits
         int64 ``[NUM_ACTIONS]``, summed rewards float64) and the iterations run; None when the position reached a
         step without a kernel (the caller searches with the reference engine)."""
-        root = kernel_arrays(pack([view]))
+        state = pack([view])  # kept referenced while the kernels read it: the struct does not own its arrays
+        root = kernel_arrays(state)
         work = self._work_row(view.num_players)
         net = self.policy.net
         baseline = np.empty(view.num_players, dtype=np.float64)
@@ -348,4 +353,5 @@ class CompiledSearch:
         visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
         rewards = np.zeros(NUM_ACTIONS, dtype=np.float64)
         root_children(seat, links, stats, visits, rewards)
+        del state
         return visits, rewards, int(counters[DONE])

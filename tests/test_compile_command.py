@@ -97,5 +97,5 @@ def test_the_packages_compile_steps_load_from_their_entry_points() -> None:
         steps = getattr(importlib.import_module(module), function)()
         assert steps and all(isinstance(step, CompileStep) for step in steps)
         names += [step.name for step in steps]
-    assert sorted(names) == ["heuristic", "snapshot-policy"]
+    assert sorted(names) == ["heuristic", "policy-search", "snapshot-policy"]
     assert not set(names) & {step.name for step in LIBRARY_STEPS}
