@@ -42,6 +42,8 @@ from .policy_format import VALUE_SCALE
 
 #: The search's engines: compiled (rules kernels, compiled forward pass) or the reference engine in Python.
 ENGINES = ("kernels", "reference")
+#: The scale of the logistic that turns a value-head margin's change since the root into a reward.
+DEFAULT_SCALE = 8.0
 
 #: A search written as steps: yields observations ``[rows, OBSERVATION_SIZE]``, receives the network's ``(logits,
 #: values)`` for them, returns its result.
@@ -70,7 +72,7 @@ class PolicyISMCTSAgent(SeededAgent):
         iterations: int = 200,
         seconds: float | None = None,
         exploration: float = 1.5,
-        scale: float = 8.0,
+        scale: float = DEFAULT_SCALE,
         threads: int | None = 1,
         backend: str | None = None,
         engine: str = "kernels",

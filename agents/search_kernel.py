@@ -325,10 +325,26 @@ class CompiledSearch:
         int64 ``[NUM_ACTIONS]``, summed rewards float64) and the iterations run; None when the position reached a
         step without a kernel (the caller searches with the reference engine)."""
         state = pack([view])  # kept referenced while the kernels read it: the struct does not own its arrays
-        root = kernel_arrays(state)
-        work = self._work_row(view.num_players)
+        found = self.run_row(kernel_arrays(state), seat, seed, iterations, exploration, scale, seconds)
+        del state
+        return found
+
+    def run_row(
+        self,
+        root: object,
+        seat: int,
+        seed: int,
+        iterations: int,
+        exploration: float,
+        scale: float,
+        seconds: float | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """``run`` from row 0 of ``root`` (the kernels' struct of an array state holding the seat's view; the caller
+        keeps its arrays referenced)."""
+        num_players = root.crystals.shape[1]
+        work = self._work_row(num_players)
         net = self.policy.net
-        baseline = np.empty(view.num_players, dtype=np.float64)
+        baseline = np.empty(num_players, dtype=np.float64)
         root_margins(root, net, baseline)
         counters = np.zeros(4, dtype=np.int64)
         counters[USED] = 1
@@ -353,5 +369,4 @@ class CompiledSearch:
         visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
         rewards = np.zeros(NUM_ACTIONS, dtype=np.float64)
         root_children(seat, links, stats, visits, rewards)
-        del state
         return visits, rewards, int(counters[DONE])

@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         rates[mode] = rows / seconds
         print(
             f"{count} games, {mode}: {rows} searched decisions in {seconds:.1f} s, {rows / seconds:.1f} a second "
-            f"({args.iterations} iterations a decision)"
+            f"({args.iterations} iterations a decision)",
+            flush=True,
         )
     best = max(rates["reference, one at a time"], rates["reference, together"])
     print(f"compiled / best reference: {rates['compiled'] / best:.1f}x")

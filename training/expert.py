@@ -81,12 +81,21 @@ class SearchJob:
 def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
     """The root's visit distribution over the actions (``[NUM_ACTIONS]`` float32): the visits of each legal action
     of ``seat`` over their sum, zero on every other action (uniform over ``legal`` if none was visited)."""
-    target = np.zeros(NUM_ACTIONS, dtype=np.float32)
     base = seat * NUM_ACTIONS
-    visits = np.array([getattr(root.children.get(base + a), "visits", 0) for a in legal], dtype=np.float64)
-    if visits.sum() <= 0:
-        visits[:] = 1.0
-    target[np.asarray(legal, dtype=np.int64)] = visits / visits.sum()
+    visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    for a in legal:
+        visits[a] = getattr(root.children.get(base + a), "visits", 0)
+    return visit_target_of_visits(visits, legal)
+
+
+def visit_target_of_visits(visits: np.ndarray, legal: Sequence[int]) -> np.ndarray:
+    """``visit_target`` of the root's visits by action (``[NUM_ACTIONS]``)."""
+    legal = np.asarray(legal, dtype=np.int64)
+    target = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    chosen = visits[legal].astype(np.float64)
+    if chosen.sum() <= 0:
+        chosen[:] = 1.0
+    target[legal] = chosen / chosen.sum()
     return target
 
 
@@ -134,13 +143,17 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
 def search_games(jobs: Sequence[SearchJob]) -> list[dict[str, np.ndarray]]:
     """Play ``jobs``' games together (top level for workers): with the reference search, every search's requests of
     the moment, one from each game, are answered by one forward pass of the network over all their rows (numpy's,
-    one BLAS thread), which costs a row a fifth of what a call of one row does; the compiled search asks nothing, so
-    its games are played one after another. The rows of each game, in order. The games of one call must share their
-    model file."""
+    one BLAS thread), which costs a row a fifth of what a call of one row does; with the compiled search the games are
+    played one after another on the rules kernels (``expert_compiled.py``). The rows of each game, in order. The games
+    of one call must share their model file."""
     from seasons_agents.policy_ismcts import PolicyISMCTSAgent
 
     if len({job.model for job in jobs}) > 1:
         raise ValueError("search_games: the games of one call must share their model file")
+    if jobs and all(job.engine == "kernels" for job in jobs):
+        from .expert_compiled import search_game_compiled
+
+        return [search_game_compiled(job) for job in jobs]
     games = []
     for job in jobs:
         agent = PolicyISMCTSAgent(
