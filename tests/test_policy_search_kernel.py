@@ -124,3 +124,12 @@ def test_the_compiled_search_agrees_with_the_reference_search_where_the_choice_i
 def test_a_bad_engine_is_named() -> None:
     with pytest.raises(ValueError, match="engine must be one of kernels, reference"):
         PolicyISMCTSAgent(engine="gpu")
+
+
+def test_a_compiled_search_with_a_time_budget_runs_iterations_until_the_clock_says_stop() -> None:
+    game = Game.new(2, "archmage", seed=3)
+    seat = game.current_player
+    agent = PolicyISMCTSAgent(seed=0, seconds=0.05)
+    root = agent.search(game.determinize(seat, np.random.default_rng(0)), seat)
+    assert agent.last_iterations >= 8 and agent.last_iterations % 8 == 0
+    assert sum(child.visits for child in root.children.values()) == agent.last_iterations == root.visits

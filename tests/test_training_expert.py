@@ -167,3 +167,25 @@ def test_the_search_as_steps_is_the_search_and_games_searched_together_are_valid
         assert (rows["players"] == job.players).all() and (rows["game"] == job.game).all()
         assert np.allclose(rows["target"].sum(axis=1), 1.0, atol=1e-5) and (rows["target"][~rows["mask"]] == 0).all()
         assert all(np.array_equal(rows[k], again[k]) for k in rows)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_compiled_games_rows_are_those_of_the_compiled_agent_on_the_reference_game(tmp_path, players: int) -> None:
+    """``expert_search="kernels"`` plays its games on the rules kernels (the game, its views and observations as array
+    rows); the same job played on the reference ``Game`` by a ``PolicyISMCTSAgent(engine="kernels")`` (views by
+    ``Game.determinize``, observations by ``encode_observation``) from the same draws gives the same rows, byte for
+    byte."""
+    from seasons_agents.policy_ismcts import PolicyISMCTSAgent
+
+    torch.manual_seed(2)
+    model = tmp_path / "small.pt"
+    save_policy(PolicyValueNet(NetworkConfig(card_dim=8, hidden=32, layers=1)), model)
+    job = SearchJob(str(model), players, "archmage", 9, 0, 5, exploration=1.5, sample_moves=6, engine="kernels")
+    rows = search_game(job)
+    agent = PolicyISMCTSAgent(seed=job.seed, model=model, iterations=5, exploration=1.5, engine="kernels")
+    with pytest.raises(StopIteration) as done:
+        next(expert._game_steps(job, agent))  # the compiled agent asks the driver nothing
+    expected = done.value.value
+    assert len(rows["seat"]) > 100 and set(rows) == set(expected)
+    for name in rows:
+        assert rows[name].dtype == expected[name].dtype and np.array_equal(rows[name], expected[name]), name
