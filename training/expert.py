@@ -54,6 +54,7 @@ from seasons_env.files import file_sha256, replace_atomically, write_atomic
 from .config import TrainConfig
 from .data import final_margins
 from .errors import BadFileError, TrainingDiverged, read_json
+from .expert_compiled import search_game_compiled, visit_target_of_visits
 
 STATE = "expert.json"
 STATE_FORMAT = "seasons-train-expert"
@@ -86,17 +87,6 @@ def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
     for a in legal:
         visits[a] = getattr(root.children.get(base + a), "visits", 0)
     return visit_target_of_visits(visits, legal)
-
-
-def visit_target_of_visits(visits: np.ndarray, legal: Sequence[int]) -> np.ndarray:
-    """``visit_target`` of the root's visits by action (``[NUM_ACTIONS]``)."""
-    legal = np.asarray(legal, dtype=np.int64)
-    target = np.zeros(NUM_ACTIONS, dtype=np.float32)
-    chosen = visits[legal].astype(np.float64)
-    if chosen.sum() <= 0:
-        chosen[:] = 1.0
-    target[legal] = chosen / chosen.sum()
-    return target
 
 
 def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray, np.ndarray], dict]:
@@ -151,8 +141,6 @@ def search_games(jobs: Sequence[SearchJob]) -> list[dict[str, np.ndarray]]:
     if len({job.model for job in jobs}) > 1:
         raise ValueError("search_games: the games of one call must share their model file")
     if jobs and all(job.engine == "kernels" for job in jobs):
-        from .expert_compiled import search_game_compiled
-
         return [search_game_compiled(job) for job in jobs]
     games = []
     for job in jobs:

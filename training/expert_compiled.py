@@ -10,6 +10,8 @@ of a search is packed from or unpacked to Python objects; the game is unpacked o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from seasons_env.encoding import OBSERVATION_SIZE
@@ -17,6 +19,18 @@ from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.engine.chance import key_of_seed
 
 from .data import final_margins
+
+
+def visit_target_of_visits(visits: np.ndarray, legal: Sequence[int]) -> np.ndarray:
+    """The policy target of a root's visits by action (``[NUM_ACTIONS]``): each legal action's visits over their sum,
+    zero on every other action (uniform over ``legal`` if none was visited); ``expert.visit_target`` of a tree."""
+    legal = np.asarray(legal, dtype=np.int64)
+    target = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    chosen = visits[legal].astype(np.float64)
+    if chosen.sum() <= 0:
+        chosen[:] = 1.0
+    target[legal] = chosen / chosen.sum()
+    return target
 
 
 def search_game_compiled(job) -> dict[str, np.ndarray]:
@@ -27,8 +41,6 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
     from seasons_env.vector.kernels.hidden_kernels import determinize_row, hidden_pool_size
     from seasons_env.vector.kernels.observe_rows import observe_row
     from seasons_env.vector.kernels.structs import kernel_arrays
-
-    from .expert import visit_target_of_visits
 
     search = compiled_search(job.model)
     rng = np.random.default_rng([job.seed, 0x5EA2C])  # the game's draws (its views, its sampled moves)
