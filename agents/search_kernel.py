@@ -22,6 +22,7 @@ same search whatever ran before. ``CompiledSearch`` is the Python side.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numba
@@ -302,13 +303,16 @@ class CompiledSearch:
 
     def __init__(self, policy: PolicyKernel) -> None:
         self.policy = policy
-        self._work: dict[int, tuple[ArrayState, object]] = {}
+        self._local = threading.local()  # the rows searches play on: one set a thread (the kernels release the GIL)
 
     def _work_row(self, num_players: int):
-        if num_players not in self._work:
+        rows = getattr(self._local, "rows", None)
+        if rows is None:
+            rows = self._local.rows = {}
+        if num_players not in rows:
             state = ArrayState.empty(1, num_players)
-            self._work[num_players] = (state, kernel_arrays(state))
-        return self._work[num_players][1]
+            rows[num_players] = (state, kernel_arrays(state))
+        return rows[num_players][1]
 
     def run(
         self,

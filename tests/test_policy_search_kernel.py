@@ -133,3 +133,18 @@ def test_a_compiled_search_with_a_time_budget_runs_iterations_until_the_clock_sa
     root = agent.search(game.determinize(seat, np.random.default_rng(0)), seat)
     assert agent.last_iterations >= 8 and agent.last_iterations % 8 == 0
     assert sum(child.visits for child in root.children.values()) == agent.last_iterations == root.visits
+
+
+def test_compiled_searches_in_threads_at_once_are_those_made_one_after_another() -> None:
+    """The kernels release the interpreter lock and one network's compiled search is shared (the arena, the web
+    server): searches running in threads at once each play on their own rows, so each gives its seed's visits."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    games, _, _ = _positions(30)
+    rng = np.random.default_rng(5)
+    jobs = [(game.determinize(game.current_player, rng), game.current_player) for game in games[::6]]
+    alone = [_search(view, seat, seed=k, iterations=48) for k, (view, seat) in enumerate(jobs)]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda k: _search(*jobs[k], seed=k, iterations=48), list(range(len(jobs))) * 3))
+    for k, found in enumerate(together):
+        assert np.array_equal(found[0], alone[k % len(jobs)][0]) and np.array_equal(found[1], alone[k % len(jobs)][1])
