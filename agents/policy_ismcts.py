@@ -19,11 +19,12 @@ Two engines run the same search. ``engine="kernels"`` (the default) runs it comp
 position as a row of the rules kernels, the network's compiled forward pass (``policy_kernel.py``), one compiled call
 per search, its randomness from one seed the agent draws per decision. ``engine="reference"`` runs it in Python over
 the reference ``Game`` (``view.determinize`` an iteration) with the network's numpy or torch forward pass. The default
-is the compiled search, by measurement: in 2-player archmage games at 64 iterations a decision it made 13.4x the
-searched decisions a second of the reference search's quickest mode, in the same run (``benchmarks/expert_search.py``,
-``docs/training.md``); at the registry's 200 iterations 0.05 s a decision against 1.0 s; and against the reference
-search at the same iterations it won 47.5% [32.9%, 62.5%] of 40 games, seats rotated (``benchmarks/policy_search.py
---compare-engines``): no weaker within that interval. The two draw different determinizations, so their trees differ.
+is the compiled search, by measurement: in 2-player archmage games at 64 iterations a decision it made 8.5x to 13.4x
+the searched decisions a second of the reference search's quickest mode, each ratio measured in one run
+(``benchmarks/expert_search.py``, ``docs/training.md``); at the registry's 200 iterations, 0.05 s a decision against
+1.0 s; and against the reference search at the same iterations it won 47.5% [32.9%, 62.5%] of 40 games, seats
+rotated (``benchmarks/policy_search.py --compare-engines``): no weaker within that interval. The two draw different
+determinizations, so their trees differ.
 """
 
 from __future__ import annotations
