@@ -22,7 +22,7 @@ the reference ``Game`` (``view.determinize`` an iteration) with the network's nu
 is the compiled search, by measurement: in 2-player archmage games at 64 iterations a decision it made 8.5x to 13.4x
 the searched decisions a second of the reference search's quickest mode, each ratio measured in one run
 (``benchmarks/expert_search.py``, ``docs/training.md``); at the registry's 200 iterations, 0.05 s a decision against
-1.0 s; and against the reference search at the same iterations it won 47.5% [32.9%, 62.5%] of 40 games, seats
+1.0 s; and against the reference search at the same iterations it won 51.0% [41.3%, 60.6%] of 100 games, seats
 rotated (``benchmarks/policy_search.py --compare-engines``): no weaker within that interval. The two draw different
 determinizations, so their trees differ.
 """
