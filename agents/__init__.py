@@ -7,7 +7,8 @@ policy-guided ISMCTS, an RLlib network, a human at the terminal or in the browse
   data in ``values`` and ``heuristic_cards``); the same player compiled for the array state in
   ``heuristic_cards_kernel``, ``heuristic_eval_kernel`` and ``heuristic_kernel``, driven by ``heuristic_compiled``.
 - ``ismcts``; ``learned`` (a trained policy-value network: ``network`` in torch, ``policy_numpy`` without it, the
-  file format in ``policy_format``); ``policy_ismcts`` (ISMCTS guided by the network); ``rllib_agent``.
+  file format in ``policy_format``); ``policy_ismcts`` (ISMCTS guided by the network;
+  compiled in ``search_kernel``, over the network's compiled forward pass in ``policy_kernel``); ``rllib_agent``.
 - ``human`` (the terminal), ``web_commands``, ``web_game`` and ``web_server`` (``seasons play --web``).
 - ``arena`` (``seasons arena``), with its settings and schedule (``arena_config``), records (``arena_records``), folder
   lock (``arena_lock``), picture (``arena_pictures``) and pages (``arena_pages``); ``commands``: the ``seasons``

@@ -1,5 +1,6 @@
-"""This package's steps of ``seasons compile``: the compiled heuristic (named by the ``seasons_env.compile`` entry
-point in ``pyproject.toml``, so the library finds it without importing this package)."""
+"""This package's steps of ``seasons compile``: the compiled heuristic and the compiled policy-ISMCTS with the
+network's compiled forward pass (named by the ``seasons_env.compile`` entry point in ``pyproject.toml``, so the
+library finds them without importing this package)."""
 
 from __future__ import annotations
 
@@ -26,5 +27,28 @@ def _heuristic() -> None:
         vector.apply([rows.act(agent, seat, legal)])
 
 
+def _policy_search() -> None:
+    """A search of a few iterations with the shipped model (the compiled forward pass and search, as policy-ismcts
+    and expert iteration call them), and the forward pass on its own."""
+    from seasons_env import Game
+
+    from .learned import shipped_model_path
+    from .policy_ismcts import PolicyISMCTSAgent, compiled_search
+
+    game = Game.new(2, "archmage", seed=0)
+    agent = PolicyISMCTSAgent(seed=0, iterations=4, engine="kernels")
+    seat = game.current_player
+    agent.act(game.determinize(seat, np.random.default_rng(0)), seat, game.legal_action_list())
+    policy = compiled_search(shipped_model_path()).policy
+    observations = np.zeros((1, policy.observation_size), dtype=np.float32)
+    policy.forward(observations)
+    policy.probabilities(observations, np.ones((1, policy.num_actions), dtype=bool))
+
+
 def compile_steps() -> list[CompileStep]:
-    return [CompileStep("heuristic", "the compiled heuristic (self-play's heuristic opponents)", _heuristic)]
+    return [
+        CompileStep("heuristic", "the compiled heuristic (self-play's heuristic opponents)", _heuristic),
+        CompileStep(
+            "policy-search", "the compiled policy-ISMCTS and forward pass (policy-ismcts, expert)", _policy_search
+        ),
+    ]

@@ -97,5 +97,48 @@ def test_the_packages_compile_steps_load_from_their_entry_points() -> None:
         steps = getattr(importlib.import_module(module), function)()
         assert steps and all(isinstance(step, CompileStep) for step in steps)
         names += [step.name for step in steps]
-    assert sorted(names) == ["heuristic", "snapshot-policy"]
+    assert sorted(names) == ["heuristic", "policy-search", "snapshot-policy"]
     assert not set(names) & {step.name for step in LIBRARY_STEPS}
+
+
+_SEARCH_CALLS = """
+import json
+import sys
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+from seasons_env import Game
+from seasons_agents.policy_ismcts import PolicyISMCTSAgent, compiled_search
+from seasons_agents.learned import shipped_model_path
+
+game = Game.new(3, "magician", seed=5)
+seat = game.current_player
+PolicyISMCTSAgent(seed=1, iterations=3).act(game.determinize(seat, np.random.default_rng(1)), seat,
+                                           game.legal_action_list())
+compiled_search(shipped_model_path()).policy.forward(np.zeros((2, 4000), dtype=np.float32))
+kernels = [v for m in list(sys.modules.values()) for v in vars(m).values() if isinstance(v, Dispatcher)]
+mine = [k for k in kernels if k.py_func.__module__.startswith("seasons_agents.")]
+print(json.dumps({
+    "hits": sum(sum(k.stats.cache_hits.values()) for k in mine),
+    "misses": sum(sum(k.stats.cache_misses.values()) for k in mine),
+}))
+"""
+
+
+@pytest.mark.slow
+def test_the_policy_search_step_compiles_the_compiled_search_and_forward_pass() -> None:
+    """``seasons compile --only policy-search`` leaves the compiled policy-ISMCTS and the network's compiled forward
+    pass in the cache: a fresh process searching a 3-player game (as the arena's ``policy-ismcts`` does) compiles
+    none of them."""
+    done = _seasons("compile", "--only", "policy-search", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "compiled 1 step(s)" in done.stdout
+    assert _seasons("compile", "--check", "--only", "policy-search").returncode == 0
+    fresh = subprocess.run(
+        [sys.executable, "-c", _SEARCH_CALLS],
+        env={**os.environ, "NUMBA_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    stats = json.loads(fresh.stdout.strip().splitlines()[-1])
+    assert stats["misses"] == 0 and stats["hits"] >= 4, stats

@@ -19,7 +19,8 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 #: Every compiled kernel is reached by these: the rules step by step against the reference engine (every step kind,
-#: card hook, payment step, dealing and hidden-information view) and the compiled heuristic against the Python one.
+#: card hook, payment step, dealing and hidden-information view), the compiled heuristic against the Python one, and
+#: the compiled policy-ISMCTS and forward pass (against NumpyPolicy, full games, searches in threads).
 DIFFERENTIAL_TESTS = (
     "test_vector_rules_kernels.py",
     "test_vector_cards_basic_kernels.py",
@@ -28,6 +29,7 @@ DIFFERENTIAL_TESTS = (
     "test_vector_hidden_kernels.py",
     "test_heuristic_kernel.py",
     "test_heuristic_eval_kernel.py",
+    "test_policy_search_kernel.py",
 )
 #: A child run that passes this is hung, not slow (about 3 minutes from an empty cache).
 TIMEOUT_SECONDS = 1500

@@ -30,12 +30,12 @@ def _weights(path) -> dict:
     return load_policy(path)[0].state_dict()
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_search_targets_are_distributions_over_the_legal_actions_only(tmp_path, players: int) -> None:
+@pytest.mark.parametrize(("players", "engine"), [(2, "kernels"), (3, "kernels"), (2, "reference")])
+def test_search_targets_are_distributions_over_the_legal_actions_only(tmp_path, players: int, engine: str) -> None:
     torch.manual_seed(0)
     model = tmp_path / "small.pt"
     save_policy(PolicyValueNet(NetworkConfig(card_dim=8, hidden=32, layers=1)), model)
-    job = SearchJob(str(model), players, "apprentice", seed=5, game=0, iterations=6, exploration=1.5, sample_moves=3)
+    job = SearchJob(str(model), players, "apprentice", 5, 0, 6, exploration=1.5, sample_moves=3, engine=engine)
     rows = search_game(job)
     assert len(rows["seat"]) > 50 and rows["target"].shape == (len(rows["seat"]), NUM_ACTIONS)
     assert np.allclose(rows["target"].sum(axis=1), 1.0, atol=1e-5)
@@ -113,6 +113,7 @@ def test_bad_expert_settings_are_named_and_nothing_is_written(tmp_path) -> None:
         ("expert_batch=1", "expert_batch: must be at least 2"),
         ("algorithm=a2c", "algorithm: must be one of ppo, expert"),
         ("init=warm", "init: expert iteration starts from a model"),
+        ("expert_search=gpu", "expert_search: must be one of kernels, reference"),
     ]:
         with pytest.raises(ValueError, match=message):
             make_config("expert-smoke", [text])
@@ -152,13 +153,13 @@ def test_the_search_as_steps_is_the_search_and_games_searched_together_are_valid
     seat = game.current_player
     roots = []
     for steps in (False, True):
-        agent = PolicyISMCTSAgent(seed=4, model=model, iterations=12, backend="numpy")
+        agent = PolicyISMCTSAgent(seed=4, model=model, iterations=12, backend="numpy", engine="reference")
         view = game.determinize(seat, np.random.default_rng(0))
         roots.append(agent._drive(agent.search_steps(view, seat)) if steps else agent.search(view, seat))
     assert {k: c.visits for k, c in roots[0].children.items()} == {k: c.visits for k, c in roots[1].children.items()}
     assert sum(c.visits for c in roots[0].children.values()) == 12
     jobs = [
-        SearchJob(str(model), n, "apprentice", seed=n, game=n, iterations=3, exploration=1.5, sample_moves=2)
+        SearchJob(str(model), n, "apprentice", n, n, iterations=3, exploration=1.5, sample_moves=2, engine="reference")
         for n in (2, 3, 4)
     ]
     first, second = expert.search_games(jobs), expert.search_games(jobs)
@@ -166,3 +167,25 @@ def test_the_search_as_steps_is_the_search_and_games_searched_together_are_valid
         assert (rows["players"] == job.players).all() and (rows["game"] == job.game).all()
         assert np.allclose(rows["target"].sum(axis=1), 1.0, atol=1e-5) and (rows["target"][~rows["mask"]] == 0).all()
         assert all(np.array_equal(rows[k], again[k]) for k in rows)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_compiled_games_rows_are_those_of_the_compiled_agent_on_the_reference_game(tmp_path, players: int) -> None:
+    """``expert_search="kernels"`` plays its games on the rules kernels (the game, its views and observations as array
+    rows); the same job played on the reference ``Game`` by a ``PolicyISMCTSAgent(engine="kernels")`` (views by
+    ``Game.determinize``, observations by ``encode_observation``) from the same draws gives the same rows, byte for
+    byte."""
+    from seasons_agents.policy_ismcts import PolicyISMCTSAgent
+
+    torch.manual_seed(2)
+    model = tmp_path / "small.pt"
+    save_policy(PolicyValueNet(NetworkConfig(card_dim=8, hidden=32, layers=1)), model)
+    job = SearchJob(str(model), players, "archmage", 9, 0, 5, exploration=1.5, sample_moves=6, engine="kernels")
+    rows = search_game(job)
+    agent = PolicyISMCTSAgent(seed=job.seed, model=model, iterations=5, exploration=1.5, engine="kernels")
+    with pytest.raises(StopIteration) as done:
+        next(expert._game_steps(job, agent))  # the compiled agent asks the driver nothing
+    expected = done.value.value
+    assert len(rows["seat"]) > 100 and set(rows) == set(expected)
+    for name in rows:
+        assert rows[name].dtype == expected[name].dtype and np.array_equal(rows[name], expected[name]), name

@@ -7,7 +7,7 @@ see ``docs/training.md`` and ``training/README.md``.
   ``clone``: behaviour cloning) to self-play PPO (``ppo``, with the ``league`` of opponents and snapshots,
   ``selfplay``: its games stepped as ``VectorGame`` batches, ``snapshot_policy``: the snapshots' compiled policies,
   ``resume_checks``: a checkpoint's fields checked on resume) or to expert iteration (``expert``: policy-ISMCTS
-  games, training on their visit counts, evaluation).
+  games, training on their visit counts, evaluation; ``expert_compiled``: those games on the compiled kernels).
 - ``train_maskable_ppo`` and ``train_rllib``: the Stable-Baselines3 and RLlib routes, with the evaluation lines they
   share in ``report``.
 """

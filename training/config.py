@@ -9,6 +9,7 @@ import warnings
 from dataclasses import asdict, dataclass, fields, replace
 
 from seasons_agents.policy_format import NETWORK_LIMITS
+from seasons_agents.policy_ismcts import ENGINES as SEARCH_ENGINES
 from seasons_env.deprecation import RENAMED, deprecation_message, renamed
 from seasons_env.engine import LEVELS
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
@@ -101,6 +102,9 @@ class TrainConfig:
     search_iterations: int = 64  # policy-ISMCTS iterations a searched decision
     search_exploration: float = 1.5  # its PUCT constant
     search_sample_moves: int = 20  # each seat's first this many searched decisions sample the visits; then the most
+    # the searches' engine: "kernels" (compiled policy-ISMCTS, seasons_agents.search_kernel) or "reference" (Python
+    # over the reference engine, games batched through one numpy forward pass); the same rows format, other rows
+    expert_search: str = "kernels"
     expert_window: int = 2  # the newest rounds of games the network trains on
     expert_epochs: int = 2  # passes over those rows a round
     expert_batch: int = 256
@@ -173,6 +177,8 @@ class TrainConfig:
             raise ValueError(f"expert_batch: must be at least 2; got {self.expert_batch!r}")
         if self.search_sample_moves < 0:
             raise ValueError(f"search_sample_moves: must be at least 0; got {self.search_sample_moves!r}")
+        if self.expert_search not in SEARCH_ENGINES:
+            raise ValueError(f"expert_search: must be one of {', '.join(SEARCH_ENGINES)}; got {self.expert_search!r}")
         for name in ("search_exploration", "expert_lr"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: must be positive; got {getattr(self, name)!r}")

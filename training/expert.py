@@ -4,17 +4,19 @@ Each round has three phases, each ending in files of the run folder and a record
 
 1. ``generate``: ``expert_games`` games in which every seat is played by policy-ISMCTS over the current network
    (``seasons_agents.policy_ismcts``: the network's masked policy as the prior, its value head scoring the leaves,
-   one determinization of the hidden cards an iteration; ``search_iterations`` iterations a decision, the network's
-   forward pass in numpy, quicker than torch's on the few rows a search asks at a time). Each decision with more
+   one determinization of the hidden cards an iteration; ``search_iterations`` iterations a decision). The search is
+   compiled by default (``expert_search = "kernels"``: the rules kernels and the network's compiled forward pass, one
+   compiled call a decision, ``seasons_agents.search_kernel``); ``"reference"`` runs it in Python over the reference
+   engine with the network's numpy forward pass. Each decision with more
    than one legal action is searched and becomes a row: the deciding seat's observation and mask, the root's visit
    distribution over the legal actions (the policy target; zero on every illegal action), and after the game the
    seat's final margin and win (a sole win 1, a k-way tie 1/k). A seat's first ``search_sample_moves`` searched
    decisions play an action sampled from the visits, later ones the most visited. Game ``g`` of round ``r`` has
    ``players[g % len(players)]`` players and a seed from (``seed``, ``r``, ``g``), so the rows do not depend on the
    number of ``workers`` (processes, each with one BLAS thread: see ``_BLAS_THREADS``). The games go in chunks of
-   ``CHUNK_GAMES``, each played in one worker with its games searched together (``search_games``: every game's
-   request of the moment answered by one forward pass) and written as ``expert/round-R/games-C.npz``: a stopped run
-   plays again only the chunks under way (at most ``workers`` chunks).
+   ``CHUNK_GAMES``, each played in one worker (``search_games``; with the reference search its games are searched
+   together, every game's request of the moment answered by one forward pass) and written as
+   ``expert/round-R/games-C.npz``: a stopped run plays again only the chunks under way (at most ``workers`` chunks).
 2. ``train``: the network is trained on the rows of the newest ``expert_window`` rounds (``expert_epochs`` passes,
    Adam at ``expert_lr``, minibatches of ``expert_batch``, the gradient's norm clipped at ``max_grad_norm``): the
    policy by cross-entropy to the visit distributions over the legal actions only, the value by mean squared error to
@@ -52,6 +54,7 @@ from seasons_env.files import file_sha256, replace_atomically, write_atomic
 from .config import TrainConfig
 from .data import final_margins
 from .errors import BadFileError, TrainingDiverged, read_json
+from .expert_compiled import search_game_compiled, visit_target_of_visits
 
 STATE = "expert.json"
 STATE_FORMAT = "seasons-train-expert"
@@ -73,18 +76,17 @@ class SearchJob:
     iterations: int
     exploration: float
     sample_moves: int
+    engine: str = "kernels"  # the search's (PolicyISMCTSAgent's engine)
 
 
 def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
     """The root's visit distribution over the actions (``[NUM_ACTIONS]`` float32): the visits of each legal action
     of ``seat`` over their sum, zero on every other action (uniform over ``legal`` if none was visited)."""
-    target = np.zeros(NUM_ACTIONS, dtype=np.float32)
     base = seat * NUM_ACTIONS
-    visits = np.array([getattr(root.children.get(base + a), "visits", 0) for a in legal], dtype=np.float64)
-    if visits.sum() <= 0:
-        visits[:] = 1.0
-    target[np.asarray(legal, dtype=np.int64)] = visits / visits.sum()
-    return target
+    visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    for a in legal:
+        visits[a] = getattr(root.children.get(base + a), "visits", 0)
+    return visit_target_of_visits(visits, legal)
 
 
 def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray, np.ndarray], dict]:
@@ -129,18 +131,26 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
 
 
 def search_games(jobs: Sequence[SearchJob]) -> list[dict[str, np.ndarray]]:
-    """Play ``jobs``' games together (top level for workers): every search's requests of the moment, one from each
-    game, are answered by one forward pass of the network over all their rows (numpy's, one BLAS thread), which
-    costs a row a fifth of what a call of one row does. The rows of each game, in order. The games of one call must
-    share their model file."""
+    """Play ``jobs``' games together (top level for workers): with the reference search, every search's requests of
+    the moment, one from each game, are answered by one forward pass of the network over all their rows (numpy's,
+    one BLAS thread), which costs a row a fifth of what a call of one row does; with the compiled search the games are
+    played one after another on the rules kernels (``expert_compiled.py``). The rows of each game, in order. The games
+    of one call must share their model file."""
     from seasons_agents.policy_ismcts import PolicyISMCTSAgent
 
     if len({job.model for job in jobs}) > 1:
         raise ValueError("search_games: the games of one call must share their model file")
+    if jobs and all(job.engine == "kernels" for job in jobs):
+        return [search_game_compiled(job) for job in jobs]
     games = []
     for job in jobs:
         agent = PolicyISMCTSAgent(
-            seed=job.seed, model=job.model, iterations=job.iterations, exploration=job.exploration, backend="numpy"
+            seed=job.seed,
+            model=job.model,
+            iterations=job.iterations,
+            exploration=job.exploration,
+            backend="numpy",
+            engine=job.engine,
         )
         games.append(_game_steps(job, agent))
     if not games:
@@ -429,6 +439,7 @@ class ExpertIteration:
             iterations=c.search_iterations,
             exploration=c.search_exploration,
             sample_moves=c.search_sample_moves,
+            engine=c.expert_search,
         )
 
     def _train(self, round_: int) -> None:

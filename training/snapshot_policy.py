@@ -9,7 +9,8 @@ a trunk layer's outputs are cut by its ReLU, so each row reads only the weight r
 
 The probabilities are those of ``seasons_agents.network.FrozenPolicy`` (the network with its card terms folded),
 softmaxed over the legal actions, to float rounding: the layer norms and the softmax are computed in float64 here, the
-products in float32 as torch does. Illegal actions get probability exactly 0.
+products in float32 as torch does. Illegal actions get probability exactly 0. The kernels are the agents' compiled
+forward pass (``seasons_agents.policy_kernel``), built here from the torch network's folded layers.
 """
 
 from __future__ import annotations
@@ -19,64 +20,7 @@ import torch
 from torch import nn
 
 from seasons_agents.network import FrozenPolicy, PolicyValueNet
-from seasons_env.vector.kernels import kernel
-
-
-@kernel
-def _layer_norm_relu(h: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
-    mean = 0.0
-    for k in range(h.shape[0]):
-        mean += h[k]
-    mean /= h.shape[0]
-    variance = 0.0
-    for k in range(h.shape[0]):
-        variance += (h[k] - mean) ** 2
-    variance /= h.shape[0]
-    scale = 1.0 / np.sqrt(variance + eps)
-    for k in range(h.shape[0]):
-        value = (h[k] - mean) * scale * gamma[k] + beta[k]
-        h[k] = value if value > 0.0 else 0.0
-
-
-@kernel
-def _add_product(x: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
-    """``out += x @ weight`` over the non-zero entries of ``x`` (``weight``: one row an input)."""
-    for j in range(weight.shape[0]):
-        v = x[j]
-        if v != 0.0:
-            row = weight[j]
-            for k in range(out.shape[0]):
-                out[k] += v * row[k]
-
-
-@kernel
-def _probabilities(observations, masks, first, biases, hidden, gammas, betas, eps, policy, policy_bias, out):
-    hidden_size = first.shape[1]
-    h = np.empty(hidden_size, dtype=np.float32)
-    g = np.empty(hidden_size, dtype=np.float32)
-    logits = np.empty(policy.shape[1], dtype=np.float32)
-    for r in range(observations.shape[0]):
-        h[:] = biases[0]
-        _add_product(observations[r, : first.shape[0]], first, h)
-        _layer_norm_relu(h, gammas[0], betas[0], eps)
-        for layer in range(hidden.shape[0]):
-            g[:] = biases[layer + 1]
-            _add_product(h, hidden[layer], g)
-            _layer_norm_relu(g, gammas[layer + 1], betas[layer + 1], eps)
-            h[:] = g
-        logits[:] = policy_bias
-        _add_product(h, policy, logits)
-        best = -np.inf
-        for a in range(logits.shape[0]):
-            if masks[r, a] and logits[a] > best:
-                best = logits[a]
-        total = 0.0
-        for a in range(logits.shape[0]):
-            p = np.exp(np.float64(logits[a]) - best) if masks[r, a] else 0.0
-            out[r, a] = p
-            total += p
-        for a in range(logits.shape[0]):
-            out[r, a] /= total
+from seasons_agents.policy_kernel import PolicyKernel
 
 
 class SnapshotPolicy:
@@ -92,45 +36,30 @@ class SnapshotPolicy:
             raise ValueError("snapshot policy: the trunk must be (Linear, LayerNorm, ReLU) layers with one eps")
 
         def array(tensor: torch.Tensor) -> np.ndarray:
-            return np.ascontiguousarray(tensor.detach().cpu().numpy(), dtype=np.float32)  # any device
+            return tensor.detach().cpu().numpy().astype(np.float32)  # any device; a copy
 
+        layers = [
+            (array(linear.weight.T), array(linear.bias), array(norm.weight), array(norm.bias))
+            for linear, norm in zip(linears, norms, strict=True)
+        ]
         self.observation_size = frozen.observation_size
-        self._first = array(linears[0].weight.T)  # [observation, hidden]: one row an input
-        hidden = [array(m.weight.T) for m in linears[1:]]
-        width = self._first.shape[1]
-        self._hidden = np.stack(hidden) if hidden else np.zeros((0, width, width), dtype=np.float32)
-        self._biases = np.stack([array(m.bias) for m in linears])
-        self._gammas = np.stack([array(m.weight) for m in norms])
-        self._betas = np.stack([array(m.bias) for m in norms])
-        self._eps = float(norms[0].eps)
-        self._policy = array(frozen.policy.weight.T)
-        self._policy_bias = array(frozen.policy.bias)
+        self._kernel = PolicyKernel(
+            layers,
+            array(frozen.policy.weight.T),
+            array(frozen.policy.bias),
+            array(frozen.value.weight[0]),
+            float(frozen.value.bias[0]),
+            frozen.observation_size,
+            float(norms[0].eps),
+        )
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked policy ``[rows, actions]`` (float64, rows summing to 1) of float32 observations
         ``[rows, ≥ observation_size]`` and boolean masks ``[rows, actions]``, each row with a legal action."""
-        if observations.shape[1] < self.observation_size or masks.shape[1] != self._policy.shape[1]:
-            raise ValueError(
-                f"snapshot policy: observations of at least {self.observation_size} values and masks of "
-                f"{self._policy.shape[1]} actions; got {observations.shape} and {masks.shape}"
-            )
-        if not masks.any(axis=1).all():
-            raise ValueError("snapshot policy: a row without a legal action")
-        out = np.empty(masks.shape, dtype=np.float64)
-        _probabilities(
-            np.ascontiguousarray(observations, dtype=np.float32),
-            np.ascontiguousarray(masks, dtype=np.bool_),
-            self._first,
-            self._biases,
-            self._hidden,
-            self._gammas,
-            self._betas,
-            self._eps,
-            self._policy,
-            self._policy_bias,
-            out,
-        )
-        return out
+        try:
+            return self._kernel.probabilities(observations, masks)
+        except ValueError as error:
+            raise ValueError(f"snapshot policy: {str(error).removeprefix('policy kernel: ')}") from None
 
 
 def _compile_snapshot_policy() -> None:

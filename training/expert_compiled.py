@@ -1,0 +1,95 @@
+"""Expert iteration's games searched by the compiled policy-ISMCTS (``expert_search = "kernels"``).
+
+The same game as ``expert._game_steps`` plays, held as one row of the rules kernels (``RulesBatch``) instead of a
+reference ``Game``: a searched decision's view is the deciding seat's determinization of that row
+(``hidden_kernels.determinize_row``, from the draws ``Game.determinize`` takes from the game's generator), searched
+by ``CompiledSearch.run_row`` (one compiled call; its seed drawn from the agent's generator, seeded by the game's
+seed), and its row's observation is the kernels' ``observe_row`` (the same values as ``encode_observation``). Nothing
+of a search is packed from or unpacked to Python objects; the game is unpacked once, at its end, for its scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from seasons_env.encoding import OBSERVATION_SIZE
+from seasons_env.engine.actions import NUM_ACTIONS
+from seasons_env.engine.chance import key_of_seed
+
+from .data import final_margins
+
+
+def visit_target_of_visits(visits: np.ndarray, legal: Sequence[int]) -> np.ndarray:
+    """The policy target of a root's visits by action (``[NUM_ACTIONS]``): each legal action's visits over their sum,
+    zero on every other action (uniform over ``legal`` if none was visited); ``expert.visit_target`` of a tree."""
+    legal = np.asarray(legal, dtype=np.int64)
+    target = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    chosen = visits[legal].astype(np.float64)
+    if chosen.sum() <= 0:
+        chosen[:] = 1.0
+    target[legal] = chosen / chosen.sum()
+    return target
+
+
+def search_game_compiled(job) -> dict[str, np.ndarray]:
+    """The rows of ``job``'s game (a ``expert.SearchJob``), every seat searched by the compiled search."""
+    from seasons_agents.policy_ismcts import DEFAULT_SCALE, compiled_search
+    from seasons_env.vector.arrays import ArrayState
+    from seasons_env.vector.kernels.batch import RulesBatch
+    from seasons_env.vector.kernels.hidden_kernels import determinize_row, hidden_pool_size
+    from seasons_env.vector.kernels.observe_rows import observe_row
+    from seasons_env.vector.kernels.structs import kernel_arrays
+
+    search = compiled_search(job.model)
+    rng = np.random.default_rng([job.seed, 0x5EA2C])  # the game's draws (its views, its sampled moves)
+    agent_rng = np.random.default_rng(job.seed)  # the searches' seeds
+    batch = RulesBatch(ArrayState.empty(1, job.players), np.zeros((1, NUM_ACTIONS), dtype=np.bool_))
+    batch.new_games(np.zeros(1, dtype=np.int64), job.level, [job.seed])
+    view = ArrayState.empty(1, job.players)
+    view_arrays = kernel_arrays(view)
+    searched = [0] * job.players
+    observations, masks, targets, seats = [], [], [], []
+    while not batch.state.over[0]:
+        legal = np.flatnonzero(batch.legal[0])
+        if len(legal) == 1:
+            batch.apply(legal[:1])
+            continue
+        seat = int(batch.current_player[0])
+        # Game.determinize's draws, in its order: the view's chance seed, then the hidden cards' permutation
+        key = np.uint64(key_of_seed(int(rng.integers(2**63))))
+        order = rng.permutation(hidden_pool_size(batch.arrays, 0, seat))
+        determinize_row(batch.arrays, 0, seat, view_arrays, 0, key, order)
+        seed = int(agent_rng.integers(2**63))
+        found = search.run_row(view_arrays, seat, seed, job.iterations, job.exploration, DEFAULT_SCALE)
+        if found is None:
+            raise RuntimeError("the compiled search reached a step without a kernel; use expert_search='reference'")
+        target = visit_target_of_visits(found[0], legal)
+        observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+        observe_row(batch.arrays, 0, seat, observation)
+        observations.append(observation)
+        masks.append(batch.legal[0].copy())
+        targets.append(target)
+        seats.append(seat)
+        if searched[seat] < job.sample_moves:
+            chances = target.astype(np.float64)
+            action = int(rng.choice(NUM_ACTIONS, p=chances / chances.sum()))
+        else:
+            action = int(np.argmax(target))  # the most visited (the first of equals)
+        searched[seat] += 1
+        batch.apply(np.array([action]))
+    game = batch.game(0)
+    scores = [int(s) for s in game.scores()]
+    margins, winners = final_margins(scores), game.winners()
+    rows = len(seats)
+    return {
+        "obs": np.asarray(observations, dtype=np.float32).reshape(rows, OBSERVATION_SIZE),
+        "mask": np.asarray(masks, dtype=bool).reshape(rows, NUM_ACTIONS),
+        "target": np.asarray(targets, dtype=np.float32).reshape(rows, NUM_ACTIONS),
+        "seat": np.asarray(seats, dtype=np.int8),
+        "players": np.full(rows, job.players, dtype=np.int8),
+        "game": np.full(rows, job.game, dtype=np.int32),
+        "margin": np.asarray([margins[s] for s in seats], dtype=np.float32),
+        "win": np.asarray([1.0 / len(winners) if s in winners else 0.0 for s in seats], dtype=np.float32),
+    }
