@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import multiprocessing
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -304,14 +305,27 @@ def info(as_json: bool) -> None:
 @click.option(
     "--check", is_flag=True, help="Only report whether each step is compiled for these sources (exit 1 if not)."
 )
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Only delete the cached kernels of other sources (older versions, other checkouts' edits) and say how much "
+    "space that freed.",
+)
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
-def compile_command(only: tuple[str, ...], check: bool, progress: bool) -> None:
+def compile_command(only: tuple[str, ...], check: bool, prune: bool, progress: bool) -> None:
     """Compile the rules kernels and every other compiled part ahead of time (the compiled heuristic and the
     self-play snapshot policy when their packages are installed), so that the first game does not wait for it.
 
-    The compiled code is cached on disk (see 'seasons info'); running it again loads it from there.
+    The compiled code is cached on disk (see 'seasons info'); running it again loads it from there. Each version of
+    the sources gets a folder of its own there: '--prune' deletes the others.
     """
     from .compiling import cache_root, compile_steps, is_warm, read_manifest, used_index_files, write_manifest
+
+    if prune:
+        if check or only:
+            raise click.UsageError("--prune deletes other sources' kernels and compiles nothing: give it alone")
+        _prune_caches()
+        return
 
     steps, errors = compile_steps()
     for error in errors:
@@ -350,6 +364,21 @@ def compile_command(only: tuple[str, ...], check: bool, progress: bool) -> None:
     finally:
         bar.close()
     click.echo(f"compiled {len(chosen)} step(s) in {time.perf_counter() - start:.1f} s; cache: {cache_root()}")
+
+
+def _prune_caches() -> None:
+    from .compiling import cache_root, folder_size, stale_cache_folders
+
+    freed = 0
+    stale = stale_cache_folders()
+    for path in stale:
+        size = folder_size(path)
+        try:
+            shutil.rmtree(path)
+        except OSError as error:
+            raise click.ClickException(f"cannot delete the stale kernel cache {path}: {error}") from None
+        freed += size
+    click.echo(f"deleted {len(stale)} folder(s) of other sources' kernels, {freed / 1e6:.1f} MB; cache: {cache_root()}")
 
 
 # Last, so that every command above is defined when the module runs as a script (python -m seasons_env.cli).

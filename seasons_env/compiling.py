@@ -90,6 +90,30 @@ def cache_root() -> Path:
     return CACHE_DIR.parent
 
 
+def stale_cache_folders() -> list[Path]:
+    """The cache folders of kernels compiled from other sources than these (an older version, another checkout's
+    edits): every ``kernels-<hash>`` folder under ``cache_root()`` and under its ``boundscheck`` folder (the test
+    suite's bounds-checked kernels) whose hash is not this version's, with their ``kernels-<hash>-<package>`` siblings.
+    Nothing else in the folder is ever counted: it may be a folder shared with other programs (``NUMBA_CACHE_DIR``)."""
+    from .vector.kernels import CACHE_DIR
+
+    current = CACHE_DIR.name
+    stale = []
+    for parent in (cache_root(), cache_root() / "boundscheck"):
+        if not parent.is_dir():
+            continue
+        for path in sorted(parent.iterdir()):
+            own = path.name == current or path.name.startswith(f"{current}-")
+            if path.name.startswith("kernels-") and path.is_dir() and not path.is_symlink() and not own:
+                stale.append(path)
+    return stale
+
+
+def folder_size(path: Path) -> int:
+    """The bytes of the files under ``path``."""
+    return sum(entry.stat().st_size for entry in path.rglob("*") if entry.is_file() and not entry.is_symlink())
+
+
 def manifest_path() -> Path:
     from .vector.kernels import CACHE_DIR
 

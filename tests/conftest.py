@@ -4,14 +4,43 @@
 of ``scenario.ENGINES`` (ids ``[reference]`` and ``[kernels]``), its ``scenario`` / ``act`` / ``labels`` /
 ``refuse`` calls routed through that engine (``tests/scenario.py``). A new rules-scenario module only needs the
 marker.
+
+The suite runs on every core with pytest-xdist (``python -m pytest -n auto``, the README's command): ``-n auto`` starts
+one worker a core, at most ``MAX_WORKERS`` (each worker loads the compiled kernels and torch: memory, not cores, is
+what a big machine runs out of), and the tests marked ``slow`` are handed out first so that the longest ones do not
+start last and leave one worker running alone at the end.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
 
 import pytest
 import scenario
+
+#: The most workers ``-n auto`` starts.
+MAX_WORKERS = 4
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist's workers ignore SIGINT, and a child process inherits that: give the tests' subprocesses (a server stopped
+    # with Ctrl-C) the handler they get when started from a terminal.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        first = set(slow)
+        items[:] = slow + [item for item in items if item not in first]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -142,3 +142,31 @@ def test_the_policy_search_step_compiles_the_compiled_search_and_forward_pass() 
     )
     stats = json.loads(fresh.stdout.strip().splitlines()[-1])
     assert stats["misses"] == 0 and stats["hits"] >= 4, stats
+
+
+def test_prune_deletes_only_other_sources_kernel_folders(tmp_path: Path) -> None:
+    from seasons_env.vector.kernels import source_digest
+
+    current = f"kernels-{source_digest()}"
+    keep = [tmp_path / current / "a.nbi", tmp_path / f"{current}-heuristic-0123" / "b.nbi", tmp_path / "other" / "c"]
+    keep.append(tmp_path / "boundscheck" / current / "d.nbi")
+    gone = [tmp_path / "kernels-00000000deadbeef" / "e.nbi", tmp_path / "kernels-00000000deadbeef-heuristic-1" / "f"]
+    gone.append(tmp_path / "boundscheck" / "kernels-00000000deadbeef" / "g.nbi")
+    for path in keep + gone:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x" * 1000)
+    done = _seasons("compile", "--prune", env={"SEASONS_KERNEL_CACHE": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert "deleted 3 folder(s)" in done.stdout and "0.0 MB" in done.stdout
+    assert all(path.is_file() for path in keep)
+    assert not any(path.parent.exists() for path in gone)
+    assert not list(tmp_path.rglob("*.nbc"))  # nothing compiled
+
+
+def test_prune_is_given_alone() -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    result = CliRunner().invoke(main, ["compile", "--prune", "--check"])
+    assert result.exit_code == 2 and "give it alone" in result.output and "Traceback" not in result.output

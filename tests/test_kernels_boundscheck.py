@@ -2,10 +2,11 @@
 
 Compiled kernels do not check indices: an index out of range reads or writes the memory beside the array, which may
 pass every comparison by luck or corrupt another row. With bounds checking on, the same index raises ``IndexError``
-and the test fails. Bounds-checked code is other machine code, so it is compiled into a kernel cache of its own
-(``SEASONS_KERNEL_CACHE`` under pytest's cache folder, reused by later runs on the same sources) and never mixed
-with the ordinary kernels. From an empty cache (as in CI) the run takes three to four minutes on a 2-core machine,
-most of it compiling; with the cache warm, under a minute (docs/vector.md).
+and the test fails. Bounds-checked code is other machine code, so it is compiled into a kernel cache of its own and
+never mixed with the ordinary kernels: ``SEASONS_KERNEL_CACHE`` set to a ``boundscheck`` folder beside the ordinary
+cache, whose subfolder is named by the sources' hash like the ordinary one, so that any checkout of the same sources
+(a fresh clone, another worktree) reuses it. From an empty cache the run takes three to four minutes on a 2-core
+machine, most of it compiling; with the cache warm, under a minute (docs/vector.md).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from seasons_env.vector.kernels import CACHE_DIR
 
 TESTS = Path(__file__).resolve().parent
 #: Every compiled kernel is reached by these: the rules step by step against the reference engine (every step kind,
@@ -40,11 +43,9 @@ def _bounds_checked_environment(cache: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def boundscheck_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cache = getattr(request.config, "cache", None)  # absent with -p no:cacheprovider
-    if cache is not None:
-        return Path(cache.mkdir("kernels-boundscheck"))
-    return tmp_path_factory.mktemp("kernels-boundscheck")
+def boundscheck_cache() -> Path:
+    """The parent folder of the bounds-checked kernels' cache (the child names its ``kernels-<hash>`` folder)."""
+    return CACHE_DIR.parent / "boundscheck"
 
 
 @pytest.mark.slow
