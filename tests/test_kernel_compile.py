@@ -1,8 +1,9 @@
-"""How the ``kernel`` decorator compiles (``seasons_env/vector/kernels/__init__.py``, "Compile time"): a kernel compiled
-for another kernel at the lower ``INNER_OPT`` level and the outermost one at numba's full level, no C-callable
-wrapper, ``inline_kernel`` bodies copied into their callers rather than compiled by themselves, and a process whose
-kernels are all in the disk cache compiling nothing (the kernels' struct included). Each case runs in a child
-process with an empty cache folder of its own."""
+"""How the ``kernel`` decorator compiles (``seasons_env/vector/kernels/__init__.py``, "Compile time"): with
+``SEASONS_KERNEL_INNER_OPT`` a kernel compiled for another kernel at that lower level and the outermost one at
+numba's full level (without it, every kernel at the full level), no C-callable wrapper, ``inline_kernel`` bodies
+copied into their callers rather than compiled by themselves, and a process whose kernels are all in the disk cache
+compiling nothing (the kernels' struct included). Each case runs in a child process with an empty cache folder of its
+own."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def recording(self):
 
 codegen.CPUCodeLibrary._optimize_final_module = recording
 
-from seasons_env.vector.kernels import INNER_OPT, inline_kernel, kernel
+from seasons_env.vector.kernels import CACHE_DIR, INNER_OPT, inline_kernel, kernel
 
 @inline_kernel
 def twice(x):
@@ -47,7 +48,7 @@ outer(1)
 alone(1)
 cfunc = [f.name for f in outer.overloads[outer.signatures[0]].library.get_defined_functions() if "cfunc" in f.name]
 print(json.dumps({"levels": levels, "inner_opt": INNER_OPT, "full": int(config.OPT), "cfunc": cfunc,
-                  "twice": len(twice.signatures), "result": outer(1)}))
+                  "twice": len(twice.signatures), "result": outer(1), "folder": CACHE_DIR.name}))
 """
 
 _STRUCT = """
@@ -71,13 +72,15 @@ print(json.dumps({"compiled": compiled, "reserve": arrays.reserve.shape[0]}))
 """
 
 
-def _child(code: str, folder: Path) -> dict:
+def _child(code: str, folder: Path, **environment: str) -> dict:
     """Run ``code`` as a module file in ``folder`` (numba caches only functions with a source file), with the kernel
     cache in ``folder / "cache"``; returns the JSON it prints last."""
     folder.mkdir(exist_ok=True)
     (folder / "compile_child.py").write_text(code)
-    env = {**os.environ, "SEASONS_KERNEL_CACHE": str(folder / "cache"), "NUMBA_NUM_THREADS": "1"}
+    env = {**os.environ, "SEASONS_KERNEL_CACHE": str(folder / "cache"), "NUMBA_NUM_THREADS": "1", **environment}
     env.pop("NUMBA_OPT", None)
+    if "SEASONS_KERNEL_INNER_OPT" not in environment:
+        env.pop("SEASONS_KERNEL_INNER_OPT", None)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(folder), str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")]
     )
@@ -87,13 +90,38 @@ def _child(code: str, folder: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_a_kernel_compiled_for_another_gets_the_inner_level_and_the_outermost_the_full_one(tmp_path: Path) -> None:
-    found = _child(_LEVELS, tmp_path)
+def test_with_the_option_a_kernel_compiled_for_another_gets_the_inner_level_and_the_outermost_the_full_one(
+    tmp_path: Path,
+) -> None:
+    found = _child(_LEVELS, tmp_path, SEASONS_KERNEL_INNER_OPT="1")
     assert found["result"] == 9
-    assert found["inner_opt"] < found["full"] == 3
-    assert found["levels"]["outer"] == found["full"]
-    assert found["levels"]["alone"] == found["full"]  # called from Python: the full level
-    assert found["levels"]["inner"] == found["inner_opt"]  # compiled for ``outer``
+    assert found["inner_opt"] == 1 and found["full"] == 3
+    assert found["levels"]["outer"] == 3
+    assert found["levels"]["alone"] == 3  # called from Python: the full level
+    assert found["levels"]["inner"] == 1  # compiled for ``outer``
+    assert found["folder"].endswith("-inner1")  # other machine code: never mixed with the default's
+
+
+def test_by_default_every_kernel_gets_numba_s_level(tmp_path: Path) -> None:
+    found = _child(_LEVELS, tmp_path)
+    assert found["inner_opt"] is None
+    assert [found["levels"][name] for name in ("outer", "alone", "inner")] == [3, 3, 3]
+    assert "inner" not in found["folder"]
+
+
+def test_a_bad_inner_level_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "compile_child.py").write_text("import seasons_env.vector.kernels\n")
+    env = {**os.environ, "SEASONS_KERNEL_INNER_OPT": "0", "SEASONS_KERNEL_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", "import seasons_env.vector.kernels"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode != 0
+    assert "SEASONS_KERNEL_INNER_OPT must be 1, 2 or 3" in done.stderr and "'0'" in done.stderr
+    assert not (tmp_path / "cache").exists()
 
 
 def test_kernels_have_no_c_callable_wrapper_and_inline_kernels_no_code_of_their_own(tmp_path: Path) -> None:
