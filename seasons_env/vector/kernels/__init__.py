@@ -26,17 +26,35 @@ Inside that folder each module's kernels are cached under the module's package (
 a hash of the source file's absolute path as numba does by default: the folder's name already stands for the sources,
 so another checkout or a copy of the same version (a fresh clone, a wheel in another environment, CI's clone) loads
 the kernels another compiled instead of compiling them again.
+
+Compile time. numba compiles every kernel into a module of its own and links into it the modules of every kernel it
+calls, so that LLVM can inline them; the whole module is then optimised and turned into machine code again. A kernel
+deep in the call tree is thus optimised once by itself and once more inside every caller up to the kernel Python calls
+(``step_row``, ``apply_rows``, ...), whose optimisation decides the code that runs. With ``SEASONS_KERNEL_INNER_OPT=1``
+only a kernel compiled for Python (the outermost of a compilation) gets LLVM's full optimisation (``NUMBA_OPT``, 3 by
+default); a kernel compiled because another kernel calls it gets level 1, its code optimised at the full level again
+inside its caller's module. That compiles faster but LLVM then inlines differently and the kernels ran up to about a
+tenth slower at batch 1, so it is an option, off by default; its kernels are cached in a folder of their own
+(``kernels-<digest>-inner1``). The dispatching layers (``machine.run`` and the step dispatch it calls, ``hooks.py``) and
+the few-line helpers called with many argument types (``state_ops.push``, ``hand_add``) are ``inline_kernel``: numba
+copies their bodies into their callers, so they are not compiled, optimised and turned into machine code once more each.
+Kernels also leave out the C-callable wrapper numba makes by default for passing a compiled function as a first-class
+value (``no_cfunc_wrapper``), which the kernels never do. All were measured on the first ``VectorGame`` call from an
+empty cache and the kernels' speed, both with ``benchmarks/compile_profile.py``; docs/results.md, "Compile times", has
+the figures.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import numba
-from numba.core import caching
+from numba.core import caching, config
+from numba.core.compiler_lock import global_compiler_lock
 
 #: The sources the compiled kernels depend on, relative to the package: every module of these folders, and files.
 _SOURCE_FOLDERS = ("engine", "vector")
@@ -56,10 +74,27 @@ def source_digest(package: Path = Path(__file__).parents[2]) -> str:
     return digest.hexdigest()[:16]
 
 
+def _inner_opt() -> int | None:
+    """``SEASONS_KERNEL_INNER_OPT`` (1, 2 or 3), or None when unset (module docstring, "Compile time")."""
+    text = os.environ.get("SEASONS_KERNEL_INNER_OPT", "").strip()
+    if not text:
+        return None
+    if text not in ("1", "2", "3"):
+        raise ValueError(f"SEASONS_KERNEL_INNER_OPT must be 1, 2 or 3 (LLVM's optimisation level); got {text!r}")
+    return int(text)
+
+
+#: LLVM's optimisation level for a kernel compiled because another kernel calls it; None: numba's level (``NUMBA_OPT``,
+#: 3 by default), as for every kernel.
+INNER_OPT = _inner_opt()
+
+
 def _cache_dir() -> Path:
     base = os.environ.get("SEASONS_KERNEL_CACHE") or os.environ.get("NUMBA_CACHE_DIR")
     root = Path(base) if base else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "seasons_env"
-    return root / f"kernels-{source_digest()}"
+    # kernels compiled at another inner level are other machine code: a folder of their own
+    suffix = "" if INNER_OPT is None else f"-inner{INNER_OPT}"
+    return root / f"kernels-{source_digest()}{suffix}"
 
 
 #: Where compiled kernels are cached (``SEASONS_KERNEL_CACHE`` or ``NUMBA_CACHE_DIR`` chooses the parent folder).
@@ -101,11 +136,42 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
     def enable_caching(self) -> None:
         self._cache = _ProjectFunctionCache(self.py_func)
 
+    def compile(self, sig):
+        """Compile for ``sig`` (or load it from the cache): at numba's optimisation level when no other kernel is
+        being compiled, at ``INNER_OPT`` (if set) when a kernel's compilation needs this one (module docstring)."""
+        depth = getattr(_COMPILING, "depth", 0)
+        with global_compiler_lock:  # numba's level is process-wide: no other thread compiles meanwhile
+            level = config.OPT
+            if depth and INNER_OPT is not None:
+                config.OPT = config._OptLevel(min(INNER_OPT, int(level)))
+            _COMPILING.depth = depth + 1
+            try:
+                return super().compile(sig)
+            finally:
+                _COMPILING.depth = depth
+                config.OPT = level
+
+
+#: How many kernel compilations this thread is inside (numba compiles a callee inside its caller's compilation).
+_COMPILING = threading.local()
+
 
 def kernel(func: Callable) -> numba.core.registry.CPUDispatcher:
     """The decorator of every kernel function: ``numba.njit(cache=True, nogil=True)``, compiled without the Python
     interpreter and cached on disk (in the folder ``numba.config.CACHE_DIR`` names when it decorates), once per
-    argument type rather than once per constant argument (``KernelDispatcher``)."""
-    dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions={"nopython": True, "nogil": True})
+    argument type rather than once per constant argument, at ``INNER_OPT`` when compiled for another kernel (if set),
+    and without a C-callable wrapper (``KernelDispatcher``, the module docstring)."""
+    options = {"nopython": True, "nogil": True, "no_cfunc_wrapper": True}
+    dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions=options)
+    dispatcher.enable_caching()
+    return dispatcher
+
+
+def inline_kernel(func: Callable) -> numba.core.registry.CPUDispatcher:
+    """A ``kernel`` whose body numba copies into each kernel that calls it (``inline="always"``) instead of compiling
+    it by itself: for a few lines called from many places with argument types that vary (``state_ops.push``), where
+    each set of types would otherwise be a compilation of its own. Python can still call it (compiled then)."""
+    options = {"nopython": True, "nogil": True, "no_cfunc_wrapper": True, "inline": "always"}
+    dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions=options)
     dispatcher.enable_caching()
     return dispatcher

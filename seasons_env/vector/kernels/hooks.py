@@ -11,7 +11,7 @@ from seasons_env.engine.data import NUM_CARDS
 
 from . import cards_archmage_kernels as archmage
 from . import cards_basic_kernels as basic
-from . import kernel
+from . import inline_kernel
 
 _LAST_BASIC = 30
 ACTIVATION_READS_HAND = np.array(
@@ -25,7 +25,7 @@ for _card in (*basic.CARDS_HANDLED, *archmage.CARDS_HANDLED):
     CARD_HANDLED[_card] = True
 
 
-@kernel
+@inline_kernel
 def on_summon(s, i, player, instance, effects):
     if instance // 2 + 1 <= _LAST_BASIC:
         basic.on_summon(s, i, player, instance, effects)
@@ -33,14 +33,14 @@ def on_summon(s, i, player, instance, effects):
         archmage.on_summon(s, i, player, instance, effects)
 
 
-@kernel
+@inline_kernel
 def can_activate(s, i, player, instance):
     if instance // 2 + 1 <= _LAST_BASIC:
         return basic.can_activate(s, i, player, instance)
     return archmage.can_activate(s, i, player, instance)
 
 
-@kernel
+@inline_kernel
 def activate(s, i, player, instance):
     if instance // 2 + 1 <= _LAST_BASIC:
         basic.activate(s, i, player, instance)
@@ -48,7 +48,7 @@ def activate(s, i, player, instance):
         archmage.activate(s, i, player, instance)
 
 
-@kernel
+@inline_kernel
 def end_of_round(s, i, player, card, copies, reserve):
     if card <= _LAST_BASIC:
         basic.end_of_round(s, i, player, card, copies, reserve)
@@ -56,7 +56,7 @@ def end_of_round(s, i, player, card, copies, reserve):
         archmage.end_of_round(s, i, player, card, copies, reserve)
 
 
-@kernel
+@inline_kernel
 def season_change(s, i, player, card, copies, by_boots):
     if card <= _LAST_BASIC:
         basic.season_change(s, i, player, card, copies, by_boots)
@@ -64,7 +64,7 @@ def season_change(s, i, player, card, copies, by_boots):
         archmage.season_change(s, i, player, card, copies, by_boots)
 
 
-@kernel
+@inline_kernel
 def end_of_game(s, i, player, card, copies):
     if card <= _LAST_BASIC:
         return basic.end_of_game(s, i, player, card, copies)

@@ -11,6 +11,10 @@ A step the kernels do not handle yet stops the loop with ``REFERENCE``: the call
 the reference engine up to its next decision. A kind is handled when its module lists it in ``KINDS_HANDLED``;
 a kind that calls card hooks (``HOOK_KINDS``) is handled on a row only if every card whose hook it may call has
 kernels (``hooks.CARD_HANDLED``).
+
+The loop and the dispatch are ``inline_kernel``: their bodies are compiled inside the kernels Python calls
+(``run_rows``, ``apply_rows``, ``single_step.step_row``, ``new_game.deal_rows``) rather than each by itself, which
+would optimise the whole rules' code once more for each of them (``kernels/__init__.py``, "Compile time").
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 
-from . import cards_archmage_kernels, cards_basic_kernels, flow_kernels, kernel, payment_kernels
+from . import cards_archmage_kernels, cards_basic_kernels, flow_kernels, inline_kernel, kernel, payment_kernels
 from .hooks import CARD_HANDLED
 from .state_ops import pop, push_overflows
 from .tables import CARD_OF_INSTANCE, HAS_PRIVATE, IS_DECISION, NUM_KINDS, STEP_WIDTH, column
@@ -65,7 +69,7 @@ for _name in ("turn", "die_of_malice_window", "enter_play", "round_end_effects",
 _ALL_CARDS_HANDLED = bool(CARD_HANDLED[1:].all())
 
 
-@kernel
+@inline_kernel
 def handled(s, i, kind):
     """Whether the kernels handle the step on top of row ``i`` (of kind ``kind``)."""
     if not SUPPORTED[kind]:
@@ -81,7 +85,7 @@ def handled(s, i, kind):
     return True
 
 
-@kernel
+@inline_kernel
 def _run_step(s, i, kind, task):
     owner = OWNER[kind]
     if owner == _FLOW:
@@ -94,7 +98,7 @@ def _run_step(s, i, kind, task):
         cards_archmage_kernels.run_step(s, i, kind, task)
 
 
-@kernel
+@inline_kernel
 def _options(s, i, kind, task, out):
     owner = OWNER[kind]
     if owner == _FLOW:
@@ -106,7 +110,7 @@ def _options(s, i, kind, task, out):
     return cards_archmage_kernels.options(s, i, kind, task, out)
 
 
-@kernel
+@inline_kernel
 def _private(s, i, kind, task):
     owner = OWNER[kind]
     if owner == _FLOW:
@@ -118,7 +122,7 @@ def _private(s, i, kind, task):
     return cards_archmage_kernels.private(s, i, kind, task)
 
 
-@kernel
+@inline_kernel
 def _resolve(s, i, kind, task, action):
     owner = OWNER[kind]
     if owner == _FLOW:
@@ -131,7 +135,7 @@ def _resolve(s, i, kind, task, action):
         cards_archmage_kernels.resolve(s, i, kind, task, action)
 
 
-@kernel
+@inline_kernel
 def run(s, i, task, out, legal):
     """Run row ``i`` to its next decision (``Game._run``); returns ``STOPPED``, ``OVER`` or ``REFERENCE``."""
     while s.stack_depth[i] > 0:
@@ -188,7 +192,7 @@ def apply_rows(s, rows, actions, legal, status):
         status[i] = apply_row(s, i, actions[k], task, out, legal)
 
 
-@kernel
+@inline_kernel
 def apply_row(s, i, action, task, out, legal):
     """Resolve ``action`` (legal, and its decision handled: the caller checked) in row ``i``, then run the row to
     its next decision; returns ``run``'s status."""

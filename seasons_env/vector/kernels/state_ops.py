@@ -18,7 +18,7 @@ from seasons_env.engine import steps
 from seasons_env.engine.chance import GAMMA
 from seasons_env.engine.data import Card
 
-from . import kernel
+from . import inline_kernel, kernel
 from .tables import (
     AMULET_OF_WATER_INSTANCES,
     BONUS_PENALTY,
@@ -103,7 +103,7 @@ def sample(s, i, size, count):
 # ---------------------------------------------------------------------------- the step stack
 
 
-@kernel
+@inline_kernel
 def push(s, i, kind, player, a0=NO_VALUE, a1=NO_VALUE, a2=NO_VALUE, a3=NO_VALUE, a4=NO_VALUE, a5=NO_VALUE):
     """Schedule one step ``(kind, player, a0, ...)`` to run next; the argument columns are ``tables.column``'s."""
     d = s.stack_depth[i]
@@ -340,7 +340,7 @@ def store_token(s, i, instance, energy):
     s.stored[i, row, energy] += 1
 
 
-@kernel
+@inline_kernel
 def hand_add(s, i, player, card):
     s.hand[i, player, card] += 1
 

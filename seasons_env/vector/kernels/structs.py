@@ -1,6 +1,11 @@
 """The array state's fields as one numba StructRef: passing it to a kernel costs one reference count, not one per
 array (a named tuple of 40 arrays costs 40 atomic increments and decrements at every call that numba cannot
-prune)."""
+prune).
+
+The struct is made by a cached kernel (``_new_kernel_arrays``) rather than by numba's own constructor of the proxy
+class (``KernelArrays(*fields)``), which numba compiles again in every process, cache or not (about 3 seconds on
+the development machine, every time a process first steps a batch).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from numba.core import types
 from numba.experimental import structref
 
 from ..arrays import FIELD_NAMES, ArrayState
+from . import kernel
 
 
 @structref.register
@@ -35,6 +41,11 @@ for _name in FIELD_NAMES:
     setattr(KernelArrays, _name, _field_property(_name))
 
 
+@kernel
+def _new_kernel_arrays(fields):
+    return KernelArrays(*fields)
+
+
 def kernel_arrays(state: ArrayState) -> KernelArrays:
     """The fields of ``state`` (the same arrays, not copies) as the kernels' struct."""
-    return KernelArrays(*(getattr(state, name) for name in FIELD_NAMES))
+    return _new_kernel_arrays(tuple(getattr(state, name) for name in FIELD_NAMES))
