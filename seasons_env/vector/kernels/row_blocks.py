@@ -17,9 +17,12 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import TypeVar
 
 from ..arrays import ArrayState
 from .structs import KernelArrays, kernel_arrays
+
+T = TypeVar("T")
 
 #: A block has at least this many rows: below it a thread's hand-off costs more than the rows' work.
 MIN_BLOCK_ROWS = 16
@@ -60,20 +63,23 @@ class RowBlocks:
         self._structs = [arrays]  # block 0 (run by the calling thread) uses the batch's own struct
 
     def run(self, count: int, task: Callable[[KernelArrays, int, int], None]) -> None:
+        self.run_numbered(count, lambda _, struct, lo, hi: task(struct, lo, hi))
+
+    def run_numbered(self, count: int, task: Callable[[int, KernelArrays, int, int], T]) -> list[T]:
+        """``task(k, struct, lo, hi)`` for each block ``k`` (numbered from 0, the calling thread's); the results in
+        block order."""
         blocks = max(1, min(self.threads, count // MIN_BLOCK_ROWS))
         if blocks == 1:
-            task(self._structs[0], 0, count)
-            return
+            return [task(0, self._structs[0], 0, count)]
         while len(self._structs) < blocks:
             self._structs.append(kernel_arrays(self._state))
         bounds = [count * k // blocks for k in range(blocks + 1)]
         pool = _pool(self.threads - 1)
         futures: list[Future] = [
-            pool.submit(task, self._structs[k], bounds[k], bounds[k + 1]) for k in range(1, blocks)
+            pool.submit(task, k, self._structs[k], bounds[k], bounds[k + 1]) for k in range(1, blocks)
         ]
         try:
-            task(self._structs[0], bounds[0], bounds[1])
+            first = task(0, self._structs[0], bounds[0], bounds[1])
         finally:
             wait(futures)  # every block ends before the caller goes on (or raises), whatever happened to the others
-        for future in futures:
-            future.result()  # a block's error, raised in the caller
+        return [first] + [future.result() for future in futures]  # a block's error, raised in the caller
