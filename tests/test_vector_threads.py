@@ -89,6 +89,8 @@ def _mixed_trace(batch: VectorGame, steps: int) -> list[bytes]:
         trace += [masks.tobytes(), batch.current_player.tobytes(), batch.is_over.tobytes(), batch.winners.tobytes()]
         if step % 5 < 2 or step > steps - 3:
             trace.append(batch.observations().tobytes())
+        if step % 5 == 0:  # read twice: the second read gives the same
+            trace.append(batch.observations().tobytes())
         where = rng.random(batch.batch_size) < 0.7 if step % 3 else None
         info = batch.apply(_pick(masks, rng), where=where)
         trace += [getattr(info, name).tobytes() for name in ("stepped", "finished", "final_scores", "winners")]

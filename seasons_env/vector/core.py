@@ -170,6 +170,7 @@ class VectorGame:
         self.autoreset = autoreset
         b, p = batch_size, num_players
         self._episode = np.zeros(b, dtype=np.int64)
+        self._every_game = np.arange(b, dtype=np.int64)
         self._mask = np.zeros((b, NUM_ACTIONS), dtype=np.bool_)
         self._obs = np.zeros((b, OBSERVATION_SIZE), dtype=np.float32)
         self._obs_stale = np.ones(b, dtype=np.bool_)
@@ -179,7 +180,6 @@ class VectorGame:
         self._final_scores = np.zeros((b, p), dtype=np.int64)
         self._winners = np.zeros((b, p), dtype=np.bool_)
         self._final_cards = np.zeros((b, p), dtype=np.int64)  # cards in play at the end: the tie-break
-        self._observing = False  # observations were read since the last apply: the next one writes them
 
     # ------------------------------------------------------------------ reads
 
@@ -225,17 +225,20 @@ class VectorGame:
     def observations(self, out: np.ndarray | None = None) -> np.ndarray:
         """float32 ``[B, OBSERVATION_SIZE]``: each game's observation for its current player, in exactly the
         layout of ``encode_observation`` (a finished game: for the seat that made its last decision)."""
-        self._observing = True
-        # One game: a scalar read (the usual case after ``apply``, which wrote the observation, is nothing stale).
-        if self._obs_stale[0] if self.batch_size == 1 else self._obs_stale.any():
-            stale = np.flatnonzero(self._obs_stale)
-            seats = np.where(self._over[stale], self._last_player[stale], self._current[stale])
-            self._encode(stale, seats)
-            self._obs_stale[stale] = False
         if out is None:
             out = np.empty_like(self._obs)
         else:
             _check_out(out, self._obs)
+        # One game: a scalar read (the usual case after ``apply``, which wrote the observation, is nothing stale).
+        if self._obs_stale[0] if self.batch_size == 1 else self._obs_stale.any():
+            if self._obs_stale.all():  # every game moved (a whole batch's step): encoded straight into ``out``,
+                seats = np.where(self._over, self._last_player, self._current)  # sparing a copy through the cache
+                self._backend.encode(self._every_game, seats, out)
+                return out
+            stale = np.flatnonzero(self._obs_stale)
+            seats = np.where(self._over[stale], self._last_player[stale], self._current[stale])
+            self._encode(stale, seats)
+            self._obs_stale[stale] = False
         self._backend.copy_rows(self._obs, out)
         return out
 
@@ -347,9 +350,7 @@ class VectorGame:
     def _apply_blocks(self, actions: np.ndarray, where: np.ndarray | None) -> StepInfo:
         """``apply`` on the kernels engine: one compiled check of every action, then every selected game stepped or
         restarted, its arrays and this step's results written, in one compiled call per block of games on the
-        batch's threads (``KernelBackend.step_batch``). The observations are written there too when the caller
-        read them after the last step (it most likely reads them after this one), else left to be encoded when
-        read."""
+        batch's threads (``KernelBackend.step_batch``); their observations are encoded when read."""
         b, p = self.batch_size, self.num_players
         backend = self._backend
         given = actions.astype(np.int64, copy=False)  # a value that does not fit is out of range either way
@@ -373,12 +374,10 @@ class VectorGame:
             self._final_scores,
             self._final_cards,
             self._winners,
-            self._obs,
             self._obs_stale,
         )
         results = (info.stepped, info.restarted, info.finished, info.final_scores, info.winners)
-        observe, self._observing = self._observing, False
-        if backend.step_batch(given, selected, self.autoreset, self.seed, self.level, records, observe, results):
+        if backend.step_batch(given, selected, self.autoreset, self.seed, self.level, records, results):
             rows = backend.settle_references(given)
             self._refresh(rows)
             ran = rows[info.stepped[rows]]

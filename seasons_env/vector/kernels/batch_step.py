@@ -5,9 +5,9 @@
 episode: the opening copied in, its chance key made from the batch seed, its index and episode as ``game_seed``
 makes it, dealt and run to its first decision). Then the row's records are written as ``VectorGame._refresh``
 writes them: the legal mask, the current player, the over flag, the final scores, cards in play and winners of a
-finished game, the step's results (stepped, restarted, finished, final scores, winners) and, when asked, the
-observation. The rows of a block depend on nothing outside them, so blocks run on several threads at once
-(``row_blocks.py``) give the same games whatever their number.
+finished game and the step's results (stepped, restarted, finished, final scores, winners); the row's observation
+is marked stale, to be encoded when read (``VectorGame.observations``). A row depends on nothing outside it, so
+blocks of rows run on several threads at once (``row_blocks.py``) give the same games whatever their number.
 
 ``game_key`` is ``chance.key_of_seed(core.game_seed(seed, index, episode))`` compiled: numpy's ``SeedSequence``
 mixing of the entropy words ``(seed, index, episode)`` and two ``generate_state`` words, then SplitMix64's
@@ -24,7 +24,6 @@ from seasons_env.engine.chance import _M1, _M2, _SEED_DOMAIN
 from . import kernel
 from .machine import OVER, REFERENCE, REFERENCE_APPLY, STOPPED, apply_row, handled
 from .new_game import deal_row
-from .observe_rows import observe_row
 from .row_copy import copy_row
 from .tables import STEP_WIDTH
 
@@ -152,9 +151,7 @@ def step_block(
     final_scores,
     final_cards,
     winners,
-    obs,
     obs_stale,
-    observe,
     stepped,
     restarted,
     finished,
@@ -163,10 +160,9 @@ def step_block(
 ):
     """Step rows ``lo..hi-1`` as the module docstring says; returns how many rows stopped at a step without a
     kernel (status ``REFERENCE`` or ``REFERENCE_APPLY``: the caller runs them on the reference engine and writes
-    their records). ``episode`` .. ``obs_stale`` are ``VectorGame``'s arrays of the same names (``observe``: write
-    the observation rows, else mark them stale); ``stepped`` .. ``info_winners`` the ``StepInfo`` being built, all
-    False / zero before the call. Arrays are passed one by one, not in a struct or tuple: each call then holds its
-    own references to them, none shared between the threads."""
+    their records). ``episode`` .. ``obs_stale`` are ``VectorGame``'s arrays of the same names; ``stepped`` ..
+    ``info_winners`` the ``StepInfo`` being built, all False / zero before the call. Arrays are passed one by one,
+    not in a struct or tuple: each call then holds its own references to them, none shared between the threads."""
     task = np.empty(STEP_WIDTH, dtype=np.int64)
     out = np.empty(A.NUM_ACTIONS, dtype=np.int64)
     references = 0
@@ -212,7 +208,5 @@ def step_block(
                 finished[i] = True
                 info_scores[i] = final_scores[i]
                 info_winners[i] = winners[i]
-        if observe:
-            observe_row(s, i, last_player[i], obs[i])
-        obs_stale[i] = not observe
+        obs_stale[i] = True
     return references
