@@ -6,8 +6,8 @@
 
 Every step reads the observation and the legal mask of every game (``observations(out=buf)``,
 ``legal_mask(out=buf)``), picks a uniformly random legal action per game from the masks (a small compiled loop in
-the calling thread, standing for a policy that costs little beside the games) and applies them with ``apply``;
-finished games restart (``autoreset=True``). All the thread
+the calling thread, standing for a policy that costs little beside the games; its share of the time is printed)
+and applies them with ``apply``; finished games restart (``autoreset=True``). All the thread
 counts of a row start from the same positions, spread over a game's whole course, and play the same games (the
 picks depend only on the masks and one generator per run). The budget is split into rounds alternating between
 the thread counts, so that a change in the shared machine's load hits them alike: read the ratio to one thread,
@@ -74,16 +74,22 @@ class Side:
         self.masks = np.empty((batch.batch_size, NUM_ACTIONS), dtype=np.bool_)
         self.actions = np.zeros(batch.batch_size, dtype=np.int64)
         self.rng = np.random.default_rng(seed)
+        self.picking = 0.0  # seconds spent in the pick (the calling thread's, outside the batch)
 
     def step(self) -> int:
         self.batch.observations(out=self.obs)
-        random_legal(self.batch.legal_mask(out=self.masks), self.rng, self.actions)
+        masks = self.batch.legal_mask(out=self.masks)
+        begin = time.perf_counter()
+        random_legal(masks, self.rng, self.actions)
+        self.picking += time.perf_counter() - begin
         return int(self.batch.apply(self.actions).stepped.sum())
 
 
-def measure(batch_size: int, players: int, threads: list[int], seconds: float) -> tuple[list[float], list[float]]:
-    """Decisions per second for each thread count, all from the same positions, in alternating rounds; and the
-    cores each used (this process's CPU seconds per second)."""
+def measure(
+    batch_size: int, players: int, threads: list[int], seconds: float
+) -> tuple[list[float], list[float], list[float]]:
+    """Decisions per second for each thread count, all from the same positions, in alternating rounds; the cores
+    each used (this process's CPU seconds per second); and the share of its time spent picking the actions."""
     start = VectorGame(batch_size, players, "archmage", seed=1)
     warm = Side(start, 7)
     for _ in range(WARMUP_STEPS):
@@ -92,6 +98,7 @@ def measure(batch_size: int, players: int, threads: list[int], seconds: float) -
     sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11) for n in threads]
     for side in sides:
         side.step()
+        side.picking = 0.0
     totals = [[0, 0.0, 0.0] for _ in sides]
     for _ in range(ROUNDS):
         for k, side in enumerate(sides):
@@ -100,7 +107,12 @@ def measure(batch_size: int, players: int, threads: list[int], seconds: float) -
                 totals[k][0] += side.step()
             totals[k][1] += elapsed
             totals[k][2] += time.process_time() - cpu
-    return [count / spent for count, spent, _ in totals], [cpu / spent for _, spent, cpu in totals]
+    rates = [count / spent for count, spent, _ in totals]
+    return (
+        rates,
+        [cpu / spent for _, spent, cpu in totals],
+        [side.picking / spent for side, (_, spent, _) in zip(sides, totals, strict=True)],
+    )
 
 
 def scaling_table(batches: list[int], threads: list[int], players_list: list[int], seconds: float) -> None:
@@ -109,16 +121,21 @@ def scaling_table(batches: list[int], threads: list[int], players_list: list[int
     header = f"{'players':>7} {'batch':>6} " + " ".join(f"{f'{n} thr':>10}" for n in threads)
     header += " " + " ".join(f"{f'{n}/1':>6}" for n in threads[1:])
     header += "  cores used: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
+    header += "  pick share: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
     print(header)
     for players in players_list:
         for batch_size in batches:
-            rates, cores = measure(batch_size, players, threads, seconds)
+            rates, cores, picking = measure(batch_size, players, threads, seconds)
             line = f"{players:>7} {batch_size:>6} " + " ".join(f"{rate:>10,.0f}" for rate in rates)
             line += " " + " ".join(f"{rate / rates[0]:>6.2f}" for rate in rates[1:])
             line += "              " + " ".join(f"{used:>5.2f}" for used in cores)
+            line += "              " + " ".join(f"{share:>5.0%}" for share in picking)
             print(line, flush=True)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("cores used: this process's CPU seconds per second while that column ran (other processes take the rest)")
+    print(
+        "pick share: the time spent picking the actions (the calling thread's, outside the batch: a policy's stand-in)"
+    )
     print(f"goal (issue 34): 2 threads >= {GOAL_RATIO}x 1 thread at batch 1,024 on 2 cores")
 
 
