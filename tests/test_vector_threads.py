@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from seasons_env import IllegalActionError
+from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.engine.chance import key_of_seed
 from seasons_env.vector import BatchedSeasons, SeasonsVecEnv, SeasonsVectorEnv, VectorGame, game_seed
@@ -132,6 +133,36 @@ def test_an_illegal_action_in_a_threaded_batch_names_the_first_bad_game_and_chan
     assert np.array_equal(batch.legal_mask(), masks) and np.array_equal(batch.observations(), observations)
     actions[[first, second]] = _pick(masks[[first, second]], rng)
     assert batch.apply(actions, where=where).restarted.any()  # the same call, made legal, goes through
+
+
+def test_actions_where_and_out_of_any_layout_play_alike_and_compile_nothing_more() -> None:
+    from seasons_env.vector.kernels.batch_step import first_illegal, step_block
+    from seasons_env.vector.kernels.observe_rows import observe_rows_in_place
+
+    size = 2 * MIN_BLOCK_ROWS
+    batch = VectorGame(size, 2, seed=8, threads=2)
+    twin = copy.deepcopy(batch)
+    rng = np.random.default_rng(3)
+    wide = np.zeros((size, 2 * OBSERVATION_SIZE), dtype=np.float32)
+    for step in range(40):
+        masks = batch.legal_mask()
+        actions = _pick(masks, rng)
+        columns = np.zeros((size, 2), dtype=np.int32)
+        columns[:, 1] = actions
+        read_only = actions.copy()
+        read_only.flags.writeable = False
+        where = np.repeat(rng.random(size) < 0.8, 2)[::2] if step % 3 else None
+        batch.apply(columns[:, 1] if step % 2 else read_only, where=where)
+        twin.apply(actions, where=None if where is None else where.copy())
+        assert np.array_equal(batch.observations(out=wide[:, ::2]), twin.observations())
+        assert np.array_equal(batch.legal_mask(), twin.legal_mask())
+    assert _positions(batch) == _positions(twin)
+    for kernel in (first_illegal, step_block, observe_rows_in_place):
+        assert len(kernel.signatures) == 1, kernel.signatures
+    frozen = np.zeros((size, OBSERVATION_SIZE), dtype=np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match=r"out must be a writable float32 array of shape .*; got a read-only one"):
+        batch.observations(out=frozen)
 
 
 def test_compiled_game_keys_equal_the_keys_of_game_seeds() -> None:

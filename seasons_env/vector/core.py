@@ -231,8 +231,10 @@ class VectorGame:
             _check_out(out, self._obs)
         # One game: a scalar read (the usual case after ``apply``, which wrote the observation, is nothing stale).
         if self._obs_stale[0] if self.batch_size == 1 else self._obs_stale.any():
-            if self._obs_stale.all():  # every game moved (a whole batch's step): encoded straight into ``out``,
-                seats = np.where(self._over, self._last_player, self._current)  # sparing a copy through the cache
+            # Every game moved (a whole batch's step): encoded straight into ``out``, sparing a copy through the
+            # cache (the kernel takes a C-contiguous ``out``: another layout would compile it again).
+            if self._obs_stale.all() and out.flags.c_contiguous:
+                seats = np.where(self._over, self._last_player, self._current)
                 self._backend.encode(self._every_game, seats, out)
                 return out
             stale = np.flatnonzero(self._obs_stale)
@@ -353,8 +355,10 @@ class VectorGame:
         batch's threads (``KernelBackend.step_batch``); their observations are encoded when read."""
         b, p = self.batch_size, self.num_players
         backend = self._backend
-        given = actions.astype(np.int64, copy=False)  # a value that does not fit is out of range either way
-        selected = _EVERY_GAME if where is None else where
+        # Copies, C-contiguous, writable and int64 / bool whatever was given, so that the kernels are never compiled
+        # again for another layout (a value that does not fit int64 is out of range either way).
+        given = actions.astype(np.int64)
+        selected = _EVERY_GAME if where is None else where.astype(np.bool_)
         first, count = backend.first_illegal(given, selected, self._over, self._mask)
         if first >= 0:
             self._refuse(actions, first, count)
@@ -531,3 +535,5 @@ def _check_out(out: object, like: np.ndarray) -> None:
     if not isinstance(out, np.ndarray) or out.shape != like.shape or out.dtype != like.dtype:
         shown = f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
         raise ValueError(f"out must be a {like.dtype} array of shape {like.shape}; got a {shown}")
+    if not out.flags.writeable:
+        raise ValueError(f"out must be a writable {like.dtype} array of shape {like.shape}; got a read-only one")
