@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from seasons_env.engine import actions as A
-from seasons_env.engine.chance import _M1, _M2, _SEED_DOMAIN
+from seasons_env.engine.chance import MIX_M1, MIX_M2, SEED_DOMAIN
 
 from . import kernel
 from .machine import OVER, REFERENCE, REFERENCE_APPLY, STOPPED, apply_row, handled
@@ -34,7 +34,7 @@ _INIT_A, _MULT_A = np.uint64(0x43B0D7E5), np.uint64(0x931E8875)
 _INIT_B, _MULT_B = np.uint64(0x8B51F9DD), np.uint64(0x58F38DED)
 _MIX_MULT_L, _MIX_MULT_R = np.uint64(0xCA01F9DD), np.uint64(0x4973F715)
 _XSHIFT = np.uint64(16)
-_KEY_M1, _KEY_M2, _KEY_DOMAIN = np.uint64(_M1), np.uint64(_M2), np.uint64(_SEED_DOMAIN)
+_KEY_M1, _KEY_M2, _KEY_DOMAIN = np.uint64(MIX_M1), np.uint64(MIX_M2), np.uint64(SEED_DOMAIN)
 
 
 def entropy_words(value: int) -> np.ndarray:
