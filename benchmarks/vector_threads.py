@@ -3,17 +3,21 @@
     python benchmarks/vector_threads.py                    # batch 256 and 1,024; 1 and 2 threads; 2 and 4 players
     python benchmarks/vector_threads.py --threads 1,2,4 --batches 1024 --seconds 20
     python benchmarks/vector_threads.py --compile          # also the first call's time with an empty kernel cache
+    python benchmarks/vector_threads.py --split            # one thread's step by CPU time: what the threads split
 
 Every step reads the observation and the legal mask of every game (``observations(out=buf)``,
 ``legal_mask(out=buf)``), picks a uniformly random legal action per game from the masks (a small compiled loop in
-the calling thread, standing for a policy that costs little beside the games) and applies them with ``apply``;
-finished games restart (``autoreset=True``). All the thread
+the calling thread, standing for a policy that costs little beside the games; its share of the time is printed)
+and applies them with ``apply``; finished games restart (``autoreset=True``). All the thread
 counts of a row start from the same positions, spread over a game's whole course, and play the same games (the
 picks depend only on the masks and one generator per run). The budget is split into rounds alternating between
 the thread counts, so that a change in the shared machine's load hits them alike: read the ratio to one thread,
 measured in the same run. The machine's load average (``os.getloadavg``) is printed before and after, and the cores
 each column really got (CPU seconds per second): other processes running on the cores lower the figures with
 several threads most.
+
+``--split`` prints instead one thread's step by CPU time: the share spent in the work the threads split, the pick's
+share, the rest (the calling thread's whatever ``threads`` is), and Amdahl's bound on two threads.
 
 ``--compile`` times, in a fresh process with an empty ``SEASONS_KERNEL_CACHE`` folder, building a batch and its
 first step with one thread and then with two (the threaded path compiles nothing more).
@@ -27,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
@@ -37,10 +42,12 @@ import numpy as np
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector import VectorGame
+from seasons_env.vector.kernels.row_blocks import RowBlocks
 
 GOAL_RATIO = 1.7  # 2 threads / 1 thread at batch 1,024 on a 2-core machine (issue 34)
 ROUNDS = 4
 WARMUP_STEPS = 300  # from new games: spreads the batch over the draft and the first years before measuring
+SPLIT_STEPS = 600  # steps timed by --split
 
 
 @numba.njit
@@ -66,24 +73,31 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -
 
 
 class Side:
-    """One ``VectorGame`` and its buffers, stepped as the module docstring says."""
+    """One ``VectorGame`` and its buffers, stepped as the module docstring says; ``clock`` times the pick."""
 
-    def __init__(self, batch: VectorGame, seed: int) -> None:
+    def __init__(self, batch: VectorGame, seed: int, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
         self.batch = batch
         self.obs = np.empty((batch.batch_size, OBSERVATION_SIZE), dtype=np.float32)
         self.masks = np.empty((batch.batch_size, NUM_ACTIONS), dtype=np.bool_)
         self.actions = np.zeros(batch.batch_size, dtype=np.int64)
         self.rng = np.random.default_rng(seed)
+        self.picking = 0.0  # seconds spent in the pick (the calling thread's, outside the batch)
 
     def step(self) -> int:
         self.batch.observations(out=self.obs)
-        random_legal(self.batch.legal_mask(out=self.masks), self.rng, self.actions)
+        masks = self.batch.legal_mask(out=self.masks)
+        begin = self.clock()
+        random_legal(masks, self.rng, self.actions)
+        self.picking += self.clock() - begin
         return int(self.batch.apply(self.actions).stepped.sum())
 
 
-def measure(batch_size: int, players: int, threads: list[int], seconds: float) -> tuple[list[float], list[float]]:
-    """Decisions per second for each thread count, all from the same positions, in alternating rounds; and the
-    cores each used (this process's CPU seconds per second)."""
+def measure(
+    batch_size: int, players: int, threads: list[int], seconds: float
+) -> tuple[list[float], list[float], list[float]]:
+    """Decisions per second for each thread count, all from the same positions, in alternating rounds; the cores
+    each used (this process's CPU seconds per second); and the share of its time spent picking the actions."""
     start = VectorGame(batch_size, players, "archmage", seed=1)
     warm = Side(start, 7)
     for _ in range(WARMUP_STEPS):
@@ -92,6 +106,7 @@ def measure(batch_size: int, players: int, threads: list[int], seconds: float) -
     sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11) for n in threads]
     for side in sides:
         side.step()
+        side.picking = 0.0
     totals = [[0, 0.0, 0.0] for _ in sides]
     for _ in range(ROUNDS):
         for k, side in enumerate(sides):
@@ -100,7 +115,12 @@ def measure(batch_size: int, players: int, threads: list[int], seconds: float) -
                 totals[k][0] += side.step()
             totals[k][1] += elapsed
             totals[k][2] += time.process_time() - cpu
-    return [count / spent for count, spent, _ in totals], [cpu / spent for _, spent, cpu in totals]
+    rates = [count / spent for count, spent, _ in totals]
+    return (
+        rates,
+        [cpu / spent for _, spent, cpu in totals],
+        [side.picking / spent for side, (_, spent, _) in zip(sides, totals, strict=True)],
+    )
 
 
 def scaling_table(batches: list[int], threads: list[int], players_list: list[int], seconds: float) -> None:
@@ -109,17 +129,64 @@ def scaling_table(batches: list[int], threads: list[int], players_list: list[int
     header = f"{'players':>7} {'batch':>6} " + " ".join(f"{f'{n} thr':>10}" for n in threads)
     header += " " + " ".join(f"{f'{n}/1':>6}" for n in threads[1:])
     header += "  cores used: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
+    header += "  pick share: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
     print(header)
     for players in players_list:
         for batch_size in batches:
-            rates, cores = measure(batch_size, players, threads, seconds)
+            rates, cores, picking = measure(batch_size, players, threads, seconds)
             line = f"{players:>7} {batch_size:>6} " + " ".join(f"{rate:>10,.0f}" for rate in rates)
             line += " " + " ".join(f"{rate / rates[0]:>6.2f}" for rate in rates[1:])
             line += "              " + " ".join(f"{used:>5.2f}" for used in cores)
+            line += "              " + " ".join(f"{share:>5.0%}" for share in picking)
             print(line, flush=True)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("cores used: this process's CPU seconds per second while that column ran (other processes take the rest)")
+    print(
+        "pick share: the time spent picking the actions (the calling thread's, outside the batch: a policy's stand-in)"
+    )
     print(f"goal (issue 34): 2 threads >= {GOAL_RATIO}x 1 thread at batch 1,024 on 2 cores")
+
+
+def split_shares(batch_size: int, players: int, steps: int) -> tuple[float, list[float]]:
+    """One thread's step by CPU time (``time.thread_time``: other processes' load does not count): microseconds per
+    step, and the shares spent in the work the threads split (everything ``RowBlocks`` runs: the step's compiled
+    calls, the observations), in the pick, and in the rest (the calling thread's whatever ``threads`` is)."""
+    side = Side(VectorGame(batch_size, players, "archmage", seed=1), 7, time.thread_time)
+    for _ in range(WARMUP_STEPS):
+        side.step()
+    split = 0.0
+    run_numbered = RowBlocks.run_numbered
+
+    def timed(blocks: RowBlocks, count: int, task: Callable) -> list:
+        nonlocal split
+        begin = time.thread_time()
+        try:
+            return run_numbered(blocks, count, task)
+        finally:
+            split += time.thread_time() - begin
+
+    RowBlocks.run_numbered = timed
+    try:
+        side.picking = 0.0
+        begin = time.thread_time()
+        for _ in range(steps):
+            side.step()
+        total = time.thread_time() - begin
+    finally:
+        RowBlocks.run_numbered = run_numbered
+    return 1e6 * total / steps, [split / total, side.picking / total, 1 - (split + side.picking) / total]
+
+
+def split_table(batches: list[int], players_list: list[int], steps: int) -> None:
+    print("one thread's step by CPU time (archmage, random legal actions; other processes' load does not count)")
+    print(f"{'players':>7} {'batch':>6} {'us/step':>8} {'split':>6} {'pick':>6} {'rest':>6}  bound on 2 threads")
+    for players in players_list:
+        for batch_size in batches:
+            per_step, shares = split_shares(batch_size, players, steps)
+            line = f"{players:>7} {batch_size:>6} {per_step:>8.0f} " + " ".join(f"{share:>6.1%}" for share in shares)
+            print(line + f"  {1 / (1 - shares[0] / 2):>17.2f}", flush=True)
+    print("split: the work the threads split; pick: the random pick (a policy's stand-in); rest: the calling thread's")
+    print("bound on 2 threads: Amdahl's law, 1 / (1 - split / 2), with both cores free and nothing else lost")
 
 
 def compile_times() -> None:
@@ -160,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", default="2,4", help="comma-separated player counts (default 2,4)")
     parser.add_argument("--seconds", type=float, default=8.0, help="budget per row of the table (default 8)")
     parser.add_argument("--compile", action="store_true", help="also the first call's time with an empty cache")
+    parser.add_argument(
+        "--split", action="store_true", help="only one thread's step by CPU time (what the threads split)"
+    )
     args = parser.parse_args(argv)
     threads = int_list(parser, args.threads, "threads")
     if threads[0] != 1:
@@ -167,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     players = int_list(parser, args.players, "players")
     if any(n not in (2, 3, 4) for n in players):
         parser.error(f"--players must be 2, 3 or 4; got {args.players!r}")
+    if args.split:
+        split_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS)
+        return 0
     scaling_table(int_list(parser, args.batches, "batches"), threads, players, args.seconds)
     if args.compile:
         print()

@@ -44,8 +44,11 @@ def test_vector_speed_prints_its_figures(args: list[str], figures: list[str]) ->
 def test_vector_threads_prints_its_scaling_table() -> None:
     result = _run("vector_threads.py", "--seconds", "0.1", "--batches", "32", "--players", "3")
     assert result.returncode == 0, result.stdout + result.stderr
-    for figure in ("load average before", "1 thr", "2 thr", "2/1", "goal"):
+    for figure in ("load average before", "1 thr", "2 thr", "2/1", "goal", "pick share"):
         assert figure in result.stdout, f"{figure!r} missing:\n{result.stdout}"
+    split = _run("vector_threads.py", "--split", "--batches", "32", "--players", "2")
+    assert split.returncode == 0, split.stdout + split.stderr
+    assert "bound on 2 threads" in split.stdout and "pick" in split.stdout, split.stdout
     refused = _run("vector_threads.py", "--threads", "2,1")
     assert refused.returncode == 2 and "--threads must start with 1" in refused.stderr
 

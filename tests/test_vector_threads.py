@@ -2,7 +2,10 @@
 
 A differential test: batches of the same seeds stepped with 1, 2 and 3 threads over many steps, autoreset included,
 are compared byte for byte at every step (observations, masks, current players, each step's results) and at the end
-(every array of the positions). The batches are large enough that the threaded ones really split into blocks.
+(every array of the positions). The batches are large enough that the threaded ones really split into blocks. The
+kernels engine's ``apply`` (one compiled call per block: step, restart, every array written) is also compared with
+the reference engine's (the same bookkeeping in Python) with games selected by ``where``, observations read at
+some steps only, and finished games waiting for ``reset``.
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ import pickle
 import numpy as np
 import pytest
 
+from seasons_env import IllegalActionError
+from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
-from seasons_env.vector import BatchedSeasons, SeasonsVecEnv, SeasonsVectorEnv, VectorGame
+from seasons_env.engine.chance import key_of_seed
+from seasons_env.vector import BatchedSeasons, SeasonsVecEnv, SeasonsVectorEnv, VectorGame, game_seed
 from seasons_env.vector.arrays import FIELD_NAMES
 from seasons_env.vector.kernels.row_blocks import MIN_BLOCK_ROWS
 
@@ -72,6 +78,102 @@ def test_threaded_batches_from_positions_copies_and_pickles_continue_alike() -> 
     for batch in (two, copied, unpickled):
         assert _trace(batch, 300) == expected
         assert _positions(batch) == _positions(one)
+
+
+def _mixed_trace(batch: VectorGame, steps: int) -> list[bytes]:
+    """Like ``_trace``, with a random part of the games stepped at each step (``where``), the observations read at
+    some steps only, and (without autoreset) some finished games reset now and then."""
+    rng = np.random.default_rng(29)
+    trace = []
+    for step in range(steps):
+        masks = batch.legal_mask()
+        trace += [masks.tobytes(), batch.current_player.tobytes(), batch.is_over.tobytes(), batch.winners.tobytes()]
+        if step % 5 < 2 or step > steps - 3:
+            trace.append(batch.observations().tobytes())
+        if step % 5 == 0:  # read twice: the second read gives the same
+            trace.append(batch.observations().tobytes())
+        where = rng.random(batch.batch_size) < 0.7 if step % 3 else None
+        info = batch.apply(_pick(masks, rng), where=where)
+        trace += [getattr(info, name).tobytes() for name in ("stepped", "finished", "final_scores", "winners")]
+        trace += [info.restarted.tobytes(), batch.episode.tobytes()]
+        if not batch.autoreset and step % 4 == 0 and batch.is_over.any():
+            batch.reset(batch.is_over & (rng.random(batch.batch_size) < 0.5))
+    trace.append(batch.scores().tobytes())
+    return trace
+
+
+@pytest.mark.parametrize("autoreset", [True, False])
+def test_block_step_writes_what_the_reference_engines_batch_writes(autoreset: bool) -> None:
+    size = 2 * MIN_BLOCK_ROWS
+    kernels = [VectorGame(size, 2, "apprentice", seed=13, autoreset=autoreset, threads=n) for n in (1, 2)]
+    reference = VectorGame(size, 2, "apprentice", seed=13, autoreset=autoreset, engine="reference")
+    traces = [_mixed_trace(batch, 260) for batch in (*kernels, reference)]
+    assert traces[0] == traces[2] and traces[1] == traces[2]
+    assert kernels[1].episode.max() >= 1 or kernels[1].is_over.any(), "no game finished: the test exercised less"
+
+
+def test_an_illegal_action_in_a_threaded_batch_names_the_first_bad_game_and_changes_nothing() -> None:
+    batch = VectorGame(2 * MIN_BLOCK_ROWS, 2, "apprentice", seed=3, threads=2)
+    rng = np.random.default_rng(4)
+    while not batch.is_over.any():  # a finished game: the refused call must not restart it either
+        batch.apply(_pick(batch.legal_mask(), rng))
+    masks, observations, episodes = batch.legal_mask(), batch.observations(), batch.episode
+    positions = _positions(batch)
+    running = np.flatnonzero(~batch.is_over)
+    first, second, skipped = int(running[3]), int(running[-1]), int(running[1])
+    actions = _pick(masks, rng)
+    for i in (skipped, first, second):
+        actions[i] = int(np.flatnonzero(~masks[i])[0])
+    where = np.ones(batch.batch_size, dtype=np.bool_)
+    where[skipped] = False
+    message = rf"^action \d+ \(.*\) is not legal in game {first}: .* \(1 other game\(s\) also got an illegal action\)"
+    with pytest.raises(IllegalActionError, match=message + "; no game was changed$"):
+        batch.apply(actions, where=where)
+    assert _positions(batch) == positions and np.array_equal(batch.episode, episodes)
+    assert np.array_equal(batch.legal_mask(), masks) and np.array_equal(batch.observations(), observations)
+    actions[[first, second]] = _pick(masks[[first, second]], rng)
+    assert batch.apply(actions, where=where).restarted.any()  # the same call, made legal, goes through
+
+
+def test_actions_where_and_out_of_any_layout_play_alike_and_compile_nothing_more() -> None:
+    from seasons_env.vector.kernels.batch_step import first_illegal, step_block
+    from seasons_env.vector.kernels.observe_rows import observe_rows_in_place
+
+    size = 2 * MIN_BLOCK_ROWS
+    batch = VectorGame(size, 2, seed=8, threads=2)
+    twin = copy.deepcopy(batch)
+    rng = np.random.default_rng(3)
+    wide = np.zeros((size, 2 * OBSERVATION_SIZE), dtype=np.float32)
+    for step in range(40):
+        masks = batch.legal_mask()
+        actions = _pick(masks, rng)
+        columns = np.zeros((size, 2), dtype=np.int32)
+        columns[:, 1] = actions
+        read_only = actions.copy()
+        read_only.flags.writeable = False
+        where = np.repeat(rng.random(size) < 0.8, 2)[::2] if step % 3 else None
+        batch.apply(columns[:, 1] if step % 2 else read_only, where=where)
+        twin.apply(actions, where=None if where is None else where.copy())
+        assert np.array_equal(batch.observations(out=wide[:, ::2]), twin.observations())
+        assert np.array_equal(batch.legal_mask(), twin.legal_mask())
+    assert _positions(batch) == _positions(twin)
+    for kernel in (first_illegal, step_block, observe_rows_in_place):
+        assert len(kernel.signatures) == 1, kernel.signatures
+    frozen = np.zeros((size, OBSERVATION_SIZE), dtype=np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match=r"out must be a writable float32 array of shape .*; got a read-only one"):
+        batch.observations(out=frozen)
+
+
+def test_compiled_game_keys_equal_the_keys_of_game_seeds() -> None:
+    from seasons_env.vector.kernels.batch_step import entropy_words, game_key
+
+    rng = np.random.default_rng(0)
+    cases = [(0, 0, 0), (1, 2, 3), (2**32, 5, 2**32 + 1), (2**70 + 3, 1023, 7), (2**64 - 1, 0, 1), (7, 2**40, 0)]
+    cases += [(int(rng.integers(2**63)), int(rng.integers(5000)), int(rng.integers(100))) for _ in range(300)]
+    for seed, index, episode in cases:
+        key = int(game_key(entropy_words(seed), index, episode))
+        assert key == key_of_seed(game_seed(seed, index, episode)), (seed, index, episode)
 
 
 def _fork_child_trace(batch: VectorGame, results) -> None:

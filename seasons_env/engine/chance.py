@@ -27,16 +27,16 @@ import numpy as np
 
 MASK64 = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15  # SplitMix64's increment: the golden ratio's 64-bit fraction
-_M1 = 0xBF58476D1CE4E5B9
-_M2 = 0x94D049BB133111EB
+MIX_M1 = 0xBF58476D1CE4E5B9
+MIX_M2 = 0x94D049BB133111EB
 #: Mixed into the seed so that ``key`` is not the seed itself (seed 0 and 1 give unrelated streams).
-_SEED_DOMAIN = 0x5EA5_0E57_C4A2_CE00
+SEED_DOMAIN = 0x5EA5_0E57_C4A2_CE00
 
 
 def mix(z: int) -> int:
     """SplitMix64's finalizer (Stafford's variant 13): a bijection of 64-bit integers."""
-    z = ((z ^ (z >> 30)) * _M1) & MASK64
-    z = ((z ^ (z >> 27)) * _M2) & MASK64
+    z = ((z ^ (z >> 30)) * MIX_M1) & MASK64
+    z = ((z ^ (z >> 27)) * MIX_M2) & MASK64
     return z ^ (z >> 31)
 
 
@@ -49,12 +49,12 @@ def key_of_seed(seed: int | None) -> int:
     """The stream key of a game seed (any non-negative int); ``None`` draws one from the OS."""
     if seed is None:
         return secrets.randbits(64)
-    return mix((seed ^ _SEED_DOMAIN) & MASK64) if seed <= MASK64 else mix(hash_big(seed))
+    return mix((seed ^ SEED_DOMAIN) & MASK64) if seed <= MASK64 else mix(hash_big(seed))
 
 
 def hash_big(seed: int) -> int:
     """A seed wider than 64 bits folded into 64, every bit counted."""
-    folded = _SEED_DOMAIN
+    folded = SEED_DOMAIN
     while seed:
         folded = mix((folded ^ (seed & MASK64)) & MASK64)
         seed >>= 64
@@ -155,8 +155,8 @@ def words(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
     counters = np.asarray(counters, dtype=np.uint64)
     with np.errstate(over="ignore"):
         z = keys + (counters + np.uint64(1)) * np.uint64(GAMMA)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(_M1)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(_M2)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX_M1)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX_M2)
     return z ^ (z >> np.uint64(31))
 
 

@@ -27,7 +27,7 @@ from ..engine import LEVELS, Game, IllegalActionError, check_choice, check_num_p
 from ..engine.actions import NUM_ACTIONS, describe_action
 from ..rewards import final_rewards_of
 from .arrays import ArrayState
-from .backends import BACKENDS, DEFAULT_ENGINE, ENGINES
+from .backends import BACKENDS, DEFAULT_ENGINE, ENGINES, Records
 
 
 def game_seed(seed: int, index: int, episode: int) -> int:
@@ -41,6 +41,9 @@ def check_seed(seed: object, field: str = "seed") -> int:
         raise ValueError(f"{field} must be a non-negative int; got {seed!r}")
     return int(seed)
 
+
+#: ``where`` of ``KernelBackend.step_batch`` selecting every game.
+_EVERY_GAME = np.zeros(0, dtype=np.bool_)
 
 #: The most threads a batch may step with (``threads``).
 MAX_THREADS = 256
@@ -167,6 +170,7 @@ class VectorGame:
         self.autoreset = autoreset
         b, p = batch_size, num_players
         self._episode = np.zeros(b, dtype=np.int64)
+        self._every_game = np.arange(b, dtype=np.int64)
         self._mask = np.zeros((b, NUM_ACTIONS), dtype=np.bool_)
         self._obs = np.zeros((b, OBSERVATION_SIZE), dtype=np.float32)
         self._obs_stale = np.ones(b, dtype=np.bool_)
@@ -221,16 +225,22 @@ class VectorGame:
     def observations(self, out: np.ndarray | None = None) -> np.ndarray:
         """float32 ``[B, OBSERVATION_SIZE]``: each game's observation for its current player, in exactly the
         layout of ``encode_observation`` (a finished game: for the seat that made its last decision)."""
-        # One game: a scalar read (the usual case after ``apply``, which wrote the observation, is nothing stale).
-        if self._obs_stale[0] if self.batch_size == 1 else self._obs_stale.any():
-            stale = np.flatnonzero(self._obs_stale)
-            seats = np.where(self._over[stale], self._last_player[stale], self._current[stale])
-            self._encode(stale, seats)
-            self._obs_stale[stale] = False
         if out is None:
             out = np.empty_like(self._obs)
         else:
             _check_out(out, self._obs)
+        # One game: a scalar read (the usual case after ``apply``, which wrote the observation, is nothing stale).
+        if self._obs_stale[0] if self.batch_size == 1 else self._obs_stale.any():
+            # Every game moved (a whole batch's step): encoded straight into ``out``, sparing a copy through the
+            # cache (the kernel takes a C-contiguous ``out``: another layout would compile it again).
+            if self._obs_stale.all() and out.flags.c_contiguous:
+                seats = np.where(self._over, self._last_player, self._current)
+                self._backend.encode(self._every_game, seats, out)
+                return out
+            stale = np.flatnonzero(self._obs_stale)
+            seats = np.where(self._over[stale], self._last_player[stale], self._current[stale])
+            self._encode(stale, seats)
+            self._obs_stale[stale] = False
         self._backend.copy_rows(self._obs, out)
         return out
 
@@ -315,21 +325,19 @@ class VectorGame:
                 f"actions must be an integer array of shape ({b},), one action id per game; got dtype "
                 f"{actions.dtype} shape {actions.shape}"
             )
-        selected = np.ones(b, dtype=np.bool_) if where is None else check_batch_mask(where, b, "where")
+        if where is not None:
+            where = check_batch_mask(where, b, "where")
+        if self.engine == "kernels":
+            return self._apply_blocks(actions, where)
+        selected = np.ones(b, dtype=np.bool_) if where is None else where
         stepped = selected & ~self._over
         idx = np.flatnonzero(stepped)
         chosen = actions[idx]
         bad = (chosen < 0) | (chosen >= NUM_ACTIONS)
         if not bad.any():
             bad = ~self._mask[idx, chosen]
-        if bad.any():  # nothing has changed yet: report the first illegal action, with how many there were
-            k = int(np.flatnonzero(bad)[0])
-            i, action = int(idx[k]), int(chosen[k])
-            label = describe_action(action) if 0 <= action < NUM_ACTIONS else "not in the action table"
-            others = f" ({int(bad.sum()) - 1} other game(s) also got an illegal action)" if bad.sum() > 1 else ""
-            raise IllegalActionError(
-                f"action {action} ({label}) is not legal in {self.describe_decision(i)}{others}; no game was changed"
-            )
+        if bad.any():
+            self._refuse(actions, int(idx[bad][0]), int(bad.sum()))
         restarted = selected & self._over if self.autoreset else np.zeros(b, dtype=np.bool_)
         if restarted.any():
             self._restart(np.flatnonzero(restarted))
@@ -340,6 +348,57 @@ class VectorGame:
         final_scores = np.where(finished[:, None], self._final_scores, 0)
         winners = self._winners & finished[:, None]
         return StepInfo(stepped, finished, final_scores, winners, restarted)
+
+    def _apply_blocks(self, actions: np.ndarray, where: np.ndarray | None) -> StepInfo:
+        """``apply`` on the kernels engine: one compiled check of every action, then every selected game stepped or
+        restarted, its arrays and this step's results written, in one compiled call per block of games on the
+        batch's threads (``KernelBackend.step_batch``); their observations are encoded when read."""
+        b, p = self.batch_size, self.num_players
+        backend = self._backend
+        # Copies, C-contiguous, writable and int64 / bool whatever was given, so that the kernels are never compiled
+        # again for another layout (a value that does not fit int64 is out of range either way).
+        given = actions.astype(np.int64)
+        selected = _EVERY_GAME if where is None else where.astype(np.bool_)
+        first, count = backend.first_illegal(given, selected, self._over, self._mask)
+        if first >= 0:
+            self._refuse(actions, first, count)
+        info = StepInfo(
+            np.zeros(b, dtype=np.bool_),
+            np.zeros(b, dtype=np.bool_),
+            np.zeros((b, p), dtype=np.int64),
+            np.zeros((b, p), dtype=np.bool_),
+            np.zeros(b, dtype=np.bool_),
+        )
+        records = Records(
+            self._episode,
+            self._mask,
+            self._current,
+            self._last_player,
+            self._over,
+            self._final_scores,
+            self._final_cards,
+            self._winners,
+            self._obs_stale,
+        )
+        results = (info.stepped, info.restarted, info.finished, info.final_scores, info.winners)
+        if backend.step_batch(given, selected, self.autoreset, self.seed, self.level, records, results):
+            rows = backend.settle_references(given)
+            self._refresh(rows)
+            ran = rows[info.stepped[rows]]
+            info.finished[ran] = self._over[ran]
+            info.final_scores[ran] = np.where(self._over[ran, None], self._final_scores[ran], 0)
+            info.winners[ran] = self._winners[ran]
+        return info
+
+    def _refuse(self, actions: np.ndarray, first: int, count: int) -> None:
+        """Raise ``IllegalActionError`` for game ``first``, the first of ``count`` games given an illegal action
+        (nothing has changed yet)."""
+        action = int(actions[first])
+        label = describe_action(action) if 0 <= action < NUM_ACTIONS else "not in the action table"
+        others = f" ({count - 1} other game(s) also got an illegal action)" if count > 1 else ""
+        raise IllegalActionError(
+            f"action {action} ({label}) is not legal in {self.describe_decision(first)}{others}; no game was changed"
+        )
 
     def _apply_one(self, actions: np.ndarray) -> StepInfo | None:
         """``apply`` of a one-game kernels batch whose game runs, in one compiled call (``KernelBackend.step_one``);
@@ -476,3 +535,5 @@ def _check_out(out: object, like: np.ndarray) -> None:
     if not isinstance(out, np.ndarray) or out.shape != like.shape or out.dtype != like.dtype:
         shown = f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
         raise ValueError(f"out must be a {like.dtype} array of shape {like.shape}; got a {shown}")
+    if not out.flags.writeable:
+        raise ValueError(f"out must be a writable {like.dtype} array of shape {like.shape}; got a read-only one")

@@ -10,6 +10,7 @@ modules, dispatched by card id from ``hooks.py``; ``hidden_kernels.py`` ← ``hi
 step by step, by ``tests/test_vector_rules_kernels.py``. ``machine.py`` is the run loop (``Game._run``) over the rows
 and dispatches each step kind to the module that owns it; ``batch.py`` (``RulesBatch``) drives it from Python,
 ``new_game.py`` deals new games, ``single_step.py`` is one game's step and observation in one call,
+``batch_step.py`` a ``VectorGame`` step (steps, restarts, every array written) in one call per block of rows,
 ``row_copy.py`` copies rows, ``row_blocks.py`` runs disjoint blocks of rows on several threads, ``structs.py`` holds
 the arrays as one struct and ``tables.py`` the engine's facts as the tables they compile in. A step kind whose
 kernel module does not list it in ``KINDS_HANDLED`` (``SUPPORTED`` in ``machine.py``; the lists are generated from

@@ -40,7 +40,7 @@ class RulesBatch:
         self.status = np.zeros(state.batch_size, dtype=np.int64)
         #: Rows run on the reference engine, by the kind of the step that had no kernel.
         self.reference_steps: Counter[str] = Counter()
-        self._openings: dict[str, tuple[ArrayState, np.ndarray]] = {}
+        self._openings: dict[str, tuple[ArrayState, np.ndarray, int]] = {}
 
     def __getstate__(self) -> dict:
         """Pickling and ``copy.deepcopy`` copy the arrays; the kernels' struct over them (numba's, which neither
@@ -115,20 +115,21 @@ class RulesBatch:
         if rows.size == 0:
             return
         keys = np.array([key_of_seed(int(seed)) for seed in seeds], dtype=np.uint64)
-        opening, pile = self._opening(level)
+        opening, pile, dealt = self.opening(level)
         for name in FIELD_NAMES:
             getattr(self.state, name)[rows] = getattr(opening, name)[0]
         self.state.chance_key[rows] = keys
-        dealt = 0 if level == "apprentice" else HAND_SIZE
         legal, status = self.legal, self.status
         self.blocks.run(rows.size, lambda s, lo, hi: deal_rows(s, rows[lo:hi], pile, dealt, legal, status))
         self._settle(rows)
 
-    def _opening(self, level: str) -> tuple[ArrayState, np.ndarray]:
-        """``Game.opening`` of this batch's player count at ``level``, packed, and its cards to shuffle."""
+    def opening(self, level: str) -> tuple[ArrayState, np.ndarray, int]:
+        """``Game.opening`` of this batch's player count at ``level``, packed, its cards to shuffle and how many
+        of them each seat is dealt (``new_game.deal_row``)."""
         if level not in self._openings:
             game, pile = Game.opening(self.state.num_players, level, Chance(0))
-            self._openings[level] = (pack([game]), np.array(pile, dtype=np.int64))
+            dealt = 0 if level == "apprentice" else HAND_SIZE
+            self._openings[level] = (pack([game]), np.array(pile, dtype=np.int64), dealt)
         return self._openings[level]
 
     def scores(self, rows: np.ndarray) -> np.ndarray:

@@ -23,26 +23,33 @@ _SEASONS = len(SEASONS)
 
 @kernel
 def deal_rows(s, rows, pile, dealt, legal, status):
-    """For each row of ``rows`` (holding the opening and its chance key): draw the dice of each season, shuffle
-    ``pile`` (card ids), deal ``dealt`` cards to each seat's draft pack and the rest to the draw pile, then run the
-    row to its first decision (``status[row]`` as ``machine.run`` returns it)."""
+    """``deal_row`` for each row of ``rows`` (holding the opening and its chance key); ``status[row]`` as
+    ``machine.run`` returns it."""
     task = np.empty(STEP_WIDTH, dtype=np.int64)
     out = np.empty(A.NUM_ACTIONS, dtype=np.int64)
-    n = num_players(s)
-    size = pile.shape[0]
     for k in range(rows.shape[0]):
         i = rows[k]
-        for season in range(_SEASONS):
-            chosen = sample(s, i, DICE_PER_SEASON, n + 1)
-            for j in range(n + 1):
-                s.game_dice[i, season, j] = chosen[j]
-        order = permutation(s, i, size)
-        at = 0
-        for p in range(n):
-            for _ in range(dealt):
-                s.draft_pack[i, p, pile[order[at]]] += 1
-                at += 1
-        for j in range(at, size):
-            s.draw_pile[i, j - at] = pile[order[j]]
-        s.draw_count[i] = size - at
-        status[i] = run(s, i, task, out, legal)
+        status[i] = deal_row(s, i, pile, dealt, task, out, legal)
+
+
+@kernel
+def deal_row(s, i, pile, dealt, task, out, legal):
+    """For row ``i`` (holding the opening and its chance key): draw the dice of each season, shuffle ``pile`` (card
+    ids), deal ``dealt`` cards to each seat's draft pack and the rest to the draw pile, then run the row to its first
+    decision; returns ``machine.run``'s status."""
+    n = num_players(s)
+    size = pile.shape[0]
+    for season in range(_SEASONS):
+        chosen = sample(s, i, DICE_PER_SEASON, n + 1)
+        for j in range(n + 1):
+            s.game_dice[i, season, j] = chosen[j]
+    order = permutation(s, i, size)
+    at = 0
+    for p in range(n):
+        for _ in range(dealt):
+            s.draft_pack[i, p, pile[order[at]]] += 1
+            at += 1
+    for j in range(at, size):
+        s.draw_pile[i, j - at] = pile[order[j]]
+    s.draw_count[i] = size - at
+    return run(s, i, task, out, legal)

@@ -1,28 +1,34 @@
-"""Disjoint blocks of a batch's rows run at once on several threads (``VectorGame(..., threads=N)``).
+"""Disjoint chunks of a batch's rows run at once on several threads (``VectorGame(..., threads=N)``).
 
 The kernels are compiled ``nogil`` and every row's game, legal mask, status and random stream (the row's chance key
 and counter) live in that row alone, so a kernel called on disjoint rows from several Python threads runs on several
-cores and writes exactly what one call over all the rows writes: the games do not depend on the number of threads.
+cores and writes exactly what one call over all the rows writes: the games do not depend on the number of threads,
+nor on which thread ran which rows.
 
-Each block gets its own kernels' struct over the same arrays: kernels reading a field of a struct shared by threads
+Each thread gets its own kernels' struct over the same arrays: kernels reading a field of a struct shared by threads
 would update the same reference counts from every core (measured on a kernel reading the struct's fields row after
 row: two threads sharing one struct ran 4x slower than one thread, with a struct each 1.8x faster). No new kernel is
-compiled for this: the blocks call the ones the single-thread path uses, so ``threads`` adds nothing to the first
-call's compile time.
-"""
+compiled for this: the threads call the ones the single-thread path uses, so ``threads`` adds nothing to the first
+call's compile time."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import TypeVar
 
 from ..arrays import ArrayState
 from .structs import KernelArrays, kernel_arrays
 
-#: A block has at least this many rows: below it a thread's hand-off costs more than the rows' work.
+T = TypeVar("T")
+
+#: A chunk has at least this many rows: below it a thread's hand-off costs more than the rows' work.
 MIN_BLOCK_ROWS = 16
+#: Chunks per thread: more balance the threads better, each costs a kernel call (a few microseconds).
+CHUNKS_PER_THREAD = 4
 
 _pools: dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
@@ -48,32 +54,46 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 
 
 class RowBlocks:
-    """Runs a task over ``count`` row positions split into at most ``threads`` contiguous blocks, one per thread:
-    ``task(struct, lo, hi)`` handles positions ``lo..hi-1`` with ``struct``, the block's own kernels' struct.
-    ``threads`` is checked by the caller (``VectorGame``: ``core.check_threads``)."""
+    """Runs a task over ``count`` row positions on at most ``threads`` threads: the positions are split into
+    contiguous chunks (``CHUNKS_PER_THREAD`` per thread, at least ``MIN_BLOCK_ROWS`` positions each) and each thread
+    takes the next chunk as soon as it is done with its last, so that a thread slowed down (another process on its
+    core, costlier rows) takes fewer. ``task(k, struct, lo, hi)`` handles positions ``lo..hi-1`` on thread ``k``
+    (0: the calling thread) with ``struct``, thread ``k``'s own kernels' struct. Which thread runs which chunk
+    changes nothing in the rows. ``threads`` is checked by the caller (``VectorGame``: ``core.check_threads``)."""
 
     def __init__(self, state: ArrayState, arrays: KernelArrays, threads: int) -> None:
         if threads < 1:
             raise ValueError(f"threads must be at least 1; got {threads!r}")
         self.threads = int(threads)
         self._state = state
-        self._structs = [arrays]  # block 0 (run by the calling thread) uses the batch's own struct
+        self._structs = [arrays]  # thread 0 (the calling thread) uses the batch's own struct
 
     def run(self, count: int, task: Callable[[KernelArrays, int, int], None]) -> None:
-        blocks = max(1, min(self.threads, count // MIN_BLOCK_ROWS))
-        if blocks == 1:
-            task(self._structs[0], 0, count)
-            return
-        while len(self._structs) < blocks:
+        self.run_numbered(count, lambda _, struct, lo, hi: task(struct, lo, hi))
+
+    def run_numbered(self, count: int, task: Callable[[int, KernelArrays, int, int], T]) -> list[T]:
+        """``task(k, struct, lo, hi)`` for each chunk; the results in the chunks' order."""
+        chunks = max(1, min(self.threads * CHUNKS_PER_THREAD, count // MIN_BLOCK_ROWS))
+        if chunks == 1 or self.threads == 1:
+            return [task(0, self._structs[0], 0, count)]
+        workers = min(self.threads, chunks)
+        while len(self._structs) < workers:
             self._structs.append(kernel_arrays(self._state))
-        bounds = [count * k // blocks for k in range(blocks + 1)]
+        bounds = [count * c // chunks for c in range(chunks + 1)]
+        results: list = [None] * chunks
+        claim = itertools.count().__next__  # one C call: threads never get the same chunk
+
+        def work(k: int) -> None:
+            struct = self._structs[k]
+            while (c := claim()) < chunks:
+                results[c] = task(k, struct, bounds[c], bounds[c + 1])
+
         pool = _pool(self.threads - 1)
-        futures: list[Future] = [
-            pool.submit(task, self._structs[k], bounds[k], bounds[k + 1]) for k in range(1, blocks)
-        ]
+        futures: list[Future] = [pool.submit(work, k) for k in range(1, workers)]
         try:
-            task(self._structs[0], bounds[0], bounds[1])
+            work(0)
         finally:
-            wait(futures)  # every block ends before the caller goes on (or raises), whatever happened to the others
+            wait(futures)  # every chunk ends before the caller goes on (or raises), whatever happened to the others
         for future in futures:
-            future.result()  # a block's error, raised in the caller
+            future.result()  # a chunk's error, raised in the caller
+        return results
