@@ -47,14 +47,13 @@ from pathlib import Path
 import numpy as np
 
 from seasons_env import Game
-from seasons_env.encoding import OBSERVATION_SIZE, action_mask, encode_observation
+from seasons_env.encoding import action_mask, encode_observation
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.files import file_sha256, replace_atomically, write_atomic
 
 from .config import TrainConfig
-from .data import final_margins
 from .errors import BadFileError, TrainingDiverged, read_json
-from .expert_compiled import search_game_compiled, visit_target_of_visits
+from .expert_compiled import game_rows, played_action, search_game_compiled, visit_target_of_visits
 
 STATE = "expert.json"
 STATE_FORMAT = "seasons-train-expert"
@@ -108,26 +107,10 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
         masks.append(action_mask(game, seat).astype(bool))
         targets.append(target)
         seats.append(seat)
-        if searched[seat] < job.sample_moves:
-            chances = target.astype(np.float64)
-            action = int(rng.choice(NUM_ACTIONS, p=chances / chances.sum()))
-        else:
-            action = int(np.argmax(target))  # the most visited (the first of equals)
+        action = played_action(target, searched[seat] < job.sample_moves, rng)
         searched[seat] += 1
         game.apply(action)
-    scores = [int(s) for s in game.scores()]
-    margins, winners = final_margins(scores), game.winners()
-    rows = len(seats)
-    return {
-        "obs": np.asarray(observations, dtype=np.float32).reshape(rows, OBSERVATION_SIZE),
-        "mask": np.asarray(masks, dtype=bool).reshape(rows, NUM_ACTIONS),
-        "target": np.asarray(targets, dtype=np.float32).reshape(rows, NUM_ACTIONS),
-        "seat": np.asarray(seats, dtype=np.int8),
-        "players": np.full(rows, job.players, dtype=np.int8),
-        "game": np.full(rows, job.game, dtype=np.int32),
-        "margin": np.asarray([margins[s] for s in seats], dtype=np.float32),
-        "win": np.asarray([1.0 / len(winners) if s in winners else 0.0 for s in seats], dtype=np.float32),
-    }
+    return game_rows(job, observations, masks, targets, seats, [int(s) for s in game.scores()], game.winners())
 
 
 def search_games(jobs: Sequence[SearchJob]) -> list[dict[str, np.ndarray]]:

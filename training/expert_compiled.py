@@ -33,6 +33,32 @@ def visit_target_of_visits(visits: np.ndarray, legal: Sequence[int]) -> np.ndarr
     return target
 
 
+def played_action(target: np.ndarray, sample: bool, rng: np.random.Generator) -> int:
+    """The action a searched decision plays: drawn from the visit distribution ``target`` when ``sample`` (a seat's
+    first ``search_sample_moves`` decisions, for variety), else the most visited (the first of equals)."""
+    if sample:
+        chances = target.astype(np.float64)
+        return int(rng.choice(NUM_ACTIONS, p=chances / chances.sum()))
+    return int(np.argmax(target))
+
+
+def game_rows(job, observations, masks, targets, seats, scores: Sequence[int], winners) -> dict[str, np.ndarray]:
+    """A finished game's searched decisions as rows (``expert.FIELDS``): each decision's observation, mask, visit
+    target and seat, with the game's settings and, for its seat, the final margin and win share."""
+    margins = final_margins(list(scores))
+    rows = len(seats)
+    return {
+        "obs": np.asarray(observations, dtype=np.float32).reshape(rows, OBSERVATION_SIZE),
+        "mask": np.asarray(masks, dtype=bool).reshape(rows, NUM_ACTIONS),
+        "target": np.asarray(targets, dtype=np.float32).reshape(rows, NUM_ACTIONS),
+        "seat": np.asarray(seats, dtype=np.int8),
+        "players": np.full(rows, job.players, dtype=np.int8),
+        "game": np.full(rows, job.game, dtype=np.int32),
+        "margin": np.asarray([margins[s] for s in seats], dtype=np.float32),
+        "win": np.asarray([1.0 / len(winners) if s in winners else 0.0 for s in seats], dtype=np.float32),
+    }
+
+
 def search_game_compiled(job) -> dict[str, np.ndarray]:
     """The rows of ``job``'s game (a ``expert.SearchJob``), every seat searched by the compiled search."""
     from seasons_agents.policy_ismcts import DEFAULT_SCALE, compiled_search
@@ -72,24 +98,8 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
         masks.append(batch.legal[0].copy())
         targets.append(target)
         seats.append(seat)
-        if searched[seat] < job.sample_moves:
-            chances = target.astype(np.float64)
-            action = int(rng.choice(NUM_ACTIONS, p=chances / chances.sum()))
-        else:
-            action = int(np.argmax(target))  # the most visited (the first of equals)
+        action = played_action(target, searched[seat] < job.sample_moves, rng)
         searched[seat] += 1
         batch.apply(np.array([action]))
     game = batch.game(0)
-    scores = [int(s) for s in game.scores()]
-    margins, winners = final_margins(scores), game.winners()
-    rows = len(seats)
-    return {
-        "obs": np.asarray(observations, dtype=np.float32).reshape(rows, OBSERVATION_SIZE),
-        "mask": np.asarray(masks, dtype=bool).reshape(rows, NUM_ACTIONS),
-        "target": np.asarray(targets, dtype=np.float32).reshape(rows, NUM_ACTIONS),
-        "seat": np.asarray(seats, dtype=np.int8),
-        "players": np.full(rows, job.players, dtype=np.int8),
-        "game": np.full(rows, job.game, dtype=np.int32),
-        "margin": np.asarray([margins[s] for s in seats], dtype=np.float32),
-        "win": np.asarray([1.0 / len(winners) if s in winners else 0.0 for s in seats], dtype=np.float32),
-    }
+    return game_rows(job, observations, masks, targets, seats, [int(s) for s in game.scores()], game.winners())
