@@ -124,7 +124,8 @@ class ISMCTSAgent(SeededAgent):
     """Single-observer ISMCTS over determinizations of the seat's view, scored by the heuristic evaluation.
 
     The default budget, 3000 iterations per decision (fewer when the choice is settled early), takes about
-    30 s for the ISMCTS seat of a 2-player archmage game on one core (``docs/results.md``).
+    4 s for the ISMCTS seat of a 2-player archmage game on one core with the compiled search, about 30 s with the
+    Python one (``docs/results.md``).
 
     Budget: ``iterations`` per decision (the default; deterministic given the seed), or, when ``seconds`` is
     given, as many iterations as fit in that many seconds per decision (``iterations`` is then ignored).
