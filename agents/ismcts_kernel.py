@@ -41,12 +41,12 @@ from .search_kernel import (
     USED,
     VISITS,
     RowSearch,
-    _below,
-    _grow,
-    _logistic,
     backup,
     determinize_work,
+    draw_below,
+    grow_tree,
     legal_actions,
+    logistic,
     map_children,
     new_entry,
     player_to_move,
@@ -81,7 +81,7 @@ def leaf_rewards(s, status, seat, baseline, scale, margins, shares, rewards):
     margins_row(s, 0, seat, margins)
     n = rewards.shape[0]
     for p in range(n):
-        rewards[p] = _logistic((margins[p] - baseline[p]) / scale)
+        rewards[p] = logistic((margins[p] - baseline[p]) / scale)
     if win_shares(s, status, shares):
         for p in range(n):
             rewards[p] = 0.5 * shares[p] + 0.5 * rewards[p]
@@ -151,8 +151,8 @@ def ismcts_iterations(root, seat, count, limit, exploration, scale, baseline, co
                         chosen, chosen_value = entry, value
             map_children(links, node, base, slot, True)
             if untried_count > 0:  # expand a random untried action
-                action = untried[_below(counters, untried_count)]
-                links, stats = _grow(links, stats, counters[USED] + 1)
+                action = untried[draw_below(counters, untried_count)]
+                links, stats = grow_tree(links, stats, counters[USED] + 1)
                 chosen = new_entry(links, stats, counters, node, base + action, 1)
             path_nodes, path_players = push_path(path_nodes, path_players, depth, chosen, player)
             depth += 1

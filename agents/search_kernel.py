@@ -77,7 +77,7 @@ def _word(counters):
 
 
 @kernel
-def _below(counters, n):
+def draw_below(counters, n):
     """A uniform int in ``0..n-1`` (Lemire's multiply-shift on the word's two halves, as ``state_ops.below``)."""
     w = _word(counters)
     nn = np.uint64(n)
@@ -90,7 +90,7 @@ def _below(counters, n):
 def _permutation(counters, size):
     order = np.arange(size)
     for place in range(size - 1, 0, -1):
-        other = _below(counters, place + 1)
+        other = draw_below(counters, place + 1)
         order[place], order[other] = order[other], order[place]
     return order
 
@@ -111,12 +111,12 @@ def margins_row(s, i, net, obs, h, g, out):
 
 
 @kernel
-def _logistic(x):
+def logistic(x):
     return 1.0 / (1.0 + np.exp(-max(-50.0, min(50.0, x))))
 
 
 @kernel
-def _grow(links, stats, needed):
+def grow_tree(links, stats, needed):
     """The tree's arrays with room for ``needed`` nodes (doubled until they fit); the same arrays if they do."""
     size = links.shape[0]
     if needed <= size:
@@ -162,7 +162,7 @@ def _rewards(s, status, net, baseline, scale, obs, h, g, margins, rewards):
         return
     margins_row(s, 0, net, obs, h, g, margins)
     for p in range(rewards.shape[0]):
-        rewards[p] = _logistic((margins[p] - baseline[p]) / scale)
+        rewards[p] = logistic((margins[p] - baseline[p]) / scale)
 
 
 # The walk's pieces, shared with the compiled ISMCTS (``ismcts_kernel.py``).
@@ -207,7 +207,7 @@ def map_children(links, node, base, slot, clear):
 
 @kernel
 def new_entry(links, stats, counters, node, key, expanded):
-    """A new child of ``node`` keyed ``key`` (the arrays have room for it: ``_grow``); its index."""
+    """A new child of ``node`` keyed ``key`` (the arrays have room for it: ``grow_tree``); its index."""
     entry = counters[USED]
     counters[USED] += 1
     links[entry, KEY] = key
@@ -290,7 +290,7 @@ def search_iterations(root, seat, net, count, exploration, scale, baseline, coun
                 for m in range(size):
                     prior[m] = np.exp(np.float64(logits[actions[m]]) - best)
                     total += prior[m]
-                links, stats = _grow(links, stats, counters[USED] + size)
+                links, stats = grow_tree(links, stats, counters[USED] + size)
                 for m in range(size):
                     a = actions[m]
                     entry = slot[a]
