@@ -226,6 +226,21 @@ def test_engines_are_chosen_and_checked() -> None:
         ISMCTSAgent(engine="kernels", evaluator=margins)
 
 
+def test_compiled_searches_in_threads_at_once_are_those_made_one_after_another() -> None:
+    """One compiled ISMCTS serves every agent and thread (the arena, the web server) and its kernels release the
+    interpreter lock: searches running in threads at once each play on their own rows, so each gives its seed's
+    visits."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    search = compiled_ismcts()
+    jobs = [_turn_view(60 + k, 30 + 20 * k, 2 + k % 3)[:2] for k in range(4)]
+    alone = [search.run(view, seat, k, 200, 0.4, 5.0) for k, (view, seat) in enumerate(jobs)]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda k: search.run(*jobs[k % 4], k % 4, 200, 0.4, 5.0), range(12)))
+    for k, found in enumerate(together):
+        assert np.array_equal(found[0], alone[k % 4][0]) and np.array_equal(found[1], alone[k % 4][1])
+
+
 def test_the_speed_benchmark_prints_both_engines_and_their_ratio(capsys) -> None:
     """``benchmarks/ismcts_speed.py`` at a tiny size: the speed figures of both engines and the strength line."""
     import importlib.util
