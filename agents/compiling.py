@@ -1,6 +1,6 @@
-"""This package's steps of ``seasons compile``: the compiled heuristic and the compiled policy-ISMCTS with the
-network's compiled forward pass (named by the ``seasons_env.compile`` entry point in ``pyproject.toml``, so the
-library finds them without importing this package)."""
+"""This package's steps of ``seasons compile``: the compiled heuristic, the compiled ISMCTS and the compiled
+policy-ISMCTS with the network's compiled forward pass (named by the ``seasons_env.compile`` entry point in
+``pyproject.toml``, so the library finds them without importing this package)."""
 
 from __future__ import annotations
 
@@ -45,9 +45,23 @@ def _policy_search() -> None:
     policy.probabilities(observations, np.ones((1, policy.num_actions), dtype=bool))
 
 
+def _ismcts_search() -> None:
+    """A search of a few iterations by the compiled ISMCTS (the arena's ``ismcts``), at 2 and 4 players."""
+    from seasons_env import Game
+
+    from .ismcts import ISMCTSAgent
+
+    for num_players in (2, 4):
+        game = Game.new(num_players, "archmage", seed=0)
+        agent = ISMCTSAgent(seed=0, iterations=4, search_prelude=True, engine="kernels")
+        seat = game.current_player
+        agent.act(game.determinize(seat, np.random.default_rng(0)), seat, game.legal_action_list())
+
+
 def compile_steps() -> list[CompileStep]:
     return [
         CompileStep("heuristic", "the compiled heuristic (self-play's heuristic opponents)", _heuristic),
+        CompileStep("ismcts-search", "the compiled ISMCTS (ismcts, self-play's ISMCTS opponents)", _ismcts_search),
         CompileStep(
             "policy-search", "the compiled policy-ISMCTS and forward pass (policy-ismcts, expert)", _policy_search
         ),

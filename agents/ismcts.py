@@ -23,6 +23,13 @@ is shared by all the samples, and backs up one reward per player:
 * The draft and library split are left to the heuristic's rules unless ``search_prelude=True`` (the leaf
   evaluation cannot tell good drafts apart in a few plies), and the search stops early once the most visited
   root action cannot be caught with the iterations left.
+
+Two engines run the same search. ``engine="kernels"`` runs it compiled (``ismcts_kernel.py``): the position as a row of
+the rules kernels, the compiled heuristic evaluation (the same floats as ``margins``), one compiled call per search,
+its randomness from one seed the agent draws per decision. ``engine="reference"`` runs it in Python over the reference
+``Game``, and is the only one with rollouts (``rollout_depth > 0``) or another ``evaluator``. The default is the
+compiled search, unless rollouts or an evaluator are asked. The two draw different determinizations, so their trees
+differ; the draft and library split go to the same heuristic policy either way.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from seasons_env import NUM_ACTIONS, Game
 from seasons_env.engine import steps
@@ -41,6 +50,8 @@ Evaluator = Callable[[Game, int], Sequence[float]]
 """``evaluator(game, seat)``: every player's value (higher is better for that player) as ``seat`` judges it."""
 
 _CHOOSE_DIE = steps.kind("choose_die")
+#: The search's engines: compiled (rules kernels, compiled heuristic evaluation) or the reference engine in Python.
+ENGINES = ("kernels", "reference")
 _PRELUDE = frozenset((steps.kind("draft_pick"), steps.kind("library_split")))
 
 
@@ -91,6 +102,18 @@ def most_visited(root: Node, seat: int, legal: Sequence[int]) -> int:
     return best
 
 
+def root_of(visits: np.ndarray, rewards: np.ndarray, iterations: int, seat: int) -> Node:
+    """A root holding a compiled search's statistics: a child keyed ``seat * NUM_ACTIONS + a`` for each action ``a``
+    visited (``visits``, summed ``rewards`` by action), its own visits the ``iterations`` run."""
+    root = Node()
+    root.visits = iterations
+    base = seat * NUM_ACTIONS
+    for a in np.flatnonzero(visits).tolist():
+        child = root.children[base + a] = Node()
+        child.visits, child.reward = int(visits[a]), float(rewards[a])
+    return root
+
+
 def _round_start(game: Game) -> bool:
     """True at the first die choice of a round (the round boundary the rollouts stop at)."""
     task = game.pending_task()
@@ -101,11 +124,15 @@ class ISMCTSAgent(SeededAgent):
     """Single-observer ISMCTS over determinizations of the seat's view, scored by the heuristic evaluation.
 
     The default budget, 3000 iterations per decision (fewer when the choice is settled early), takes about
-    30 s for the ISMCTS seat of a 2-player archmage game on one core (``docs/results.md``).
+    4 s for the ISMCTS seat of a 2-player archmage game on one core with the compiled search, about 30 s with the
+    Python one (``docs/results.md``).
 
     Budget: ``iterations`` per decision (the default; deterministic given the seed), or, when ``seconds`` is
     given, as many iterations as fit in that many seconds per decision (``iterations`` is then ignored).
     ``last_iterations`` tells how many iterations the last search ran (0 when it did not search).
+
+    ``engine``: ``"kernels"`` (compiled) or ``"reference"`` (see the module); by default the compiled one, or the
+    reference one when ``rollout_depth > 0`` or an ``evaluator`` is given (the compiled search has neither).
     """
 
     name = "ismcts"
@@ -122,8 +149,21 @@ class ISMCTSAgent(SeededAgent):
         scale: float = 5.0,
         search_prelude: bool = False,
         evaluator: Evaluator | None = None,
+        engine: str | None = None,
     ) -> None:
         super().__init__(seed)
+        if engine is None:
+            engine = "kernels" if rollout_depth <= 0 and evaluator is None else "reference"
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+        if engine == "kernels" and rollout_depth > 0:
+            raise ValueError(
+                f"the compiled search has no rollouts: rollout_depth={rollout_depth!r} needs engine='reference'"
+            )
+        if engine == "kernels" and evaluator is not None:
+            raise ValueError(
+                "the compiled search evaluates with the heuristic's margins: an evaluator needs engine='reference'"
+            )
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations!r}")
         if seconds is not None and seconds <= 0:
@@ -136,6 +176,7 @@ class ISMCTSAgent(SeededAgent):
         self.epsilon = epsilon
         self.scale = scale
         self.search_prelude = search_prelude
+        self.engine = engine
         self.evaluator: Evaluator = evaluator if evaluator is not None else margins
         self.policy = HeuristicAgent(self._child_seed())
         self.last_iterations = 0
@@ -166,7 +207,10 @@ class ISMCTSAgent(SeededAgent):
 
     def __repr__(self) -> str:
         budget = f"seconds={self.seconds}" if self.seconds is not None else f"iterations={self.iterations}"
-        return f"ISMCTSAgent({budget}, exploration={self.exploration}, rollout_depth={self.rollout_depth})"
+        return (
+            f"ISMCTSAgent({budget}, exploration={self.exploration}, rollout_depth={self.rollout_depth}, "
+            f"engine={self.engine!r})"
+        )
 
     # ------------------------------------------------------------------ the decision
 
@@ -181,7 +225,16 @@ class ISMCTSAgent(SeededAgent):
         return most_visited(self.search(view, seat), seat, legal)
 
     def search(self, view: Game, seat: int) -> Node:
-        """Run the search from the seat's view; returns the root (its children keyed by ``seat * NUM_ACTIONS + a``)."""
+        """Run the search from the seat's view; returns the root (its children keyed by ``seat * NUM_ACTIONS + a``;
+        the compiled search's root holds only those children)."""
+        if self.engine == "kernels":
+            from .ismcts_kernel import compiled_ismcts
+
+            seed = int(self.rng.integers(2**63))
+            found = compiled_ismcts().run(view, seat, seed, self.iterations, self.exploration, self.scale, self.seconds)
+            if found is not None:
+                visits, rewards, self.last_iterations = found
+                return root_of(visits, rewards, self.last_iterations, seat)
         root = Node()
         # Rewards are centred on the evaluation of the root view, so that a big lead or deficit does not
         # saturate the logistic and leave every action looking the same.

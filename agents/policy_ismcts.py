@@ -39,7 +39,7 @@ from seasons_env import NUM_ACTIONS, Game
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 
 from .base import SeededAgent
-from .ismcts import Node, logistic, most_visited, run_iterations
+from .ismcts import Node, logistic, most_visited, root_of, run_iterations
 from .learned import PolicyAgent
 from .policy_format import VALUE_SCALE
 
@@ -188,13 +188,7 @@ class PolicyISMCTSAgent(SeededAgent):
         if found is None:
             return None
         visits, rewards, self.last_iterations = found
-        root = Node()
-        root.visits = self.last_iterations
-        base = seat * NUM_ACTIONS
-        for a in np.flatnonzero(visits).tolist():
-            child = root.children[base + a] = Node()
-            child.visits, child.reward = int(visits[a]), float(rewards[a])
-        return root
+        return root_of(visits, rewards, self.last_iterations, seat)
 
     def _iterate(self, root: _Node, game: Game, seat: int, baseline: list[float]) -> SearchSteps:
         c = self.exploration

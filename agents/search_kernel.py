@@ -18,6 +18,10 @@ selection first takes it.
 Randomness: every draw (each determinization's chance key and card order) comes from the search's own counter-based
 stream (SplitMix64, as ``engine/chance.py``), whose key is the ``seed`` the caller passes, so the same seed gives the
 same search whatever ran before. ``CompiledSearch`` is the Python side.
+
+The walk's pieces (the stream, the determinization, the tree's storage, the path and its backup, the win shares, the
+root's statistics) and the Python side's ``RowSearch`` are shared with the compiled ISMCTS (``ismcts_kernel.py``),
+which differs in selection, expansion and the leaf's evaluation.
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ def _word(counters):
 
 
 @kernel
-def _below(counters, n):
+def draw_below(counters, n):
     """A uniform int in ``0..n-1`` (Lemire's multiply-shift on the word's two halves, as ``state_ops.below``)."""
     w = _word(counters)
     nn = np.uint64(n)
@@ -86,7 +90,7 @@ def _below(counters, n):
 def _permutation(counters, size):
     order = np.arange(size)
     for place in range(size - 1, 0, -1):
-        other = _below(counters, place + 1)
+        other = draw_below(counters, place + 1)
         order[place], order[other] = order[other], order[place]
     return order
 
@@ -107,12 +111,12 @@ def margins_row(s, i, net, obs, h, g, out):
 
 
 @kernel
-def _logistic(x):
+def logistic(x):
     return 1.0 / (1.0 + np.exp(-max(-50.0, min(50.0, x))))
 
 
 @kernel
-def _grow(links, stats, needed):
+def grow_tree(links, stats, needed):
     """The tree's arrays with room for ``needed`` nodes (doubled until they fit); the same arrays if they do."""
     size = links.shape[0]
     if needed <= size:
@@ -127,29 +131,115 @@ def _grow(links, stats, needed):
 
 
 @kernel
+def win_shares(s, status, shares):
+    """Each player's share of the win of row 0 if the game is over (``status``), the winners splitting 1 (the best
+    final score, ties broken by the most cards in play; ``Game.winners``); False (shares untouched) if it is not."""
+    if status != OVER:
+        return False
+    n = shares.shape[0]
+    best = s.final_scores[0, 0]
+    for p in range(n):
+        best = max(best, s.final_scores[0, p])
+    most = -1
+    for p in range(n):
+        if s.final_scores[0, p] == best:
+            most = max(most, np.int64(s.in_play_count[0, p]))
+    winners = 0
+    for p in range(n):
+        if s.final_scores[0, p] == best and s.in_play_count[0, p] == most:
+            winners += 1
+    for p in range(n):
+        won = s.final_scores[0, p] == best and s.in_play_count[0, p] == most
+        shares[p] = 1.0 / winners if won else 0.0
+    return True
+
+
+@kernel
 def _rewards(s, status, net, baseline, scale, obs, h, g, margins, rewards):
     """Each player's reward for the position reached: the win shares of a finished game, else the logistic of its
     value-head margin's change since the root."""
-    n = rewards.shape[0]
-    if status == OVER:
-        best = s.final_scores[0, 0]
-        for p in range(n):
-            best = max(best, s.final_scores[0, p])
-        most = -1
-        for p in range(n):
-            if s.final_scores[0, p] == best:
-                most = max(most, np.int64(s.in_play_count[0, p]))
-        winners = 0
-        for p in range(n):
-            if s.final_scores[0, p] == best and s.in_play_count[0, p] == most:
-                winners += 1
-        for p in range(n):
-            won = s.final_scores[0, p] == best and s.in_play_count[0, p] == most
-            rewards[p] = 1.0 / winners if won else 0.0
+    if win_shares(s, status, rewards):
         return
     margins_row(s, 0, net, obs, h, g, margins)
-    for p in range(n):
-        rewards[p] = _logistic((margins[p] - baseline[p]) / scale)
+    for p in range(rewards.shape[0]):
+        rewards[p] = logistic((margins[p] - baseline[p]) / scale)
+
+
+# The walk's pieces, shared with the compiled ISMCTS (``ismcts_kernel.py``).
+
+
+@kernel
+def determinize_work(root, seat, work, counters):
+    """Row 0 of ``work``: row 0 of ``root`` with the hidden cards ``seat`` cannot see redrawn from the stream."""
+    key = _word(counters)
+    order = _permutation(counters, hidden_pool_size(root, 0, seat))
+    determinize_row(root, 0, seat, work, 0, key, order)
+
+
+@kernel
+def legal_actions(legal, actions):
+    """The legal actions of row 0 (``legal[0]``) ascending into ``actions``; how many."""
+    size = 0
+    for a in range(NUM_ACTIONS):
+        if legal[0, a]:
+            actions[size] = a
+            size += 1
+    return size
+
+
+@kernel
+def player_to_move(work):
+    """The player who decides row 0's pending step."""
+    return np.int64(work.stack[0, work.stack_depth[0] - 1, 1])
+
+
+@kernel
+def map_children(links, node, base, slot, clear):
+    """``slot[a]``: the child of ``node`` keyed ``base + a`` (the node's entries for one player's actions, by action),
+    or -1 again for each of them when ``clear`` (the map emptied for the next node)."""
+    child = links[node, FIRST]
+    while child >= 0:
+        k = links[child, KEY] - base
+        if 0 <= k < NUM_ACTIONS:
+            slot[k] = -1 if clear else child
+        child = links[child, NEXT]
+
+
+@kernel
+def new_entry(links, stats, counters, node, key, expanded):
+    """A new child of ``node`` keyed ``key`` (the arrays have room for it: ``grow_tree``); its index."""
+    entry = counters[USED]
+    counters[USED] += 1
+    links[entry, KEY] = key
+    links[entry, VISITS] = 0
+    links[entry, AVAIL] = 1
+    links[entry, FIRST] = -1
+    links[entry, EXPANDED] = expanded
+    stats[entry, REWARD] = 0.0
+    links[entry, NEXT] = links[node, FIRST]
+    links[node, FIRST] = entry
+    return entry
+
+
+@kernel
+def push_path(path_nodes, path_players, depth, node, player):
+    """The path with ``(node, player)`` at ``depth`` (the arrays doubled when full)."""
+    if depth == path_nodes.shape[0]:
+        path_nodes = np.concatenate((path_nodes, np.empty(depth, dtype=np.int64)))
+        path_players = np.concatenate((path_players, np.empty(depth, dtype=np.int64)))
+    path_nodes[depth], path_players[depth] = node, player
+    return path_nodes, path_players
+
+
+@kernel
+def backup(links, stats, counters, path_nodes, path_players, depth, rewards):
+    """One iteration's result: a visit of the root and of every node of the path, each node getting the reward of
+    the player who chose it."""
+    links[0, VISITS] += 1
+    for k in range(depth):
+        links[path_nodes[k], VISITS] += 1
+        stats[path_nodes[k], REWARD] += rewards[path_players[k]]
+    counters[DONE] += 1
 
 
 @kernel
@@ -174,29 +264,18 @@ def search_iterations(root, seat, net, count, exploration, scale, baseline, coun
     path_nodes = np.empty(16, dtype=np.int64)
     path_players = np.empty(16, dtype=np.int64)
     for _ in range(count):
-        key = _word(counters)
-        order = _permutation(counters, hidden_pool_size(root, 0, seat))
-        determinize_row(root, 0, seat, work, 0, key, order)
+        determinize_work(root, seat, work, counters)
         status = run(work, 0, task, out, legal)  # the decision's options in this determinization
         node = 0
         depth = 0
         while status == STOPPED:
-            size = 0
-            for a in range(NUM_ACTIONS):
-                if legal[0, a]:
-                    actions[size] = a
-                    size += 1
+            size = legal_actions(legal, actions)
             if size == 1:
                 status = apply_row(work, 0, actions[0], task, out, legal)
                 continue
-            player = np.int64(work.stack[0, work.stack_depth[0] - 1, 1])
+            player = player_to_move(work)
             base = player * NUM_ACTIONS
-            child = links[node, FIRST]
-            while child >= 0:  # the node's entries for this player's actions, by action
-                k = links[child, KEY] - base
-                if 0 <= k < NUM_ACTIONS:
-                    slot[k] = child
-                child = links[child, NEXT]
+            map_children(links, node, base, slot, False)  # the node's entries for this player's actions, by action
             missing = False
             for m in range(size):
                 if slot[actions[m]] < 0:
@@ -211,22 +290,12 @@ def search_iterations(root, seat, net, count, exploration, scale, baseline, coun
                 for m in range(size):
                     prior[m] = np.exp(np.float64(logits[actions[m]]) - best)
                     total += prior[m]
-                links, stats = _grow(links, stats, counters[USED] + size)
+                links, stats = grow_tree(links, stats, counters[USED] + size)
                 for m in range(size):
                     a = actions[m]
                     entry = slot[a]
                     if entry < 0:
-                        entry = counters[USED]
-                        counters[USED] += 1
-                        links[entry, KEY] = base + a
-                        links[entry, VISITS] = 0
-                        links[entry, AVAIL] = 1
-                        links[entry, FIRST] = -1
-                        links[entry, EXPANDED] = 0
-                        stats[entry, REWARD] = 0.0
-                        links[entry, NEXT] = links[node, FIRST]
-                        links[node, FIRST] = entry
-                        slot[a] = entry
+                        entry = slot[a] = new_entry(links, stats, counters, node, base + a, 0)
                     stats[entry, PRIOR] = prior[m] / total
             visits = links[node, VISITS]
             parent_mean = stats[node, REWARD] / visits if visits else 0.5
@@ -242,16 +311,8 @@ def search_iterations(root, seat, net, count, exploration, scale, baseline, coun
                     value = parent_mean + exploration * p * np.sqrt(visits + 1)
                 if value > chosen_value:
                     chosen, chosen_value = entry, value
-            child = links[node, FIRST]
-            while child >= 0:  # the map emptied for the next node (entries of actions not legal here too)
-                k = links[child, KEY] - base
-                if 0 <= k < NUM_ACTIONS:
-                    slot[k] = -1
-                child = links[child, NEXT]
-            if depth == path_nodes.shape[0]:
-                path_nodes = np.concatenate((path_nodes, np.empty(depth, dtype=np.int64)))
-                path_players = np.concatenate((path_players, np.empty(depth, dtype=np.int64)))
-            path_nodes[depth], path_players[depth] = chosen, player
+            map_children(links, node, base, slot, True)  # entries of actions not legal here emptied too
+            path_nodes, path_players = push_path(path_nodes, path_players, depth, chosen, player)
             depth += 1
             status = apply_row(work, 0, links[chosen, KEY] - base, task, out, legal)
             if not links[chosen, EXPANDED]:
@@ -261,11 +322,7 @@ def search_iterations(root, seat, net, count, exploration, scale, baseline, coun
         if status != STOPPED and status != OVER:
             return links, stats, NEEDS_REFERENCE
         _rewards(work, status, net, baseline, scale, obs, h, g, margins, rewards)
-        links[0, VISITS] += 1
-        for k in range(depth):
-            links[path_nodes[k], VISITS] += 1
-            stats[path_nodes[k], REWARD] += rewards[path_players[k]]
-        counters[DONE] += 1
+        backup(links, stats, counters, path_nodes, path_players, depth, rewards)
     return links, stats, count
 
 
@@ -298,12 +355,13 @@ numba.config.CACHE_DIR = _ENGINE_CACHE_DIR
 _TIMED_CALL = 8
 
 
-class CompiledSearch:
-    """The compiled policy-ISMCTS of one network: ``run`` searches one decision (see the module)."""
+class RowSearch:
+    """The Python side of a compiled search over the rules kernels: the rows it plays on (one set a thread: the kernels
+    release the interpreter lock), the tree's arrays, the budget and the root's statistics. A search is a kernel that
+    runs iterations on the tree (``_iterations``) and the root's baseline (``_baseline``)."""
 
-    def __init__(self, policy: PolicyKernel) -> None:
-        self.policy = policy
-        self._local = threading.local()  # the rows searches play on: one set a thread (the kernels release the GIL)
+    def __init__(self) -> None:
+        self._local = threading.local()
 
     def _work_row(self, num_players: int):
         rows = getattr(self._local, "rows", None)
@@ -313,6 +371,15 @@ class CompiledSearch:
             state = ArrayState.empty(1, num_players)
             rows[num_players] = (state, kernel_arrays(state))
         return rows[num_players][1]
+
+    def _baseline(self, root: object, seat: int, out: np.ndarray) -> None:
+        """Every player's margin at the root, the rewards' centre, into ``out``."""
+        raise NotImplementedError
+
+    def _iterations(self, root: object, seat: int, count: int, limit: int, settings: tuple, tree: tuple, work: object):
+        """Run ``count`` iterations (``limit``: the search's iteration budget when it may stop early, else 0) on
+        ``tree`` (``counters, links, stats``); returns the tree's ``links, stats`` and how many ran."""
+        raise NotImplementedError
 
     def run(
         self,
@@ -347,9 +414,8 @@ class CompiledSearch:
         keeps its arrays referenced)."""
         num_players = root.crystals.shape[1]
         work = self._work_row(num_players)
-        net = self.policy.net
         baseline = np.empty(num_players, dtype=np.float64)
-        root_margins(root, net, baseline)
+        self._baseline(root, seat, baseline)
         counters = np.zeros(4, dtype=np.int64)
         counters[USED] = 1
         counters[STREAM_KEY] = np.uint64(key_of_seed(seed)).view(np.int64)
@@ -357,15 +423,18 @@ class CompiledSearch:
         links = np.zeros((capacity, 6), dtype=np.int64)
         stats = np.zeros((capacity, 2), dtype=np.float64)
         links[0, FIRST] = -1
-        args = (exploration, scale, baseline, counters)
+        settings = (exploration, scale, baseline)
         if seconds is None:
-            links, stats, ran = search_iterations(root, seat, net, iterations, *args, links, stats, work)
+            links, stats, ran = self._iterations(
+                root, seat, iterations, iterations, settings, (counters, links, stats), work
+            )
             if ran == NEEDS_REFERENCE:
                 return None
         else:
             deadline = time.perf_counter() + seconds
             while True:
-                links, stats, ran = search_iterations(root, seat, net, _TIMED_CALL, *args, links, stats, work)
+                tree = (counters, links, stats)
+                links, stats, ran = self._iterations(root, seat, _TIMED_CALL, 0, settings, tree, work)
                 if ran == NEEDS_REFERENCE:
                     return None
                 if time.perf_counter() >= deadline:
@@ -374,3 +443,20 @@ class CompiledSearch:
         rewards = np.zeros(NUM_ACTIONS, dtype=np.float64)
         root_children(seat, links, stats, visits, rewards)
         return visits, rewards, int(counters[DONE])
+
+
+class CompiledSearch(RowSearch):
+    """The compiled policy-ISMCTS of one network: ``run`` searches one decision (see the module)."""
+
+    def __init__(self, policy: PolicyKernel) -> None:
+        super().__init__()
+        self.policy = policy
+
+    def _baseline(self, root: object, seat: int, out: np.ndarray) -> None:
+        root_margins(root, self.policy.net, out)
+
+    def _iterations(self, root: object, seat: int, count: int, limit: int, settings: tuple, tree: tuple, work: object):
+        exploration, scale, baseline = settings
+        counters, links, stats = tree
+        net = self.policy.net
+        return search_iterations(root, seat, net, count, exploration, scale, baseline, counters, links, stats, work)

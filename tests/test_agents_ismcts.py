@@ -1,4 +1,5 @@
-"""ISMCTSAgent: legal, reproducible, budgeted, and better than random."""
+"""ISMCTSAgent: legal, reproducible, budgeted, and better than random, on both engines (the compiled one has more tests
+in ``test_ismcts_kernel.py``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from seasons_env import Game
 @pytest.mark.parametrize("level", ["apprentice", "magician", "archmage"])
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_returns_only_legal_actions(num_players: int, level: str) -> None:
-    agent = ISMCTSAgent(seed=num_players, iterations=20, search_prelude=True)
+    agent = ISMCTSAgent(seed=num_players, iterations=20, search_prelude=True, engine="reference")
     rng = np.random.default_rng(num_players)
     searched = 0
     for position in random_positions(num_players, level, seed=3, every=23):
@@ -42,14 +43,15 @@ def test_heuristic_rollouts_and_more_players() -> None:
         assert searched >= 3
 
 
-def test_prelude_is_delegated_unless_asked() -> None:
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_prelude_is_delegated_unless_asked(engine: str) -> None:
     game = Game.new(2, "archmage", seed=5)
     assert game.pending_decision == "draft_pick"
     legal = list(game.legal_action_list())
-    agent = ISMCTSAgent(seed=1, iterations=30)
+    agent = ISMCTSAgent(seed=1, iterations=30, engine=engine)
     assert agent.act(game.determinize(0, np.random.default_rng(0)), 0, legal) in legal
     assert agent.last_iterations == 0
-    searching = ISMCTSAgent(seed=1, iterations=30, search_prelude=True)
+    searching = ISMCTSAgent(seed=1, iterations=30, search_prelude=True, engine=engine)
     assert searching.act(game.determinize(0, np.random.default_rng(0)), 0, legal) in legal
     assert searching.last_iterations > 0
 
@@ -64,31 +66,36 @@ def test_single_option_is_returned_without_search() -> None:
     assert agent.last_iterations == 0
 
 
-def test_same_seed_same_game() -> None:
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_same_seed_same_game(engine: str) -> None:
     def game(seed: int) -> tuple:
-        record = play_game([ISMCTSAgent(iterations=12), RandomAgent()], level="magician", seed=seed, agent_seed=seed)
+        record = play_game(
+            [ISMCTSAgent(iterations=12, engine=engine), RandomAgent()], level="magician", seed=seed, agent_seed=seed
+        )
         return record.scores, record.winners, record.decisions, record.decks
 
     assert game(11) == game(11)
 
 
-def test_same_seed_same_choices() -> None:
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_same_seed_same_choices(engine: str) -> None:
     position = next(p for p in random_positions(3, "archmage", seed=2, every=1) if p.pending_decision == "turn")
     seat = position.current_player
     legal = list(position.legal_action_list())
     view = position.determinize(seat, np.random.default_rng(0))
-    first = ISMCTSAgent(seed=4, iterations=40)
-    second = ISMCTSAgent(seed=4, iterations=40)
+    first = ISMCTSAgent(seed=4, iterations=40, engine=engine)
+    second = ISMCTSAgent(seed=4, iterations=40, engine=engine)
     assert [first.act(view, seat, legal) for _ in range(3)] == [second.act(view, seat, legal) for _ in range(3)]
     assert first.last_iterations == second.last_iterations
 
 
-def test_a_saved_state_makes_the_same_choices() -> None:
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_a_saved_state_makes_the_same_choices(engine: str) -> None:
     """``state_dict`` mid-game (a library-split plan under way in its heuristic policy), loaded into an agent of
     another seed: the same choices from then on, in the split and in searches."""
     game = Game.new(2, "archmage", seed=5)
     rng = np.random.default_rng(0)
-    agent, twin = ISMCTSAgent(seed=1, iterations=10), ISMCTSAgent(seed=99, iterations=10)
+    agent, twin = ISMCTSAgent(seed=1, iterations=10, engine=engine), ISMCTSAgent(seed=99, iterations=10, engine=engine)
     saved = False
     while not game.is_over and game.year < 2:
         seat, legal = game.current_player, game.legal_action_list()
@@ -103,11 +110,12 @@ def test_a_saved_state_makes_the_same_choices() -> None:
     assert saved and game.year == 2
 
 
-def test_budget_in_seconds() -> None:
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_budget_in_seconds(engine: str) -> None:
     position = next(p for p in random_positions(2, "archmage", seed=6, every=1) if p.pending_decision == "turn")
     seat = position.current_player
     legal = list(position.legal_action_list())
-    agent = ISMCTSAgent(seed=0, seconds=0.2)
+    agent = ISMCTSAgent(seed=0, seconds=0.2, engine=engine)
     action = agent.act(position.determinize(seat, np.random.default_rng(1)), seat, legal)
     assert action in legal
     assert agent.last_iterations > 0
@@ -120,12 +128,13 @@ def test_bad_budgets_are_refused() -> None:
         ISMCTSAgent(seconds=0)
 
 
-def test_beats_random() -> None:
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_beats_random(engine: str) -> None:
     wins = 0
     for seed in range(5):
         seat = seed % 2
         agents = [RandomAgent(), RandomAgent()]
-        agents[seat] = ISMCTSAgent(iterations=25)
+        agents[seat] = ISMCTSAgent(iterations=25, engine=engine)
         record = play_game(agents, level="archmage", seed=seed, agent_seed=seed)
         wins += record.winners == [seat]
     assert wins >= 4

@@ -180,7 +180,7 @@ def test_sigterm_stops_the_workers_and_says_how_to_resume(tmp_path) -> None:
     """SIGTERM to the arena (a job scheduler's stop, ``kill``) ends its worker processes with it, instead of leaving
     them to play their game on as orphans and print tracebacks; the command says how to resume, exit 128 + 15."""
     script = "import sys; from seasons_env.cli import main; sys.exit(main())"
-    args = ["arena", "--agents", "ismcts,random", "--games", "4", "--workers", "2", "--level", "apprentice"]
+    args = ["arena", "--agents", "ismcts,random", "--games", "400", "--workers", "2", "--level", "apprentice"]
     command = [sys.executable, "-c", script, *args, "--no-progress", "--out", str(tmp_path)]
     # stderr to a file, not a pipe: orphaned workers would hold a pipe open after the arena itself ended
     with (tmp_path / "stderr.txt").open("w") as log:
@@ -191,7 +191,7 @@ def test_sigterm_stops_the_workers_and_says_how_to_resume(tmp_path) -> None:
         while len(workers := _spawned_workers(run.pid)) < 2 and time.monotonic() < deadline and run.poll() is None:
             time.sleep(0.2)
         assert len(workers) == 2, "the arena did not start its two workers"
-        time.sleep(3)  # into their first games (ISMCTS at 3,000 iterations: seconds a decision)
+        time.sleep(3)  # into their games (400 games with ISMCTS at 3,000 iterations: minutes)
         run.send_signal(signal.SIGTERM)
         run.wait(timeout=60)
         deadline = time.monotonic() + 10

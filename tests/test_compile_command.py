@@ -97,7 +97,7 @@ def test_the_packages_compile_steps_load_from_their_entry_points() -> None:
         steps = getattr(importlib.import_module(module), function)()
         assert steps and all(isinstance(step, CompileStep) for step in steps)
         names += [step.name for step in steps]
-    assert sorted(names) == ["heuristic", "policy-search", "snapshot-policy"]
+    assert sorted(names) == ["heuristic", "ismcts-search", "policy-search", "snapshot-policy"]
     assert not set(names) & {step.name for step in LIBRARY_STEPS}
 
 
@@ -142,6 +142,45 @@ def test_the_policy_search_step_compiles_the_compiled_search_and_forward_pass() 
     )
     stats = json.loads(fresh.stdout.strip().splitlines()[-1])
     assert stats["misses"] == 0 and stats["hits"] >= 4, stats
+
+
+_ISMCTS_CALLS = """
+import json
+import sys
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+from seasons_env import Game
+from seasons_agents.ismcts import ISMCTSAgent
+
+game = Game.new(3, "magician", seed=5)
+seat = game.current_player
+ISMCTSAgent(seed=1, iterations=3, search_prelude=True).act(game.determinize(seat, np.random.default_rng(1)), seat,
+                                                        game.legal_action_list())
+kernels = [v for m in list(sys.modules.values()) for v in vars(m).values() if isinstance(v, Dispatcher)]
+mine = [k for k in kernels if k.py_func.__module__ == "seasons_agents.ismcts_kernel"]
+print(json.dumps({
+    "hits": sum(sum(k.stats.cache_hits.values()) for k in mine),
+    "misses": sum(sum(k.stats.cache_misses.values()) for k in mine),
+}))
+"""
+
+
+@pytest.mark.slow
+def test_the_ismcts_search_step_compiles_the_compiled_ismcts() -> None:
+    """``seasons compile --only ismcts-search`` leaves the compiled ISMCTS in the cache: a fresh process searching a
+    3-player game (as the arena's ``ismcts`` does) compiles none of its kernels."""
+    done = _seasons("compile", "--only", "ismcts-search", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert _seasons("compile", "--check", "--only", "ismcts-search").returncode == 0
+    fresh = subprocess.run(
+        [sys.executable, "-c", _ISMCTS_CALLS],
+        env={**os.environ, "NUMBA_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    stats = json.loads(fresh.stdout.strip().splitlines()[-1])
+    assert stats["misses"] == 0 and stats["hits"] >= 2, stats
 
 
 def test_prune_deletes_only_other_sources_kernel_folders(tmp_path: Path) -> None:
