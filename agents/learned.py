@@ -1,6 +1,6 @@
 """A player driven by a trained policy-value network (``agents/network.py``), on the CPU.
 
-``PolicyAgent()`` loads the model shipped with the package (``agents/models/learned.pt``);
+``PolicyAgent()`` loads the newest model shipped with the package (``agents/models/``, ``SHIPPED_MODELS`` below);
 ``PolicyAgent(model=PATH)`` loads another one: a file written by ``seasons_agents.network.save_policy`` or a
 training checkpoint of ``seasons train`` (its current policy). It encodes the seat's observation, masks every
 illegal action and plays the most probable legal one (``greedy=True``, the default) or samples from the
@@ -39,6 +39,7 @@ POLICY_SEARCH = "policy-ismcts"
 #: newest (the last row), ``learned:VERSION`` any of them. A new model is its file there and one row here.
 SHIPPED_MODELS: dict[str, str] = {
     "v1": "learned.pt",  # behaviour cloning, DAgger and self-play PPO (docs/results.md)
+    "v2": "learned-v2.pt",  # v1 improved by expert iteration (docs/training.md#expert-iteration)
 }
 #: What ``learned:ARGUMENT`` takes as a version rather than a file (``learned:./v2`` is the file ``v2``).
 VERSION_PATTERN = re.compile(r"v[0-9]+")

@@ -27,6 +27,15 @@ def test_v1_is_the_first_shipped_model_and_learned_the_newest() -> None:
     assert make_agent("learned", 0).model_path == shipped_model_path()
 
 
+def test_learned_is_v2_and_v1_stays_another_model() -> None:
+    from seasons_agents.learned import model_digests
+
+    assert newest_version() == "v2" and SHIPPED_MODELS["v2"] == "learned-v2.pt"
+    assert make_agent("learned", 0).model_path == shipped_model_path("v2")
+    digests = model_digests(["learned", "learned:v1", "learned:v2"])
+    assert digests["learned"] == digests["learned:v2"] != digests["learned:v1"]
+
+
 @pytest.mark.parametrize("backend", ["torch", "numpy"])
 @pytest.mark.parametrize("spec", ["learned", "learned:v1"])
 def test_each_version_loads_and_plays_legal_actions_at_every_level_and_player_count(
@@ -51,14 +60,14 @@ def test_each_version_loads_and_plays_legal_actions_at_every_level_and_player_co
 def test_an_unknown_version_is_named_with_the_known_ones(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"agents\[0\]: agent 'learned:v9': no shipped model 'v9'; the shipped "):
         parse_agent_spec("learned:v9", "agents[0]")
-    with pytest.raises(ValueError, match=r"the shipped models are v1 \('learned' is the newest, v1\)"):
+    with pytest.raises(ValueError, match=r"the shipped models are v1, v2 \('learned' is the newest, v2\)"):
         shipped_model_path("v0")
     args = ["arena", "--agents", "learned:v9,random", "--no-progress", "--out", str(tmp_path / "a")]
     result = CliRunner().invoke(main, args)
-    assert result.exit_code != 0 and "no shipped model 'v9'; the shipped models are v1" in result.output
+    assert result.exit_code != 0 and "no shipped model 'v9'; the shipped models are v1, v2" in result.output
     assert "Traceback" not in result.output and not (tmp_path / "a").exists()
-    result = CliRunner().invoke(main, ["play", "--vs", "learned:v2", "--level", "apprentice"], input="1\n")
-    assert result.exit_code != 0 and "no shipped model 'v2'" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(main, ["play", "--vs", "learned:v3", "--level", "apprentice"], input="1\n")
+    assert result.exit_code != 0 and "no shipped model 'v3'" in result.output and "Traceback" not in result.output
 
 
 def test_arena_and_play_take_the_versioned_name(tmp_path) -> None:
