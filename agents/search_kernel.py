@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import threading
 import time
+from abc import ABC, abstractmethod
 
 import numba
 import numpy as np
@@ -355,7 +356,7 @@ numba.config.CACHE_DIR = _ENGINE_CACHE_DIR
 _TIMED_CALL = 8
 
 
-class RowSearch:
+class RowSearch(ABC):
     """The Python side of a compiled search over the rules kernels: the rows it plays on (one set a thread: the kernels
     release the interpreter lock), the tree's arrays, the budget and the root's statistics. A search is a kernel that
     runs iterations on the tree (``_iterations``) and the root's baseline (``_baseline``)."""
@@ -372,14 +373,14 @@ class RowSearch:
             rows[num_players] = (state, kernel_arrays(state))
         return rows[num_players][1]
 
+    @abstractmethod
     def _baseline(self, root: object, seat: int, out: np.ndarray) -> None:
         """Every player's margin at the root, the rewards' centre, into ``out``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _iterations(self, root: object, seat: int, count: int, limit: int, settings: tuple, tree: tuple, work: object):
         """Run ``count`` iterations (``limit``: the search's iteration budget when it may stop early, else 0) on
         ``tree`` (``counters, links, stats``); returns the tree's ``links, stats`` and how many ran."""
-        raise NotImplementedError
 
     def run(
         self,
