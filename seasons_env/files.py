@@ -58,11 +58,11 @@ def check_output_file(path: Path | str) -> None:
         raise OutputPathError(f"cannot write {path}: {error.strerror or error}") from None
     if mode is not None and _written_into(mode):
         if not os.access(path, os.W_OK):
-            raise OutputPathError(f"cannot write {path}: no permission to write into {_kind(mode)} {path}")
+            raise OutputPathError(f"cannot write {path}: no permission to write into {file_kind(mode)} {path}")
         return
     target = Path(os.path.realpath(path))
     if mode is not None and not stat.S_ISREG(mode):
-        raise OutputPathError(f"cannot write {path}: {target} is {_kind(mode)}, not a file")
+        raise OutputPathError(f"cannot write {path}: {target} is {file_kind(mode)}, not a file")
     _check_can_create_in(target.parent, path)
 
 
@@ -97,7 +97,8 @@ def _written_into(mode: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, for a message: ``a folder``, ``a named pipe``, ..."""
     kinds = [
         (stat.S_ISDIR, "a folder"),
         (stat.S_ISFIFO, "a named pipe"),
@@ -123,7 +124,7 @@ def replace_atomically(path: Path | str, write: Callable[[Path], None], mode: in
         return
     path = Path(os.path.realpath(requested))
     if current is not None and not stat.S_ISREG(current):
-        raise OutputPathError(f"cannot write {requested}: {path} is {_kind(current)}, not a file")
+        raise OutputPathError(f"cannot write {requested}: {path} is {file_kind(current)}, not a file")
     if not path.parent.is_dir():
         raise FileNotFoundError(f"folder {str(path.parent)!r} does not exist (for {path.name})")
     # mkstemp creates the file private (0600) and open: it stays private until its final mode is set below, and

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from installed import run_installed
 
 from seasons_env import Game
 from seasons_env.cli import main
@@ -183,3 +184,46 @@ def test_a_mode_given_holds_from_the_files_creation(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(os, "replace", replace)
     write_atomic(path, b"new", mode=0o600)
     assert seen == [0o600] and stat.S_IMODE(path.stat().st_mode) == 0o600 and path.read_bytes() == b"new"
+
+
+def _resumable_record(folder: Path, seed: int) -> dict:
+    """The record of a web game one person has not finished (``seasons play --web --resume`` continues it)."""
+    from seasons_agents.web_game import WebGame
+
+    game = WebGame("random", 2, "apprentice", seed, [0], folder / f"web-{seed}.json")
+    game.stop()
+    return json.loads((folder / f"web-{seed}.json").read_text())
+
+
+def test_resume_refuses_a_file_of_several_records_and_changes_nothing(tmp_path: Path) -> None:
+    """Issue 44 item 4: resuming a JSON Lines file of three records wrote one record back over all three. A file
+    of several records is refused (saying how to resume one of them), and left as it was; one record resumes."""
+    lines = "".join(json.dumps(_resumable_record(tmp_path, seed)) + "\n" for seed in (1, 2, 3))
+    for name in ("games.jsonl", "games.json"):  # JSON Lines under either suffix
+        several = tmp_path / name
+        several.write_text(lines)
+        result = run_installed(["play", "--web", "--no-browser", "--resume", str(several)], timeout=120)
+        assert result.returncode == 1, (result.stdout, result.stderr)
+        assert f"{several} holds 3 records" in result.stderr and f"sed -n 1p {several} > game.json" in result.stderr
+        assert "Traceback" not in result.stderr and result.stdout == "" and several.read_text() == lines
+    from seasons_env.replay import read_game_file
+
+    one = tmp_path / "one.jsonl"
+    one.write_text(lines.splitlines(keepends=True)[1])
+    assert read_game_file(one) == (f"{one} line 1", json.loads(lines.splitlines()[1]))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_resume_refuses_a_named_pipe_or_a_device_at_once(tmp_path: Path) -> None:
+    """Issue 44 item 16: ``--resume`` of a named pipe waited for a writer without a word; anything but a regular
+    file is refused at once, naming what it is."""
+    pipe = tmp_path / "game.json"
+    os.mkfifo(pipe)
+    link = tmp_path / "link.json"
+    link.symlink_to(pipe)
+    for path, kind in ((pipe, "a named pipe"), (link, "a named pipe"), (Path("/dev/null"), "a character device")):
+        result = run_installed(["play", "--web", "--no-browser", "--resume", str(path)], timeout=120)
+        assert result.returncode == 1, (path, result.stdout, result.stderr)
+        assert f"{path} is {kind}: a game is resumed from a regular file" in result.stderr
+        assert "Traceback" not in result.stderr and result.stdout == ""
+    assert stat.S_ISFIFO(pipe.stat().st_mode) and link.is_symlink()
