@@ -254,6 +254,11 @@ def current_umask() -> int:
     """The process's umask, read without changing it: from ``/proc/self/status`` (Linux), else the value read
     when this module was imported. Setting the umask to read it (``os.umask``) would leave it 0 for a moment, in
     which another thread could create a world-writable file."""
+    mask = _umask_from_proc()
+    return mask if mask is not None else _UMASK_AT_IMPORT
+
+
+def _umask_from_proc() -> int | None:
     try:
         with open("/proc/self/status", encoding="ascii", errors="replace") as status:
             for line in status:
@@ -261,12 +266,16 @@ def current_umask() -> int:
                     return int(line.split()[1], 8) & 0o777
     except (OSError, ValueError, IndexError):
         pass
-    return _UMASK_AT_IMPORT
+    return None
 
 
 def _umask_at_import() -> int:
-    # Read once while the module is imported, before a program starts its threads; a program that changes its
-    # umask later on a system without /proc/self/status gets files of the umask it had then.
+    """Without /proc: read once while the module is imported, before a program starts its threads, through a
+    stricter mask (077: a file another thread makes in that moment is private, never world-writable). A program
+    that changes its umask later gets files of the umask it had then."""
+    found = _umask_from_proc()
+    if found is not None:
+        return found
     mask = os.umask(0o077)
     os.umask(mask)
     return mask
