@@ -30,7 +30,7 @@ from seasons_env.engine.data import CARD_NAMES, card_of
 from seasons_env.picture import board_view
 from seasons_env.registry import make_agent
 from seasons_env.rendering import render_text
-from seasons_env.replay import Replay, make_record, parse_record, read_record_lines, select_game, write_record
+from seasons_env.replay import Replay, make_record, parse_record, read_game_file, write_record
 
 from .base import agent_streams
 from .human import DECISION_HELP, card_text, describe_decision, option_label
@@ -208,8 +208,9 @@ class WebGame:
 
     @classmethod
     def resume(cls, path: Path, opponent: str | None = None, record_path: Path | None = None, **kwargs: Any) -> WebGame:
-        """Continue the unfinished game of a record file (``--resume``); ``ValueError`` says what is wrong."""
-        where, data = select_game(read_record_lines(path), None)
+        """Continue the unfinished game of a record file (``--resume``): a regular file of one record, written back
+        unless ``record_path`` names another; ``ValueError`` says what is wrong."""
+        where, data = read_game_file(path)
         replay = Replay(parse_record(data, where))  # every action checked legal; RecordError is a ValueError
         if replay.finished:
             raise ValueError(f"{path}: the game is finished; there is nothing to resume (seasons replay {path})")
