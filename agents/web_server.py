@@ -32,12 +32,14 @@ DEFAULT_RECORD_FOLDER = Path("results") / "play"
 MAX_BODY = 4096
 #: How long a POST waits for the agents before answering with the state as it is (the page then polls).
 ANSWER_TIMEOUT = 120.0
+#: This package as it is imported (``seasons_agents`` once installed: the repository's folder name is not a package).
+PACKAGE = __package__ or "seasons_agents"
 #: The page's script and style by route: (package, file in its web folder, content type). The board drawing is the
 #: library's, shared with the replay page.
 ASSETS = {
     "/board.js": ("seasons_env", "board.js", "text/javascript; charset=utf-8"),
-    "/play.js": ("agents", "play.js", "text/javascript; charset=utf-8"),
-    "/play.css": ("agents", "play.css", "text/css; charset=utf-8"),
+    "/play.js": (PACKAGE, "play.js", "text/javascript; charset=utf-8"),
+    "/play.css": (PACKAGE, "play.css", "text/css; charset=utf-8"),
 }
 PAGE_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -48,7 +50,8 @@ REPLAY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsa
 
 
 @functools.cache
-def asset(name: str, package: str = "seasons_agents") -> bytes:
+def asset(name: str, package: str = PACKAGE) -> bytes:
+    """A file of ``package``'s ``web`` folder (package data)."""
     return resources.files(package).joinpath("web", name).read_bytes()
 
 

@@ -5,11 +5,7 @@ another origin, 400 for a bad body or an illegal action, the game unchanged), on
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 import threading
 import urllib.request
 from collections.abc import Sequence
@@ -363,84 +359,6 @@ def test_the_log_tells_the_seat_the_same_of_paired_positions() -> None:
                     assert label == public_label(seat_view(other, seat), actor, action)
                     told.add(label.split(":")[0])
     assert any("a card you do not see" in label for label in told)
-
-
-# ---------------------------------------------------------------------------- the command, killed and resumed
-
-
-def _start(args: list[str], cwd: Path) -> tuple[subprocess.Popen, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_NUM_THREADS": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "seasons_env.cli", "play", "--web", "--no-browser", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = process.stdout.readline().strip()
-    assert url.startswith("http://127.0.0.1:") and "/?token=" in url, (url, process.stderr.read())
-    return process, url
-
-
-def _http(url: str, path: str, body: dict | None = None) -> dict:
-    import urllib.request
-
-    base, token = url.split("/?token=")
-    data = None if body is None else json.dumps(body).encode()
-    call = urllib.request.Request(
-        f"{base}{path}?token={token}", data=data, headers={"Content-Type": "application/json"} if data else {}
-    )
-    with urllib.request.urlopen(call, timeout=60) as response:
-        return json.loads(response.read())
-
-
-def test_a_killed_servers_record_resumes_to_the_same_position(tmp_path: Path) -> None:
-    record = tmp_path / "game.json"
-    process, url = _start(
-        ["--vs", "random", "--players", "3", "--seat", "1", "--seed", "9", "--record", str(record)], tmp_path
-    )
-    try:
-        rng = np.random.default_rng(1)
-        now = _http(url, "/api/state")
-        for _ in range(25):
-            now = _http(url, "/api/action", {"action": now["legal"][int(rng.integers(len(now["legal"])))]["action"]})
-        before = _http(url, "/api/state")
-    finally:
-        process.kill()  # SIGKILL: no chance to save anything more
-        process.wait()
-    assert before["moves"] > 25 and before["current_player"] == 1
-    saved = json.loads(record.read_text())
-    assert len(saved["actions"]) == before["moves"] and saved["seats"][1] == "human"
-    process, url = _start(["--resume", str(record)], tmp_path)
-    try:
-        after = _http(url, "/api/state")
-        assert after == before
-        now = _http(url, "/api/action", {"action": after["legal"][0]["action"]})
-        assert now["moves"] > after["moves"]
-        process.send_signal(signal.SIGTERM)
-        out, _ = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 128 + signal.SIGTERM
-    assert f"seasons play --web --resume {record}" in out
-    resumed = json.loads(record.read_text())
-    assert resumed["actions"][: len(saved["actions"])] == saved["actions"]
-    assert len(resumed["actions"]) == now["moves"]
-    Replay(parse_record(resumed))  # every action legal
-
-
-def test_ctrl_c_stops_the_server_and_keeps_the_record(tmp_path: Path) -> None:
-    record = tmp_path / "game.json"
-    process, url = _start(["--vs", "random", "--seed", "2", "--record", str(record)], tmp_path)
-    try:
-        now = _http(url, "/api/action", {"action": _http(url, "/api/state")["legal"][0]["action"]})
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 128 + signal.SIGINT and "Traceback" not in err
-    assert "Server stopped" in out and len(json.loads(record.read_text())["actions"]) == now["moves"]
 
 
 def test_a_record_that_cannot_be_written_stops_the_game_with_a_message(tmp_path: Path) -> None:
