@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from seasons_env import Game
-from seasons_env.engine import steps
 from seasons_env.engine.actions import decode, instance_of_activation
 from seasons_env.engine.data import CARD_NAMES, card_of
 from seasons_env.picture import board_view
@@ -33,12 +32,10 @@ from seasons_env.rendering import render_text
 from seasons_env.replay import Replay, make_record, parse_record, read_record_lines, select_game, write_record
 
 from .base import agent_streams
-from .human import DECISION_HELP, card_text, describe_decision, option_label
+from .human import DECISION_HELP, card_text, describe_decision, option_label, public_label
 
 #: The name of the person's seat in records (as the terminal game writes it).
 HUMAN = "human"
-#: Card choices another player makes in the open (the card enters play); every other choice of a card is hidden.
-PUBLIC_CARD_CHOICES = frozenset({"divine_chalice", "potion_of_dreams"})
 #: The seed of the generator that redraws what the seat cannot see when its view is built: fixed, so that the
 #: view depends only on what the seat knows.
 VIEW_SEED = 0x5EA7
@@ -69,16 +66,6 @@ def _option(view: Game, seat: int, action: int) -> dict:
     elif group in ("CHOOSE_ENERGY", "TRANSMUTE", "PAY"):
         option["energy"] = k % 4
     return option
-
-
-def public_label(view: Game, actor: int, action: int) -> str:
-    """What everyone at the table learns of ``actor`` taking ``action`` in ``view`` (a seat's view of the
-    position before it): a card chosen in secret (a draft pick, a library, a kept card) is not named."""
-    decision = view.pending_decision or ""
-    if decode(action)[0] == "CHOOSE_CARD" and decision not in PUBLIC_CARD_CHOICES:
-        spec = steps.STEP_BY_NAME.get(decision)
-        return f"{spec.doc if spec is not None and spec.doc else decision} (a card you do not see)"
-    return option_label(view, actor, action)
 
 
 def seat_state(

@@ -16,6 +16,7 @@ import pytest
 from test_hidden_information import redeal
 from web_play import act, base_url, request, state, web_server
 
+from seasons_agents.human import option_label
 from seasons_agents.web_game import WebGame, encode_state, public_label, seat_state, seat_view
 from seasons_agents.web_server import PAGE_POLICY
 from seasons_env import Game
@@ -340,25 +341,76 @@ def test_paired_positions_give_the_seat_byte_identical_states(num_players: int, 
     assert ({"turn"} if level == "apprentice" else {"draft_pick", "library_split", "turn"}) <= kinds
 
 
-def test_the_log_tells_the_seat_the_same_of_paired_positions() -> None:
-    """Another player's move is told the same way whatever the cards the seat cannot see (a draft pick or a
-    library card is not named; a summoned card is)."""
+def _chalice_without_room() -> tuple[list[int], Game]:
+    """A 2-player Magician game (seed 20, uniform random legal actions from generator 11) up to the first Divine
+    Chalice decision of seat 1 with no room in its gauge: the card it chooses is discarded face down."""
+    rng = np.random.default_rng(11)
+    game = Game.new(2, "magician", seed=20)
+    actions: list[int] = []
+    while not (game.pending_decision == "divine_chalice" and game.current_player == 1):
+        legal = game.legal_action_list()
+        actions.append(legal[int(rng.integers(len(legal)))])
+        game.apply(actions[-1])
+    assert not game.has_room(game.pending_task()[1]) and len(game.legal_action_list()) > 1
+    return actions, game
+
+
+def _told(game: Game, seat: int, names: list[str]) -> dict[bytes, dict[int, str]]:
+    """For each of the decider's actions in ``game``, what ``seat`` may know after it (its state's bytes) and what
+    the seat's log says of it: {state after: {action: label}}."""
+    told: dict[bytes, dict[int, str]] = {}
+    view = seat_view(game, seat)
+    for action in game.legal_action_list():
+        after = game.clone()
+        after.apply(action)
+        key = json.dumps(seat_view(after, seat).to_dict(), sort_keys=True).encode()
+        told.setdefault(key, {})[action] = public_label(view, game.current_player, action)
+    return told
+
+
+def test_the_log_tells_the_seat_the_same_of_moves_it_cannot_tell_apart() -> None:
+    """Another player's move is told by what the seat may know: two moves, in positions whose hidden cards differ
+    and by actions that differ (a draft pick of another card, a Divine Chalice card discarded face down), after
+    which the seat's state is byte-identical, get the same words in its log; a card that enters play is named."""
     rng = np.random.default_rng(7)
+    names = ["human", "random", "random"]
+    _, chalice = _chalice_without_room()
+    positions = [(chalice, ["human", "random"])]
+    for seed in range(2):
+        positions += [(game, names) for game in _positions(3, "archmage", seed, every=5) if not game.is_over]
     told = set()
-    for seed in range(3):
-        for game in _positions(3, "archmage", seed, every=3):
-            if game.is_over:
+    hidden_pairs = 0
+    for game, seats in positions:
+        actor = game.current_player
+        for seat in (q for q in range(len(seats)) if q != actor):
+            other = redeal(game, seat, rng)
+            if other is None:
                 continue
-            actor = game.current_player
-            for seat in (q for q in range(3) if q != actor):
-                other = redeal(game, seat, rng)
-                if other is None:
-                    continue
-                for action in sorted(set(game.legal_action_list()) & set(other.legal_action_list())):
-                    label = public_label(seat_view(game, seat), actor, action)
-                    assert label == public_label(seat_view(other, seat), actor, action)
-                    told.add(label.split(":")[0])
-    assert any("a card you do not see" in label for label in told)
+            mine, theirs = _told(game, seat, seats), _told(other, seat, seats)
+            for key, labels in mine.items():
+                both = {*labels.values(), *theirs.get(key, {}).values()}
+                assert len(both) == 1, f"seat {seat} is told {sorted(both)} of {game.pending_decision} moves"
+                told.update(label.split(":")[0] for label in both)
+                # Moves the seat cannot tell apart by different actions, in the two positions or in one.
+                hidden_pairs += key in theirs and set(labels) != set(theirs[key])
+    assert hidden_pairs > 10, hidden_pairs
+    assert any("a card you do not see" in label for label in told), told
+    assert any(label.startswith("summon") for label in told), told
+
+
+def test_a_divine_chalice_card_discarded_face_down_is_not_named_in_the_log(tmp_path: Path) -> None:
+    actions, game = _chalice_without_room()
+    chosen = game.legal_action_list()[0]
+    named = option_label(game, 1, chosen)  # the card as seat 1 sees it
+    assert named.startswith("choose card: ")
+    web = WebGame("random", 2, "magician", 20, 0, tmp_path / "game.json", actions=[*actions, chosen])
+    try:
+        entry = web.state()["log"][len(actions)]
+    finally:
+        web.stop()
+    assert entry["player"] == 1 and entry["decision"] == "divine_chalice"
+    assert entry["label"].endswith("(a card you do not see)"), entry
+    assert named.removeprefix("choose card: ") not in entry["label"]
 
 
 def test_a_record_that_cannot_be_written_stops_the_game_with_a_message(tmp_path: Path) -> None:
