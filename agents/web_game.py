@@ -46,6 +46,11 @@ class WebGameError(ValueError):
     """A request the game refuses (the API answers 400 with this message); the game is unchanged."""
 
 
+class StaleMoveError(WebGameError):
+    """An action sent for another move than the game's (a repeated request, another tab that played first): the
+    API answers 409 with this message; the game is unchanged."""
+
+
 def seat_view(game: Game, seat: int) -> Game:
     """What ``seat`` may know of ``game``: a copy with everything it cannot see redrawn (fixed generator)."""
     return game.determinize(seat, np.random.default_rng(VIEW_SEED))
@@ -256,16 +261,29 @@ class WebGame:
         write_record(self.record_path, self.record())
 
     def state(self) -> dict:
+        """The API's state for the seat on the screen, with ``move``: the number of actions played so far (an
+        action is sent with it, so that a repeated request cannot play twice)."""
         with self._condition:
-            return seat_state(
+            state = seat_state(
                 self.game, self.screen, self.names, self.logs[self.screen], self.thinking, self.error, self._pass_to()
             )
+            state["move"] = len(self.actions)
+            return state
 
-    def play(self, action: object) -> None:
-        """Apply the person's action; ``WebGameError`` (the game unchanged) if it is not theirs to play."""
+    def play(self, action: object, move: object) -> None:
+        """Apply the person's ``action`` at move number ``move`` (the state's ``move`` the person answered);
+        ``StaleMoveError`` if the game is at another move, ``WebGameError`` if the action is not theirs to play; in
+        both cases the game is unchanged."""
         if isinstance(action, bool) or not isinstance(action, int):
-            raise WebGameError(f"action must be an integer action id; got {json.dumps(action)}")
+            raise WebGameError(f"action must be an integer action id; got {_shown(action)}")
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise WebGameError(f"move must be an integer (the field move of GET /api/state); got {_shown(move)}")
         with self._condition:
+            if move != len(self.actions):
+                raise StaleMoveError(
+                    f"the game is at move {len(self.actions)}, not {move}: this action was sent for another position "
+                    "(a repeated request, or another tab played first); GET /api/state shows the game as it is"
+                )
             if self.game.is_over:
                 raise WebGameError("the game is over: no action is legal")
             if self.error is not None:
@@ -355,6 +373,16 @@ class WebGame:
                 self._apply(action)
                 self._save()
                 self._condition.notify_all()
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """A value from a request, in JSON and at most ``limit`` characters (the request is bounded, but not its
+    nesting)."""
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError):
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def default_record_path(folder: Path, seed: int) -> Path:

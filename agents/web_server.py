@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from seasons_env.replay import Replay, html_page, parse_record
 
-from .web_game import WebGame, WebGameError, default_record_path, encode_state
+from .web_game import StaleMoveError, WebGame, WebGameError, default_record_path, encode_state
 
 HOST = "127.0.0.1"
 #: Where a game without --record is recorded (a new file per game).
@@ -201,13 +201,21 @@ class Handler(BaseHTTPRequestHandler):
                     game = table.game
                     game.pass_screen()
             else:
-                unknown = sorted(set(body) - {"action"})
+                unknown = sorted(set(body) - {"action", "move"})
                 if unknown:
-                    raise WebGameError(f'unknown field(s) {unknown}: the body is {{"action": ID}}')
+                    raise WebGameError(f'unknown field(s) {unknown}: the body is {{"action": ID, "move": N}}')
                 if "action" not in body:
-                    raise WebGameError('the body must name the action: {"action": ID}')
+                    raise WebGameError('the body must name the action: {"action": ID, "move": N}')
+                if "move" not in body:
+                    raise WebGameError(
+                        'the body must carry the move number the action answers: {"action": ID, "move": N}, '
+                        "N the field move of GET /api/state"
+                    )
                 game = table.game
-                game.play(body["action"])
+                game.play(body["action"], body["move"])
+        except StaleMoveError as error:
+            self._error(HTTPStatus.CONFLICT, str(error))
+            return
         except WebGameError as error:
             self._error(HTTPStatus.BAD_REQUEST, str(error))
             return

@@ -76,7 +76,8 @@ def test_a_web_game_is_the_game_the_terminal_and_the_arena_play(tmp_path: Path) 
     game = WebGame("heuristic", 3, "magician", 31, 1, tmp_path / "game.json", agent_seed=7)
     try:
         while game.wait(60) and not game.game.is_over:
-            game.play(game.state()["legal"][0]["action"])
+            now = game.state()
+            game.play(now["legal"][0]["action"], now["move"])
         assert game.actions == expected
     finally:
         game.stop()
@@ -156,16 +157,20 @@ BAD_BODIES = [
     (b"[1]", "must be a JSON object"),
     (b'"7"', "must be a JSON object"),
     (b"{}", "must name the action"),
-    (b'{"action": 1, "seat": 0}', "unknown field"),
-    (b'{"move": 1}', "unknown field"),
-    (b'{"action": "132"}', "integer"),
-    (b'{"action": 132.0}', "integer"),
-    (b'{"action": true}', "integer"),
-    (b'{"action": null}', "integer"),
-    (b'{"action": [132]}', "integer"),
-    (b'{"action": -1}', "not one of your"),
-    (b'{"action": 99999999999999999999}', "not one of your"),
-    (b'{"action": 0}', "not one of your"),  # end turn: not legal in the draft
+    (b'{"action": 1, "move": 0, "seat": 0}', "unknown field"),
+    (b'{"move": 0}', "must name the action"),
+    (b'{"action": 132}', "must carry the move number"),
+    (b'{"action": "132", "move": 0}', "integer"),
+    (b'{"action": 132.0, "move": 0}', "integer"),
+    (b'{"action": true, "move": 0}', "integer"),
+    (b'{"action": null, "move": 0}', "integer"),
+    (b'{"action": [132], "move": 0}', "integer"),
+    (b'{"action": 132, "move": "0"}', "move must be an integer"),
+    (b'{"action": 132, "move": 0.0}', "move must be an integer"),
+    (b'{"action": 132, "move": false}', "move must be an integer"),
+    (b'{"action": -1, "move": 0}', "not one of your"),
+    (b'{"action": 99999999999999999999, "move": 0}', "not one of your"),
+    (b'{"action": 0, "move": 0}', "not one of your"),  # end turn: not legal in the draft
 ]
 
 
@@ -179,6 +184,28 @@ def test_a_bad_body_or_an_illegal_action_is_refused_with_400_and_changes_nothing
         assert status == 400
         assert message in json.loads(answer)["error"]
         assert _snapshot(server, tmp_path / "game.json") == before
+
+
+def test_a_repeated_or_stale_action_is_refused_with_409_and_plays_nothing(tmp_path: Path) -> None:
+    """The page sends the move number it saw: a repeated POST (a retry, a second tab) cannot play a second move."""
+    with web_server(tmp_path, "random", 2, "archmage", seed=4) as server:
+        first = state(server)
+        assert first["move"] == 0 == len(server.table.game.actions)
+        sent = json.dumps({"action": first["legal"][0]["action"], "move": first["move"]}).encode()
+        status, body = request(server, "POST", "/api/action", sent)
+        after = json.loads(body)
+        assert status == 200 and after["move"] == len(server.table.game.actions) >= 2
+        assert after["current_player"] == 0 and after["legal"]
+        before = _snapshot(server, tmp_path / "game.json")
+        for repeated in (sent, json.dumps({"action": after["legal"][0]["action"], "move": 0}).encode()):
+            status, body = request(server, "POST", "/api/action", repeated)
+            assert status == 409, body
+            assert f"the game is at move {after['move']}, not 0" in json.loads(body)["error"]
+        ahead = json.dumps({"action": after["legal"][0]["action"], "move": after["move"] + 1}).encode()
+        assert request(server, "POST", "/api/action", ahead)[0] == 409
+        assert _snapshot(server, tmp_path / "game.json") == before
+        status, body = act(server, after["legal"][0]["action"], after["move"])
+        assert status == 200 and body["move"] > after["move"]
 
 
 def test_a_body_without_json_content_type_or_too_big_is_refused(tmp_path: Path) -> None:
@@ -217,7 +244,7 @@ def test_acting_out_of_turn_is_refused_while_an_agent_thinks(tmp_path: Path) -> 
         assert now["thinking"] == 0 and now["current_player"] == 0 and now["legal"] == []
         assert "Player 0 (slow) decides: draft_pick" == now["prompt"]
         with pytest.raises(ValueError, match="it is not your turn: player 0"):
-            game.play(game.game.legal_action_list()[0])
+            game.play(game.game.legal_action_list()[0], len(game.actions))
         agent.release.set()
         assert game.wait(30)
         now = game.state()
@@ -238,7 +265,7 @@ def test_an_agent_that_fails_stops_the_game_with_a_message(tmp_path: Path) -> No
         assert game.wait(30)
         assert game.state()["error"] == "player 0 (broken) failed: RuntimeError: no model"
         with pytest.raises(ValueError, match="the game is stopped"):
-            game.play(0)
+            game.play(0, len(game.actions))
     finally:
         game.stop()
 
@@ -420,11 +447,11 @@ def test_a_record_that_cannot_be_written_stops_the_game_with_a_message(tmp_path:
     try:
         (folder / "game.json").unlink()
         folder.rmdir()
-        game.play(game.game.legal_action_list()[0])
+        game.play(game.game.legal_action_list()[0], len(game.actions))
         assert game.wait(30)
         assert game.state()["error"].startswith(f"cannot write the record {folder / 'game.json'}")
         with pytest.raises(ValueError, match="the game is stopped"):
-            game.play(game.game.legal_action_list()[0])
+            game.play(game.game.legal_action_list()[0], len(game.actions))
     finally:
         game.stop()
 

@@ -48,7 +48,7 @@ def _http(url: str, path: str, body: dict | None = None) -> dict:
 
 def _act(url: str, now: dict, action: int) -> dict:
     """Play ``action`` in the position ``now`` (a state the server answered)."""
-    return _http(url, "/api/action", {"action": action})
+    return _http(url, "/api/action", {"action": action, "move": now["move"]})
 
 
 def _references(page: str, content_type: str) -> set[str]:
