@@ -1,9 +1,12 @@
 """``seasons play --web``: a local HTTP server (standard library only) for one game in the browser.
 
-Bound to 127.0.0.1 only, with a random token per run that every page and API request must carry
-(``?token=T``). Requests from other origins are refused and no CORS header is ever sent; the Host header must
-name this server (against DNS rebinding). The page's assets ship as package data (``agents/web/``) and the page
-makes no request elsewhere (its content security policy forbids it). The API is described in ``docs/web.md``.
+Bound to 127.0.0.1 only, with a random token per run that every page and API request must carry: a script sends
+it (``?token=T`` or ``Authorization: Bearer T``); a browser holds it in a cookie (HttpOnly, SameSite=Strict) that
+the page's first load sets. The browser is opened on a one-time address (``/?once=CODE``), so that the token itself
+never appears on a command line (which every local user can read). Requests from other origins are refused and no
+CORS header is ever sent; the Host header must name this server (against DNS rebinding). The page's assets ship as
+package data (``agents/web/``) and the page makes no request elsewhere (its content security policy forbids it).
+The API is described in ``docs/web.md``.
 """
 
 from __future__ import annotations
@@ -13,14 +16,16 @@ import json
 import secrets
 import signal
 import threading
+import time
 import webbrowser
 from collections.abc import Callable
 from http import HTTPStatus
+from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from seasons_env.replay import Replay, html_page, parse_record
 
@@ -30,6 +35,8 @@ HOST = "127.0.0.1"
 #: Where a game without --record is recorded (a new file per game).
 DEFAULT_RECORD_FOLDER = Path("results") / "play"
 MAX_BODY = 4096
+#: How long the one-time address the browser is opened on stays valid (it is valid once).
+ONE_TIME_SECONDS = 300.0
 #: How long a POST waits for the agents before answering with the state as it is (the page then polls).
 ANSWER_TIMEOUT = 120.0
 #: This package as it is imported (``seasons_agents`` once installed: the repository's folder name is not a package).
@@ -63,6 +70,26 @@ class Table:
         self.game = game
         self._new_game = new_game
         self._lock = threading.Lock()
+        self._one_time: tuple[str, float] | None = None  # the code the browser is opened with, and its deadline
+
+    def one_time_code(self) -> str:
+        """A new code for the address the browser is opened on, valid once for ``ONE_TIME_SECONDS`` (the only
+        valid one: a new code replaces the last)."""
+        code = secrets.token_urlsafe(18)
+        with self._lock:
+            self._one_time = (code, time.monotonic() + ONE_TIME_SECONDS)
+        return code
+
+    def redeem(self, code: str) -> bool:
+        """Whether ``code`` is the one-time code, still valid; it is valid no more either way."""
+        with self._lock:
+            expected, self._one_time = self._one_time, None
+        if expected is None or time.monotonic() > expected[1]:
+            return False
+        return secrets.compare_digest(code.encode("utf-8"), expected[0].encode("utf-8"))
+
+    def is_token(self, value: str) -> bool:
+        return secrets.compare_digest(value.encode("utf-8"), self.token.encode("utf-8"))
 
     def start_new_game(self) -> WebGame:
         with self._lock:
@@ -106,6 +133,11 @@ class Handler(BaseHTTPRequestHandler):
     def _allowed(self) -> bool:
         """The Host names this server, the request comes from its own page (or from no browser page at all),
         and carries the run's token; else answers 403 and returns False."""
+        return self._same_site() and self._authenticated()
+
+    def _same_site(self) -> bool:
+        """The Host names this server and the request comes from its own page or from no browser page at all;
+        else answers 403 and returns False."""
         port = self.server.server_address[1]
         hosts = {f"{HOST}:{port}", f"localhost:{port}"}
         if self.headers.get("Host") not in hosts:
@@ -118,11 +150,53 @@ class Handler(BaseHTTPRequestHandler):
         if self.headers.get("Sec-Fetch-Site") == "cross-site":
             self._error(HTTPStatus.FORBIDDEN, "requests from other sites are refused")
             return False
-        token = parse_qs(urlsplit(self.path).query).get("token", [""])[-1]
-        if not secrets.compare_digest(token.encode("utf-8"), self.server.table.token.encode("utf-8")):
-            self._error(HTTPStatus.FORBIDDEN, "wrong or missing token: open the address the command printed")
-            return False
         return True
+
+    def _authenticated(self) -> bool:
+        """The request carries the run's token: ``?token=T``, ``Authorization: Bearer T`` or the page's cookie;
+        else answers 403 and returns False. A token that is given must be right (no falling back to the cookie)."""
+        table = self.server.table
+        given = parse_qs(urlsplit(self.path).query).get("token", [""])[-1]
+        authorization = self.headers.get("Authorization", "")
+        if not given and authorization.startswith("Bearer "):
+            given = authorization.removeprefix("Bearer ").strip()
+        good = table.is_token(given or self._cookie() or "\0")  # never empty: an empty token is no token
+        if not good:
+            self._error(HTTPStatus.FORBIDDEN, "wrong or missing token: open the address the command printed")
+        return good
+
+    def _cookie(self) -> str:
+        """The value of this server's cookie in the request, or ''."""
+        try:
+            jar = SimpleCookie(self.headers.get("Cookie", ""))
+        except CookieError:
+            return ""
+        morsel = jar.get(self.server.cookie_name)
+        return morsel.value if morsel is not None else ""
+
+    def _enter(self) -> None:
+        """``GET /`` with the one-time code (the address the browser was opened on) or the token in the address:
+        answers with the cookie that carries the token and a redirect to the same page without either, so that
+        the token stays out of the address bar and the browser's history. A used or expired code gets 403."""
+        query = parse_qs(urlsplit(self.path).query)
+        table = self.server.table
+        if "once" in query:
+            if not table.redeem(query["once"][-1]):
+                self._error(
+                    HTTPStatus.FORBIDDEN,
+                    "this one-time address was used already or has expired: open the address the command printed",
+                )
+                return
+        elif not self._authenticated():
+            return
+        kept = {key: values[-1] for key, values in query.items() if key not in ("once", "token")}
+        self.send_response(HTTPStatus.SEE_OTHER)
+        self.send_header("Location", "/" + (f"?{urlencode(kept)}" if kept else ""))
+        self.send_header("Set-Cookie", f"{self.server.cookie_name}={table.token}; Path=/; HttpOnly; SameSite=Strict")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def _body(self) -> dict | None:
         """The request's JSON object, or None after answering 400."""
@@ -160,6 +234,10 @@ class Handler(BaseHTTPRequestHandler):
             return
         if route not in ("/", "/api/state", "/replay"):
             self._error(HTTPStatus.NOT_FOUND, f"no page {route}")
+            return
+        if route == "/" and {"once", "token"} & set(parse_qs(urlsplit(self.path).query)):
+            if self._same_site():
+                self._enter()
             return
         if not self._allowed():
             return
@@ -238,7 +316,19 @@ class PlayServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
+        """The address the command prints: the page, with the token a script uses for the API."""
         return f"http://{HOST}:{self.server_address[1]}/?token={self.table.token}"
+
+    @property
+    def cookie_name(self) -> str:
+        """The cookie that carries the token in the browser (one per port: a browser shares the cookies of
+        127.0.0.1 between ports)."""
+        return f"seasons_play_{self.server_address[1]}"
+
+    def browser_url(self) -> str:
+        """A new one-time address of the page for the browser: the command line that opens the browser shows it,
+        and it is worth nothing once the page has loaded."""
+        return f"http://{HOST}:{self.server_address[1]}/?once={self.table.one_time_code()}"
 
 
 class Stopped(Exception):
@@ -267,7 +357,7 @@ def serve(
     say(server.url)
     say(f"Record: {first.record_path} (written after every move). Ctrl-C stops the server.")
     if open_browser:
-        threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
+        threading.Thread(target=webbrowser.open, args=(server.browser_url(),), daemon=True).start()
     previous = signal.signal(signal.SIGTERM, _raise_stopped)
     status = 0
     try:

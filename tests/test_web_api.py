@@ -106,7 +106,9 @@ def test_the_board_drawing_is_the_librarys_file_served_before_the_pages_script(t
             assert response.read() == shared
             assert response.headers["Content-Type"] == "text/javascript; charset=utf-8"
             assert response.headers["Content-Security-Policy"] == PAGE_POLICY
-        status, page = request(server, "GET", "/")
+        status, page = request(
+            server, "GET", "/", token=None, headers={"Authorization": f"Bearer {server.table.token}"}
+        )
     assert status == 200
     scripts = re.findall(r"<script\b[^>]*>", page.decode())
     assert scripts == ['<script src="/board.js">', '<script src="/play.js">']

@@ -9,11 +9,14 @@ import json
 import re
 import signal
 import subprocess
+import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import numpy as np
+import pytest
 from installed import start_installed
 
 from seasons_env.replay import Replay, parse_record
@@ -91,6 +94,48 @@ def test_the_installed_command_serves_every_file_the_page_references(tmp_path: P
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
     assert "Traceback" not in err and "Error" not in err, err
+
+
+def test_the_browser_is_opened_on_a_one_time_address_not_the_token(tmp_path: Path) -> None:
+    """The address the browser gets is on its command line (``/proc/PID/cmdline``, readable by every local user):
+    it holds a one-time code, exchanged for the token in a cookie on the first load, not the token."""
+    seen = tmp_path / "browser-arguments.txt"
+    browser = tmp_path / "fake-browser"
+    browser.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {seen}.part && mv {seen}.part {seen}\n')
+    browser.chmod(0o755)
+    process = start_installed(
+        ["play", "--web", "--vs", "random", "--seed", "4", "--record", str(tmp_path / "game.json")],
+        cwd=tmp_path,
+        env={"BROWSER": str(browser), "NUMBA_NUM_THREADS": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        printed = process.stdout.readline().strip()
+        token = printed.split("/?token=")[-1]
+        deadline = time.monotonic() + 30
+        while not seen.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        arguments = seen.read_text().split()
+        assert len(token) >= 20 and len(arguments) == 1 and token not in arguments[0], (printed, arguments)
+        opened = arguments[0]
+        assert opened.startswith(printed.split("/?")[0] + "/?once="), opened
+        jar = http.cookiejar.CookieJar()
+        page = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        with page.open(opened, timeout=30) as response:
+            assert response.status == 200 and b"<script" in response.read()
+            assert "once=" not in response.url and token not in response.url
+        assert [cookie.value for cookie in jar] == [token]
+        with page.open(printed.split("/?")[0] + "/api/state", timeout=30) as response:
+            assert json.loads(response.read())["legal"]  # the cookie alone authenticates the page's requests
+        with pytest.raises(urllib.error.HTTPError) as spent:
+            urllib.request.urlopen(opened, timeout=30)
+        assert spent.value.code == 403
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert "Traceback" not in err, err
 
 
 def test_a_killed_servers_record_resumes_to_the_same_position(tmp_path: Path) -> None:
