@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import secrets
 import signal
 import threading
@@ -21,7 +22,6 @@ import webbrowser
 from collections.abc import Callable
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from seasons_env.replay import Replay, html_page, parse_record
 
+from .web_connections import GuardedHandler, GuardedHTTPServer
 from .web_game import StaleMoveError, WebGame, WebGameError, default_record_path, encode_state
 
 HOST = "127.0.0.1"
@@ -100,7 +101,7 @@ class Table:
         return self.game
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(GuardedHandler):
     server: PlayServer
     server_version = "seasons-play"
     sys_version = ""
@@ -204,17 +205,27 @@ class Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, "the body must be JSON (Content-Type: application/json)")
             return None
         length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
-            self._error(HTTPStatus.BAD_REQUEST, "the request needs a Content-Length")
+        if length is None or not re.fullmatch(r"[0-9]{1,9}", length):  # str.isdigit would take "²"
+            shown = "none" if length is None else json.dumps(length[:40])
+            self._error(HTTPStatus.BAD_REQUEST, f"the request needs a Content-Length of decimal digits; got {shown}")
             return None
         if int(length) > MAX_BODY:
             self._error(HTTPStatus.BAD_REQUEST, f"the body is over {MAX_BODY} bytes")
             return None
-        raw = self.rfile.read(int(length))
+        raw = self.read_body(int(length))
+        if raw is None:
+            self._error(
+                HTTPStatus.REQUEST_TIMEOUT,
+                f"the body did not arrive within {self.server.request_timeout:g} s ({length} bytes announced)",
+            )
+            return None
         try:
             body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as error:
             self._error(HTTPStatus.BAD_REQUEST, f"the body is not JSON: {error}")
+            return None
+        except RecursionError:
+            self._error(HTTPStatus.BAD_REQUEST, "the body is nested too deeply: it is a flat JSON object")
             return None
         if not isinstance(body, dict):
             self._error(HTTPStatus.BAD_REQUEST, f"the body must be a JSON object; got {type(body).__name__}")
@@ -227,6 +238,7 @@ class Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self) -> None:
+        self.server.request_read(self.request)
         route = urlsplit(self.path).path
         if route in ASSETS:
             package, name, content_type = ASSETS[route]
@@ -306,8 +318,7 @@ class Handler(BaseHTTPRequestHandler):
     do_DELETE = do_PATCH = do_OPTIONS = do_PUT  # no CORS preflight is ever answered
 
 
-class PlayServer(ThreadingHTTPServer):
-    daemon_threads = True
+class PlayServer(GuardedHTTPServer):
     allow_reuse_address = True
 
     def __init__(self, table: Table, port: int = 0) -> None:

@@ -5,8 +5,12 @@ Content-Length gets 400; stalled or idle connections time out and cannot crowd o
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
+import threading
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -100,3 +104,114 @@ def test_the_printed_address_sets_the_cookie_and_scripts_use_the_token(tmp_path:
         # The exchange too answers only this server's own host and origins.
         assert raw(server, "GET", f"/?token={token}", {"Origin": "http://evil.example"})[0] == 403
         assert raw(server, "GET", _path(server.browser_url()), {"Host": "evil.example:1"})[0] == 403
+
+
+# ---------------------------------------------------------------------------- bodies the server cannot parse
+
+
+def test_a_strange_content_length_or_a_deeply_nested_body_gets_400(tmp_path: Path, capfd) -> None:
+    with web_server(tmp_path) as server:
+        token, before = server.table.token, (tmp_path / "game.json").read_bytes()
+        sent = {"Content-Type": "application/json"}
+        for length in ("²", "1³", "1_0", "+10", "-1", "1e3", "9" * 30):
+            status, _, body = raw(server, "POST", f"/api/action?token={token}", {**sent, "Content-Length": length})
+            assert status == 400, length
+            assert "Content-Length of decimal digits" in json.loads(body)["error"]
+        for nested in (b"[" * 1500 + b"]" * 1500, b'{"action": ' + b"[" * 1500 + b"]" * 1500 + b', "move": 0}'):
+            status, _, body = raw(server, "POST", f"/api/action?token={token}", sent, nested)
+            assert status == 400 and "nested too deeply" in json.loads(body)["error"]
+        # Nested less deep than the parser's limit: parsed, then refused by what it is (the message stays short).
+        for depth in (200, 900):
+            nested = b'{"action": ' + b"[" * depth + b"]" * depth + b', "move": 0}'
+            status, _, body = raw(server, "POST", f"/api/action?token={token}", sent, nested)
+            message = json.loads(body)["error"]
+            assert status == 400 and "action must be an integer" in message and len(message) < 200
+        assert (tmp_path / "game.json").read_bytes() == before
+    assert "Traceback" not in capfd.readouterr().err
+
+
+# ---------------------------------------------------------------------------- slow, stalled and idle clients
+
+
+def _connect(server) -> socket.socket:
+    client = socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10)
+    client.settimeout(0.05)
+    return client
+
+
+def _closed_by_server(client: socket.socket, answers: dict | None = None) -> bool:
+    """Whether the server has closed ``client`` (after any answer it sent: kept in ``answers[client]``); False
+    while it is still open."""
+    try:
+        while chunk := client.recv(65536):
+            if answers is not None:
+                answers[client] = answers.get(client, b"") + chunk
+        return True
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        return True
+
+
+def _handler_threads() -> int:
+    return sum("process_request_thread" in thread.name for thread in threading.enumerate())
+
+
+def test_stalled_requests_time_out_and_free_their_threads(tmp_path: Path) -> None:
+    """A POST whose body stops, headers that trickle in byte by byte, a socket that sends nothing: each is closed
+    after the request timeout (its thread ends), whatever the trickle; the player is answered meanwhile."""
+    with web_server(tmp_path) as server:
+        server.request_timeout = 1.0
+        token, port = server.table.token, server.server_address[1]
+        started = time.monotonic()
+        stalled = [_connect(server) for _ in range(6)]
+        for client in stalled[:3]:  # a body announced at 100 bytes, 10 sent
+            client.sendall(
+                f"POST /api/action?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"action":'.encode()
+            )
+        trickling = stalled[3]
+        trickling.sendall(f"GET /api/state?token={token} HTTP/1.1\r\n".encode())
+        assert raw(server, "GET", f"/api/state?token={token}")[0] == 200
+        closed: dict[int, float] = {}
+        answers: dict[socket.socket, bytes] = {}
+        while len(closed) < len(stalled) and time.monotonic() - started < 6:
+            if 3 not in closed:
+                with contextlib.suppress(OSError):
+                    trickling.send(b"X")  # a header that never ends, one byte every 50 ms
+            for k, client in enumerate(stalled):
+                if k not in closed and _closed_by_server(client, answers):
+                    closed[k] = time.monotonic() - started
+        assert sorted(closed) == list(range(len(stalled))), (
+            f"still open after 6 s: {sorted(set(range(6)) - set(closed))}"
+        )
+        assert max(closed.values()) < 4, closed
+        for client in stalled[:3]:  # the stalled bodies are told why
+            assert answers[client].startswith(b"HTTP/1.0 408 ") and b"did not arrive within 1 s" in answers[client]
+        deadline = time.monotonic() + 3
+        while _handler_threads() > 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _handler_threads() == 0 and server.open_connections() == 0
+        for client in stalled:
+            client.close()
+
+
+def test_idle_sockets_beyond_the_cap_cannot_lock_the_player_out(tmp_path: Path) -> None:
+    """Far more idle connections than the cap: the server keeps at most the cap open (dropping the longest
+    waiting), and the player's requests are answered at once."""
+    with web_server(tmp_path) as server:
+        server.max_connections, server.request_timeout = 8, 30.0  # no timeout within the test: the cap alone acts
+        token = server.table.token
+        idle = [_connect(server) for _ in range(120)]
+        try:
+            started = time.monotonic()
+            for _ in range(3):
+                assert raw(server, "GET", f"/api/state?token={token}")[0] == 200
+            assert time.monotonic() - started < 5
+            time.sleep(0.3)
+            still_open = sum(not _closed_by_server(client) for client in idle)
+            assert still_open <= server.max_connections, still_open
+            assert server.open_connections() <= server.max_connections and _handler_threads() <= 8
+        finally:
+            for client in idle:
+                client.close()
