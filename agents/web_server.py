@@ -117,7 +117,7 @@ class Handler(GuardedHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")  # the token is in the page's address
+        self.send_header("Referrer-Policy", "no-referrer")  # a script's address may carry the token
         self.send_header("X-Frame-Options", "DENY")
         self.send_header("Cross-Origin-Resource-Policy", "same-origin")
         self.send_header("Content-Security-Policy", policy)
