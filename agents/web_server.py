@@ -181,6 +181,9 @@ class Handler(GuardedHandler):
         the token stays out of the address bar and the browser's history. A used or expired code gets 403."""
         query = parse_qs(urlsplit(self.path).query)
         table = self.server.table
+        if self.command != "GET":  # a HEAD (a link checker, a preview) does not spend the one-time code
+            self._error(HTTPStatus.METHOD_NOT_ALLOWED, "open the page's address with GET")
+            return
         if "once" in query:
             if not table.redeem(query["once"][-1]):
                 self._error(

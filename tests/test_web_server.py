@@ -54,6 +54,7 @@ def test_the_one_time_address_is_exchanged_for_a_cookie_once(tmp_path: Path) -> 
         address = server.browser_url()
         assert token not in address and address.startswith(f"http://127.0.0.1:{port}/?once=")
         path = _path(address) + "&pause=0"
+        assert raw(server, "HEAD", path)[0] == 405  # does not spend the code
         status, headers, _ = raw(server, "GET", path)
         assert status == 303 and headers["Location"] == "/?pause=0"  # neither the code nor the token
         cookie = _cookie_of(headers)
