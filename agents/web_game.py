@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from seasons_env import Game
-from seasons_env.engine import steps
 from seasons_env.engine.actions import decode, instance_of_activation
 from seasons_env.engine.data import CARD_NAMES, card_of
 from seasons_env.picture import board_view
@@ -33,12 +32,10 @@ from seasons_env.rendering import render_text
 from seasons_env.replay import Replay, make_record, parse_record, read_game_file, write_record
 
 from .base import agent_streams
-from .human import DECISION_HELP, card_text, describe_decision, option_label
+from .human import DECISION_HELP, card_text, describe_decision, option_label, public_label
 
 #: The name of the person's seat in records (as the terminal game writes it).
 HUMAN = "human"
-#: Card choices another player makes in the open (the card enters play); every other choice of a card is hidden.
-PUBLIC_CARD_CHOICES = frozenset({"divine_chalice", "potion_of_dreams"})
 #: The seed of the generator that redraws what the seat cannot see when its view is built: fixed, so that the
 #: view depends only on what the seat knows.
 VIEW_SEED = 0x5EA7
@@ -47,6 +44,11 @@ CARD_OF_NAME = {name: card for card, name in CARD_NAMES.items()}
 
 class WebGameError(ValueError):
     """A request the game refuses (the API answers 400 with this message); the game is unchanged."""
+
+
+class StaleMoveError(WebGameError):
+    """An action sent for another move than the game's (a repeated request, another tab that played first): the
+    API answers 409 with this message; the game is unchanged."""
 
 
 def seat_view(game: Game, seat: int) -> Game:
@@ -69,16 +71,6 @@ def _option(view: Game, seat: int, action: int) -> dict:
     elif group in ("CHOOSE_ENERGY", "TRANSMUTE", "PAY"):
         option["energy"] = k % 4
     return option
-
-
-def public_label(view: Game, actor: int, action: int) -> str:
-    """What everyone at the table learns of ``actor`` taking ``action`` in ``view`` (a seat's view of the
-    position before it): a card chosen in secret (a draft pick, a library, a kept card) is not named."""
-    decision = view.pending_decision or ""
-    if decode(action)[0] == "CHOOSE_CARD" and decision not in PUBLIC_CARD_CHOICES:
-        spec = steps.STEP_BY_NAME.get(decision)
-        return f"{spec.doc if spec is not None and spec.doc else decision} (a card you do not see)"
-    return option_label(view, actor, action)
 
 
 def seat_state(
@@ -270,16 +262,29 @@ class WebGame:
         write_record(self.record_path, self.record())
 
     def state(self) -> dict:
+        """The API's state for the seat on the screen, with ``move``: the number of actions played so far (an
+        action is sent with it, so that a repeated request cannot play twice)."""
         with self._condition:
-            return seat_state(
+            state = seat_state(
                 self.game, self.screen, self.names, self.logs[self.screen], self.thinking, self.error, self._pass_to()
             )
+            state["move"] = len(self.actions)
+            return state
 
-    def play(self, action: object) -> None:
-        """Apply the person's action; ``WebGameError`` (the game unchanged) if it is not theirs to play."""
+    def play(self, action: object, move: object) -> None:
+        """Apply the person's ``action`` at move number ``move`` (the state's ``move`` the person answered);
+        ``StaleMoveError`` if the game is at another move, ``WebGameError`` if the action is not theirs to play; in
+        both cases the game is unchanged."""
         if isinstance(action, bool) or not isinstance(action, int):
-            raise WebGameError(f"action must be an integer action id; got {json.dumps(action)}")
+            raise WebGameError(f"action must be an integer action id; got {_shown(action)}")
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise WebGameError(f"move must be an integer (the field move of GET /api/state); got {_shown(move)}")
         with self._condition:
+            if move != len(self.actions):
+                raise StaleMoveError(
+                    f"the game is at move {len(self.actions)}, not {move}: this action was sent for another position "
+                    "(a repeated request, or another tab played first); GET /api/state shows the game as it is"
+                )
             if self.game.is_over:
                 raise WebGameError("the game is over: no action is legal")
             if self.error is not None:
@@ -369,6 +374,16 @@ class WebGame:
                 self._apply(action)
                 self._save()
                 self._condition.notify_all()
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """A value from a request, in JSON and at most ``limit`` characters (the request is bounded, but not its
+    nesting)."""
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError):
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def default_record_path(folder: Path, seed: int) -> Path:

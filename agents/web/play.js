@@ -286,7 +286,8 @@
     }, 500);
     let next = null;
     try {
-      next = await api("POST", "/api/action", {action});
+      // The move number this action answers: a repeated request (or another tab that played first) is refused.
+      next = await api("POST", "/api/action", {action, move: state.move});
       showError("");
     } catch (e) {
       showError(e.message);
