@@ -36,8 +36,8 @@ ANSWER_TIMEOUT = 120.0
 #: library's, shared with the replay page.
 ASSETS = {
     "/board.js": ("seasons_env", "board.js", "text/javascript; charset=utf-8"),
-    "/play.js": ("agents", "play.js", "text/javascript; charset=utf-8"),
-    "/play.css": ("agents", "play.css", "text/css; charset=utf-8"),
+    "/play.js": ("seasons_agents", "play.js", "text/javascript; charset=utf-8"),
+    "/play.css": ("seasons_agents", "play.css", "text/css; charset=utf-8"),
 }
 PAGE_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
