@@ -29,16 +29,15 @@ from seasons_env.engine.actions import decode, instance_of_activation
 from seasons_env.engine.data import CARD_NAMES, card_of
 from seasons_env.picture import board_view
 from seasons_env.registry import make_agent
-from seasons_env.rendering import render_text
+from seasons_env.rendering import decision_words, render_text
 from seasons_env.replay import Replay, make_record, parse_record, read_record_lines, select_game, write_record
 
 from .base import agent_streams
-from .human import DECISION_HELP, card_text, describe_decision, option_label
+from .human import DECISION_HELP, describe_decision
+from .web_words import card_facts, move_card, move_label, score_parts
 
 #: The name of the person's seat in records (as the terminal game writes it).
 HUMAN = "human"
-#: Card choices another player makes in the open (the card enters play); every other choice of a card is hidden.
-PUBLIC_CARD_CHOICES = frozenset({"divine_chalice", "potion_of_dreams"})
 #: The seed of the generator that redraws what the seat cannot see when its view is built: fixed, so that the
 #: view depends only on what the seat knows.
 VIEW_SEED = 0x5EA7
@@ -57,7 +56,7 @@ def seat_view(game: Game, seat: int) -> Game:
 def _option(view: Game, seat: int, action: int) -> dict:
     """One legal option for the page: id, label, and what it names (a card, an instance in play, a die, energy)."""
     group, k = decode(action)
-    option: dict[str, Any] = {"action": int(action), "label": option_label(view, seat, action), "group": group}
+    option: dict[str, Any] = {"action": int(action), "label": move_label(view, seat, action, own=True), "group": group}
     if group in ("SUMMON", "CHOOSE_CARD"):
         option["card"] = CARD_NAMES[k + 1]
     elif group in ("ACTIVATE", "CHOOSE_IN_PLAY"):
@@ -74,11 +73,7 @@ def _option(view: Game, seat: int, action: int) -> dict:
 def public_label(view: Game, actor: int, action: int) -> str:
     """What everyone at the table learns of ``actor`` taking ``action`` in ``view`` (a seat's view of the
     position before it): a card chosen in secret (a draft pick, a library, a kept card) is not named."""
-    decision = view.pending_decision or ""
-    if decode(action)[0] == "CHOOSE_CARD" and decision not in PUBLIC_CARD_CHOICES:
-        spec = steps.STEP_BY_NAME.get(decision)
-        return f"{spec.doc if spec is not None and spec.doc else decision} (a card you do not see)"
-    return option_label(view, actor, action)
+    return move_label(view, actor, action, own=False)
 
 
 def seat_state(
@@ -105,6 +100,14 @@ def seat_state(
     shown.update(name for year in board["players"][seat]["library"] for name in year)
     shown.update(card["name"] for player in board["players"] for card in player["in_play"])
     shown.update(option["card"] for option in legal if "card" in option)
+    shown.update(entry["card"] for entry in log if "card" in entry)
+    shown.update(board["players"][seat]["draft_seen"] or ())
+    if board["players"][seat]["orb_seen"] is not None:
+        shown.add(board["players"][seat]["orb_seen"])
+    task = view.pending_task()
+    if mine and task is not None:  # the cards the seat's own decision looks at (a drawn card, Naria's cards)
+        args = dict(zip(steps.spec(task[0]).args, task[2:], strict=True))
+        shown.update(CARD_NAMES[c] for c in ([args["card"]] if "card" in args else []) + list(args.get("cards", ())))
     if over:
         prompt = "The game is over."
     elif pass_to is not None:
@@ -112,7 +115,7 @@ def seat_state(
     elif mine:
         prompt = describe_decision(view, seat)
     else:
-        prompt = f"Player {deciding} ({names[deciding]}) decides: {view.pending_decision}"
+        prompt = f"Player {deciding} ({names[deciding]}) decides: {decision_words(view.pending_decision)}"
     return {
         "seat": seat,
         "current_player": deciding,
@@ -129,7 +132,8 @@ def seat_state(
         "error": error,
         "moves": len(log),
         "log": list(log),
-        "cards": {name: card_text(CARD_OF_NAME[name], view.num_players) for name in sorted(shown)},
+        "cards": {name: card_facts(CARD_OF_NAME[name], view.num_players) for name in sorted(shown)},
+        "score_parts": [score_parts(view, p) for p in range(view.num_players)],
         "view": {**board, "text": render_text(view, viewer=seat)},
     }
 
@@ -143,8 +147,16 @@ def _log_entry(game: Game, seat: int, action: int) -> dict:
     """The move as ``seat`` may know it."""
     actor = int(game.current_player)
     view = seat_view(game, seat)
-    label = option_label(view, actor, action) if actor == seat else public_label(view, actor, action)
-    return {"player": actor, "decision": view.pending_decision, "label": label}
+    own = actor == seat
+    entry: dict[str, Any] = {
+        "player": actor,
+        "decision": view.pending_decision,
+        "label": move_label(view, actor, action, own),
+    }
+    card = move_card(view, actor, action, own)
+    if card is not None:
+        entry["card"] = card
+    return entry
 
 
 class WebGame:

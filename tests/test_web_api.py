@@ -22,6 +22,7 @@ from web_play import act, base_url, request, state, web_server
 
 from seasons_agents.web_game import WebGame, encode_state, public_label, seat_state, seat_view
 from seasons_agents.web_server import PAGE_POLICY
+from seasons_agents.web_words import move_card
 from seasons_env import Game
 from seasons_env.replay import Replay, parse_record
 from seasons_env.simulate import random_play
@@ -53,7 +54,10 @@ def test_the_state_names_the_seat_its_options_and_the_board(tmp_path: Path) -> N
         # An action is answered with the state after the agents have played: the seat decides again.
         status, after = act(server, now["legal"][0]["action"])
         assert status == 200 and after["current_player"] == 2 and after["moves"] == 5
-        assert after["log"][2] == {"player": 2, "decision": "draft_pick", "label": now["legal"][0]["label"]}
+        first = now["legal"][0]
+        mine = {"player": 2, "decision": "draft_pick", "label": first["label"], "card": first["card"]}
+        assert after["log"][2] == mine  # the seat's own pick names the card (its text is in "cards")
+        assert mine["card"] in after["cards"] and not any("card" in entry for entry in now["log"])
         record = json.loads((tmp_path / "game.json").read_text())
         assert record["actions"] == game_actions(server) and record["seats"] == ["random", "random", "human"]
         assert record["opponent"] == "random" and "scores" not in record
@@ -218,7 +222,7 @@ def test_acting_out_of_turn_is_refused_while_an_agent_thinks(tmp_path: Path) -> 
         threading.Event().wait(0.2)
         now = game.state()
         assert now["thinking"] == 0 and now["current_player"] == 0 and now["legal"] == []
-        assert "Player 0 (slow) decides: draft_pick" == now["prompt"]
+        assert now["prompt"] == "Player 0 (slow) decides: pick a card from the pack held"  # in words
         with pytest.raises(ValueError, match="it is not your turn: player 0"):
             game.play(game.game.legal_action_list()[0])
         agent.release.set()
@@ -346,7 +350,7 @@ def test_paired_positions_give_the_seat_byte_identical_states(num_players: int, 
 
 def test_the_log_tells_the_seat_the_same_of_paired_positions() -> None:
     """Another player's move is told the same way whatever the cards the seat cannot see (a draft pick or a
-    library card is not named; a summoned card is)."""
+    library card is not named; a summoned card is), and so is the card whose text the log offers."""
     rng = np.random.default_rng(7)
     told = set()
     for seed in range(3):
@@ -361,6 +365,8 @@ def test_the_log_tells_the_seat_the_same_of_paired_positions() -> None:
                 for action in sorted(set(game.legal_action_list()) & set(other.legal_action_list())):
                     label = public_label(seat_view(game, seat), actor, action)
                     assert label == public_label(seat_view(other, seat), actor, action)
+                    card = move_card(seat_view(game, seat), actor, action, own=False)
+                    assert card == move_card(seat_view(other, seat), actor, action, own=False)
                     told.add(label.split(":")[0])
     assert any("a card you do not see" in label for label in told)
 
