@@ -61,7 +61,7 @@ def cost_words(cost: Sequence[int]) -> str:
     parts = [f"{n} {energy}" for energy, n in zip(ENERGIES, cost[:4], strict=True) if n]
     if cost[4]:
         parts.append(f"{cost[4]} crystals")
-    return ", ".join(parts) if parts else "free"
+    return " + ".join(parts) if parts else "free"  # as the summon options write a cost
 
 
 def card_facts(card: int, num_players: int) -> dict:
