@@ -456,7 +456,10 @@
     if (next === null) {
       try { next = await api("GET", "/api/state"); } catch (e) { showError("Cannot reach the server: " + e.message); return; }
     }
-    if (next.log.length > decidedAt.moves) before = decidedAt;  // the move was played: changes count from here
+    if (next.log.length > decidedAt.moves) {  // the move was played: changes count from here
+      before = decidedAt;
+      document.querySelectorAll("#log li.since").forEach((item) => item.classList.remove("since"));
+    }
     selected = 0;
     update(next);
   }
