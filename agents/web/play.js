@@ -146,7 +146,8 @@
       face.setAttribute("role", "button");
       face.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); choose(options[0].action); } });
     }
-    if (before && before.view.dice.some((old) => old.die === d.die && old.owner !== d.owner)) wrap.classList.add("changed");
+    // Taken since (a die of a new round that nobody took is not a change).
+    if (before && d.owner >= 0 && !before.view.dice.some((old) => old.die === d.die && old.owner === d.owner)) wrap.classList.add("changed");
     return wrap;
   }
   // A card: its name opens its text (so does a click or tap anywhere on it); each option naming it is a button.
