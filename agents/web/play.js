@@ -329,7 +329,8 @@
       row.appendChild(el("td", {}, String(parts.crystals)));
       row.appendChild(el("td", {}, "+" + parts.prestige));
       row.appendChild(el("td", {}, parts.bonus_penalty ? "−" + parts.bonus_penalty : "0"));
-      row.appendChild(el("td", {}, (parts.hand_penalty ? "−" + parts.hand_penalty : "0") + " (" + cardsCount(parts.cards_in_hand) + ")"));
+      const hand = row.appendChild(el("td", {}, parts.hand_penalty ? "−" + parts.hand_penalty : "0"));
+      hand.appendChild(el("small", {}, cardsCount(parts.cards_in_hand)));
       row.appendChild(el("td", {class: "total"}, String(score)));
       table.appendChild(row);
     });
