@@ -34,7 +34,7 @@ from seasons_env.replay import Replay, make_record, parse_record, read_record_li
 
 from .base import agent_streams
 from .human import DECISION_HELP, describe_decision
-from .web_words import card_facts, move_card, move_label, score_parts
+from .web_words import ACTS_ON_THE_DECISIONS_CARD, card_facts, move_card, move_label, score_parts
 
 #: The name of the person's seat in records (as the terminal game writes it).
 HUMAN = "human"
@@ -67,6 +67,10 @@ def _option(view: Game, seat: int, action: int) -> dict:
         option["die"] = k
     elif group in ("CHOOSE_ENERGY", "TRANSMUTE", "PAY"):
         option["energy"] = k % 4
+    elif group in ACTS_ON_THE_DECISIONS_CARD:  # keep or discard the drawn card, play or leave the orb's card
+        card = move_card(view, seat, action, own=True)
+        if card is not None:
+            option["card"] = card
     return option
 
 
@@ -105,9 +109,12 @@ def seat_state(
     if board["players"][seat]["orb_seen"] is not None:
         shown.add(board["players"][seat]["orb_seen"])
     task = view.pending_task()
+    decision_cards: list[str] = []
     if mine and task is not None:  # the cards the seat's own decision looks at (a drawn card, Naria's cards)
         args = dict(zip(steps.spec(task[0]).args, task[2:], strict=True))
-        shown.update(CARD_NAMES[c] for c in ([args["card"]] if "card" in args else []) + list(args.get("cards", ())))
+        cards = ([args["card"]] if "card" in args else []) + list(args.get("cards", ()))
+        decision_cards = [CARD_NAMES[c] for c in cards]
+        shown.update(decision_cards)
     if over:
         prompt = "The game is over."
     elif pass_to is not None:
@@ -122,6 +129,7 @@ def seat_state(
         "decision": None if over else view.pending_decision,
         "prompt": prompt,
         "help": DECISION_HELP.get(view.pending_decision or "", "") if mine else "",
+        "decision_cards": decision_cards,
         "legal": legal,
         "over": over,
         "scores": [int(s) for s in view.scores()] if over else None,

@@ -166,7 +166,7 @@ def test_highlights_words_and_only_what_the_seat_may_see(browser, tmp_path: Path
         watched = Watched(browser, server)
         page = watched.page
         rng = np.random.default_rng(34)
-        highlighted = checked_secret = 0
+        highlighted = checked_secret = kept = 0
         decided_at = None
         while watched.settle() == "ready" and watched.moves() < 140:
             game = server.table.game.game.clone()
@@ -177,10 +177,15 @@ def test_highlights_words_and_only_what_the_seat_may_see(browser, tmp_path: Path
             assert wheel_season in page.inner_text("#where")
             # Hidden cards: in neither the JSON the page reads nor the page.
             secret = _secret_names(game, 0)
-            body = json.dumps(state(server)) + page.content()
+            now = state(server)
+            body = json.dumps(now) + page.content()
             leaked = sorted(name for name in secret if name in body)
             assert not leaked, leaked
             checked_secret += bool(secret)
+            if now["decision"] == "keep_or_discard":  # the drawn card shows, with its Keep and Discard buttons
+                drawn = page.locator(f'#choices .card[data-card="{now["decision_cards"][0]}"]')
+                assert [b.inner_text() for b in drawn.locator(".pick").all()] == ["Keep", "Discard"]
+                kept += 1
             if decided_at is not None:
                 # The moves since the seat's last decision are marked in the log, the board's changes highlighted.
                 since = page.locator("#log li.since").count()
@@ -190,7 +195,7 @@ def test_highlights_words_and_only_what_the_seat_may_see(browser, tmp_path: Path
                 assert page.is_visible("#changes-note") == (changed > 0)
             decided_at = watched.moves()
             watched.click_random(rng)
-        assert checked_secret > 20 and highlighted > 20
+        assert checked_secret > 20 and highlighted > 20 and kept > 0
         watched.close()
 
 

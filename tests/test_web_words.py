@@ -110,3 +110,21 @@ def test_nothing_shown_names_a_decision_by_its_internal_name(tmp_path) -> None:
     other = seat_state(view, 0, NAMES[:2], [])
     assert other["prompt"] == "Player 1 (random) decides: pick a card from the pack held"
     assert json.dumps(other["view"]["decision_words"]) == '"pick a card from the pack held"'
+
+
+def test_the_card_a_decision_looks_at_is_told_to_its_decider_only() -> None:
+    seen = 0
+    for seed in range(6):
+        for game, _action in _random_game(2, "magician", seed):
+            if game.pending_decision != "keep_or_discard":
+                continue
+            seat = game.current_player
+            drawn = CARDS[game.pending_task()[2]].name
+            mine = seat_state(game, seat, NAMES[:2], [])
+            assert mine["decision_cards"] == [drawn] and drawn in mine["cards"]
+            assert [option["card"] for option in mine["legal"]] == [drawn, drawn]  # keep it, discard it
+            assert all(drawn in option["label"] for option in mine["legal"])
+            theirs = seat_state(game, 1 - seat, NAMES[:2], [])
+            assert theirs["decision_cards"] == [] and theirs["legal"] == []
+            seen += 1
+    assert seen > 5

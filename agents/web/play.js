@@ -12,7 +12,10 @@
   const {ENERGIES, ENERGY_COLORS, el, cardsCount} = SeasonsBoard;
   const SEAT_COLORS = ["#c44040", "#3a6ec4", "#3c9650", "#965ab4"];
   const GAUGE_MAX = 15, MAX_BONUSES = 3;
-  const VERBS = {SUMMON: "Summon", ACTIVATE: "Activate", CHOOSE_CARD: "Choose", CHOOSE_IN_PLAY: "Choose"};
+  const VERBS = {
+    SUMMON: "Summon", ACTIVATE: "Activate", CHOOSE_CARD: "Choose", CHOOSE_IN_PLAY: "Choose", KEEP_CARD: "Keep",
+    DISCARD_CARD: "Discard", ORB_PLAY: "Put into play", ORB_LEAVE: "Leave it",
+  };
   const $ = (id) => document.getElementById(id);
 
   let state = null;
@@ -290,6 +293,10 @@
           if (!drawn.has(option.card)) drawn.set(option.card, []);
           drawn.get(option.card).push(option);  // a drawn card, not yet in a zone
         }
+      }
+      // The cards the decision looks at (a drawn card to keep or discard, the orb's card) with the options naming them.
+      for (const name of state.decision_cards) {
+        if (!drawn.has(name)) drawn.set(name, optionsNaming(name));
       }
       for (const [name, named] of drawn) choices.appendChild(card(name, "", named));
       state.legal.forEach((option, k) => {
