@@ -41,10 +41,13 @@ const SeasonsBoard = (() => {
     counts.forEach((n, i) => {
       if (!n) return;
       if (box.childNodes.length) box.appendChild(document.createTextNode(", "));
+      const pair = el("span");  // the token and its type's name on one line
+      pair.style.whiteSpace = "nowrap";
       const t = el("span", {class: "tok " + ENERGIES[i], title: ENERGIES[i]}, String(n));
       t.style.background = ENERGY_COLORS[ENERGIES[i]];
-      box.appendChild(t);
-      box.appendChild(document.createTextNode(ENERGIES[i]));
+      pair.appendChild(t);
+      pair.appendChild(document.createTextNode(ENERGIES[i]));
+      box.appendChild(pair);
     });
     return box;
   }
