@@ -24,15 +24,17 @@ from typing import Any
 import numpy as np
 
 from seasons_env import Game
+from seasons_env.engine import steps
 from seasons_env.engine.actions import decode, instance_of_activation
 from seasons_env.engine.data import CARD_NAMES, card_of
 from seasons_env.picture import board_view
 from seasons_env.registry import make_agent
-from seasons_env.rendering import render_text
+from seasons_env.rendering import decision_words, render_text
 from seasons_env.replay import Replay, make_record, parse_record, read_game_file, write_record
 
 from .base import agent_streams
-from .human import DECISION_HELP, card_text, describe_decision, option_label, public_label
+from .human import DECISION_HELP, describe_decision
+from .web_words import ACTS_ON_THE_DECISIONS_CARD, card_facts, move_card, move_label, score_parts
 
 #: The name of the person's seat in records (as the terminal game writes it).
 HUMAN = "human"
@@ -59,7 +61,7 @@ def seat_view(game: Game, seat: int) -> Game:
 def _option(view: Game, seat: int, action: int) -> dict:
     """One legal option for the page: id, label, and what it names (a card, an instance in play, a die, energy)."""
     group, k = decode(action)
-    option: dict[str, Any] = {"action": int(action), "label": option_label(view, seat, action), "group": group}
+    option: dict[str, Any] = {"action": int(action), "label": move_label(view, seat, action, own=True), "group": group}
     if group in ("SUMMON", "CHOOSE_CARD"):
         option["card"] = CARD_NAMES[k + 1]
     elif group in ("ACTIVATE", "CHOOSE_IN_PLAY"):
@@ -70,7 +72,17 @@ def _option(view: Game, seat: int, action: int) -> dict:
         option["die"] = k
     elif group in ("CHOOSE_ENERGY", "TRANSMUTE", "PAY"):
         option["energy"] = k % 4
+    elif group in ACTS_ON_THE_DECISIONS_CARD:  # keep or discard the drawn card, play or leave the orb's card
+        card = move_card(view, seat, action, own=True)
+        if card is not None:
+            option["card"] = card
     return option
+
+
+def public_label(view: Game, actor: int, action: int) -> str:
+    """What everyone at the table learns of ``actor`` taking ``action`` in ``view`` (a seat's view of the
+    position before it): a card chosen in secret (a draft pick, a library, a kept card) is not named."""
+    return move_label(view, actor, action, own=False)
 
 
 def seat_state(
@@ -97,6 +109,17 @@ def seat_state(
     shown.update(name for year in board["players"][seat]["library"] for name in year)
     shown.update(card["name"] for player in board["players"] for card in player["in_play"])
     shown.update(option["card"] for option in legal if "card" in option)
+    shown.update(entry["card"] for entry in log if "card" in entry)
+    shown.update(board["players"][seat]["draft_seen"] or ())
+    if board["players"][seat]["orb_seen"] is not None:
+        shown.add(board["players"][seat]["orb_seen"])
+    task = view.pending_task()
+    decision_cards: list[str] = []
+    if mine and task is not None:  # the cards the seat's own decision looks at (a drawn card, Naria's cards)
+        args = dict(zip(steps.spec(task[0]).args, task[2:], strict=True))
+        cards = ([args["card"]] if "card" in args else []) + list(args.get("cards", ()))
+        decision_cards = [CARD_NAMES[c] for c in cards]
+        shown.update(decision_cards)
     if over:
         prompt = "The game is over."
     elif pass_to is not None:
@@ -104,13 +127,14 @@ def seat_state(
     elif mine:
         prompt = describe_decision(view, seat)
     else:
-        prompt = f"Player {deciding} ({names[deciding]}) decides: {view.pending_decision}"
+        prompt = f"Player {deciding} ({names[deciding]}) decides: {decision_words(view.pending_decision)}"
     return {
         "seat": seat,
         "current_player": deciding,
         "decision": None if over else view.pending_decision,
         "prompt": prompt,
         "help": DECISION_HELP.get(view.pending_decision or "", "") if mine else "",
+        "decision_cards": decision_cards,
         "legal": legal,
         "over": over,
         "scores": [int(s) for s in view.scores()] if over else None,
@@ -121,7 +145,8 @@ def seat_state(
         "error": error,
         "moves": len(log),
         "log": list(log),
-        "cards": {name: card_text(CARD_OF_NAME[name], view.num_players) for name in sorted(shown)},
+        "cards": {name: card_facts(CARD_OF_NAME[name], view.num_players) for name in sorted(shown)},
+        "score_parts": [score_parts(view, p) for p in range(view.num_players)],
         "view": {**board, "text": render_text(view, viewer=seat)},
     }
 
@@ -135,8 +160,16 @@ def _log_entry(game: Game, seat: int, action: int) -> dict:
     """The move as ``seat`` may know it."""
     actor = int(game.current_player)
     view = seat_view(game, seat)
-    label = option_label(view, actor, action) if actor == seat else public_label(view, actor, action)
-    return {"player": actor, "decision": view.pending_decision, "label": label}
+    own = actor == seat
+    entry: dict[str, Any] = {
+        "player": actor,
+        "decision": view.pending_decision,
+        "label": move_label(view, actor, action, own),
+    }
+    card = move_card(view, actor, action, own)
+    if card is not None:
+        entry["card"] = card
+    return entry
 
 
 class WebGame:

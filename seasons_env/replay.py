@@ -37,7 +37,7 @@ from .records import (
     select_game,
     write_record,
 )
-from .rendering import card_choice_is_public, render_text
+from .rendering import card_choice_is_public, decision_words, render_text
 
 __all__ = [
     "MAX_ACTIONS",
@@ -132,7 +132,8 @@ class Replay:
                 winners = ", ".join(self.seat_name(p) for p in game.winners())
                 return f"Game over. Final scores {game.scores()}; winner(s): {winners}"
             return "End of the record (the game was not finished)"
-        return f"{self.seat_name(game.current_player)}, decision {game.pending_decision}, chose: {self.label(k, seat)}"
+        kind = decision_words(game.pending_decision)
+        return f"{self.seat_name(game.current_player)} ({kind}) chose: {self.label(k, seat)}"
 
     def label(self, k: int, seat: int | None = None) -> str:
         """The label of action ``k``; another seat's choice of a card ``seat`` does not see is not named."""

@@ -19,6 +19,7 @@ from web_play import act, base_url, request, state, web_server
 from seasons_agents.human import option_label
 from seasons_agents.web_game import WebGame, encode_state, public_label, seat_state, seat_view
 from seasons_agents.web_server import PAGE_POLICY
+from seasons_agents.web_words import move_card
 from seasons_env import Game
 from seasons_env.replay import Replay, parse_record
 from seasons_env.simulate import random_play
@@ -50,7 +51,10 @@ def test_the_state_names_the_seat_its_options_and_the_board(tmp_path: Path) -> N
         # An action is answered with the state after the agents have played: the seat decides again.
         status, after = act(server, now["legal"][0]["action"])
         assert status == 200 and after["current_player"] == 2 and after["moves"] == 5
-        assert after["log"][2] == {"player": 2, "decision": "draft_pick", "label": now["legal"][0]["label"]}
+        first = now["legal"][0]
+        mine = {"player": 2, "decision": "draft_pick", "label": first["label"], "card": first["card"]}
+        assert after["log"][2] == mine  # the seat's own pick names the card (its text is in "cards")
+        assert mine["card"] in after["cards"] and not any("card" in entry for entry in now["log"])
         record = json.loads((tmp_path / "game.json").read_text())
         assert record["actions"] == game_actions(server) and record["seats"] == ["random", "random", "human"]
         assert record["opponent"] == "random" and "scores" not in record
@@ -244,7 +248,7 @@ def test_acting_out_of_turn_is_refused_while_an_agent_thinks(tmp_path: Path) -> 
         threading.Event().wait(0.2)
         now = game.state()
         assert now["thinking"] == 0 and now["current_player"] == 0 and now["legal"] == []
-        assert "Player 0 (slow) decides: draft_pick" == now["prompt"]
+        assert now["prompt"] == "Player 0 (slow) decides: pick a card from the pack held"  # in words
         with pytest.raises(ValueError, match="it is not your turn: player 0"):
             game.play(game.game.legal_action_list()[0], len(game.actions))
         agent.release.set()
@@ -393,7 +397,8 @@ def _told(game: Game, seat: int, names: list[str]) -> dict[bytes, dict[int, str]
         after = game.clone()
         after.apply(action)
         key = json.dumps(seat_view(after, seat).to_dict(), sort_keys=True).encode()
-        told.setdefault(key, {})[action] = public_label(view, game.current_player, action)
+        card = move_card(view, game.current_player, action, own=False)  # the card whose text the log offers
+        told.setdefault(key, {})[action] = f"{public_label(view, game.current_player, action)}|{card}"
     return told
 
 
