@@ -406,14 +406,16 @@ class _ProjectCacheImpl(caching.CompileResultCacheImpl):
 
 class ProjectFunctionCache(caching.FunctionCache):
     """numba's function cache in ``folder`` (``ProjectCacheLocator``), read through ``GuardedCacheFile``, refusing
-    an untrusted folder (module docstring); ``top`` is the folder the user chose (``SEASONS_KERNEL_CACHE``)."""
+    an untrusted folder (module docstring); ``top`` is the folder the user chose (``SEASONS_KERNEL_CACHE``), in which
+    ``folder`` is made."""
 
     def __init__(self, py_func, folder: Path, top: Path) -> None:  # numba's, with the locator and file given
         self._name = repr(py_func)
         self._py_func = py_func
         self._impl = _ProjectCacheImpl(py_func, folder)
         self._cache_path = self._impl.locator.get_cache_path()
-        self._top = top
+        # the folders checked: from the one the user chose (or the folder's parent, for a folder elsewhere) down
+        self._top = top if Path(folder).is_relative_to(top) else Path(folder).parent
         stamp = self._impl.locator.get_source_stamp()
         self._cache_file = GuardedCacheFile(self._cache_path, self._impl.filename_base, stamp)
         self.enable()
