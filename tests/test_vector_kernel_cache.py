@@ -323,3 +323,35 @@ def test_loading_only_reports_what_would_be_compiled_and_changes_nothing(tmp_pat
     reason = check_step(step)
     assert reason is not None and "damaged index" in reason and "compiles it again" in reason
     assert index.read_bytes() == damaged and not index.with_name(index.name + SET_ASIDE).exists()
+
+
+def test_every_kernel_is_cached_in_its_groups_folder_and_numbas_setting_is_left_alone() -> None:
+    """Each kernel gets its folder from its decorator: the rules kernels ``CACHE_DIR``, each agent group its own
+    folder; importing them leaves numba's process-wide ``numba.config.CACHE_DIR`` as the user set it (the agents'
+    modules swapped it at import, and the library set it for every numba user of the process)."""
+    import numba
+    from numba.core.dispatcher import Dispatcher
+
+    from seasons_agents import heuristic_kernel, ismcts_kernel, policy_kernel, search_kernel
+    from seasons_agents.heuristic_cards_kernel import __name__ as heuristic_cards
+    from seasons_agents.heuristic_eval_kernel import __name__ as heuristic_eval
+    from seasons_agents.kernel_cache import kernel_cache_folder
+    from seasons_env.vector.kernels import machine
+
+    assert numba.config.CACHE_DIR == os.environ.get("NUMBA_CACHE_DIR", "")
+    groups = {
+        machine: CACHE_DIR,
+        sys.modules[heuristic_cards]: kernel_cache_folder("heuristic"),
+        sys.modules[heuristic_eval]: kernel_cache_folder("heuristic"),
+        heuristic_kernel: kernel_cache_folder("heuristic"),
+        policy_kernel: kernel_cache_folder("search"),
+        search_kernel: kernel_cache_folder("search"),
+        ismcts_kernel: kernel_cache_folder("ismcts"),
+    }
+    for module, folder in groups.items():
+        kernels = [
+            v for v in vars(module).values() if isinstance(v, Dispatcher) and v.py_func.__module__ == module.__name__
+        ]
+        assert kernels, module.__name__
+        for dispatcher in kernels:
+            assert Path(dispatcher.stats.cache_path).parent == folder, (module.__name__, dispatcher.py_func.__name__)
