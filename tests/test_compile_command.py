@@ -240,3 +240,17 @@ def test_prune_follows_no_symlink_and_deletes_nothing_outside_its_folder(tmp_pat
     assert all(path.is_file() for path in outside)
     assert (cache / "boundscheck").is_symlink() and (cache / "kernels-00000000cafef00d").is_symlink()
     assert not stale.exists()
+
+
+def test_seasons_info_says_when_the_cache_folder_is_not_used(tmp_path: Path) -> None:
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    cache.chmod(0o775)
+    done = _seasons("info", env={"SEASONS_KERNEL_CACHE": str(cache)})
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"not used, kernels compile in memory: the kernel cache folder {cache} can be written by its group"
+        in done.stdout
+    )
+    cache.chmod(0o700)
+    assert "not used" not in _seasons("info", env={"SEASONS_KERNEL_CACHE": str(cache)}).stdout
