@@ -257,23 +257,32 @@ def test_new_cache_folders_are_private(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("change", ["other owner", "group-writable", "world-writable"])
 def test_an_index_file_another_user_could_have_written_is_not_loaded(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture, change: str
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
     assert _probe(tmp_path) == {"hits": 0, "misses": 1}
     index = _entry(tmp_path, ".nbi")
-    _make_foreign(index, change)
+    _make_foreign(index, change, monkeypatch)
     assert _probe(tmp_path) == {"hits": 0, "misses": 1}
     (warning,) = _warnings(caplog)
     assert ("another user" if change == "other owner" else "can be written by") in warning
     assert index.with_name(index.name + SET_ASIDE).exists()
 
 
-def _make_foreign(path: Path, change: str) -> None:
-    if change == "other owner":
-        if os.geteuid() == 0:
-            os.chown(path, 54321, 54321)
-        else:  # not root: the check is made on a stat that says so
-            pytest.skip("changing a file's owner needs root")
+def _make_foreign(path: Path, change: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if change == "other owner" and os.geteuid() == 0:
+        os.chown(path, 54321, 54321)
+    elif change == "other owner":  # not root: the stat calls say another user owns it
+        inode = path.stat().st_ino
+        for name in ("stat", "lstat", "fstat"):
+            real = getattr(os, name)
+
+            def owned_by_another(*args: object, real: object = real, **kwargs: object) -> os.stat_result:
+                found = real(*args, **kwargs)
+                if found.st_ino != inode:
+                    return found
+                return os.stat_result((*found[:4], 54321, *found[5:]))
+
+            monkeypatch.setattr(os, name, owned_by_another)
     else:
         mode = stat.S_IMODE(path.stat().st_mode)
         path.chmod(mode | (stat.S_IWGRP if change == "group-writable" else stat.S_IWOTH))
@@ -287,7 +296,7 @@ def test_a_cache_folder_another_user_could_write_is_not_used_unless_trusted(
     read or written; ``SEASONS_TRUST_KERNEL_CACHE=1`` loads it."""
     assert _probe(tmp_path) == {"hits": 0, "misses": 1}
     folder = tmp_path / "cache" / "kernels-probe"
-    _make_foreign(folder, change)
+    _make_foreign(folder, change, monkeypatch)
     before = sorted((path.name, path.stat().st_mtime_ns) for path in folder.rglob("*"))
     assert _probe(tmp_path) == {"hits": 0, "misses": 1}
     (warning,) = _warnings(caplog)
