@@ -404,6 +404,12 @@ class _ProjectCacheImpl(caching.CompileResultCacheImpl):
         self._filename_base = self.get_filename_base(fullname, getattr(sys, "abiflags", ""))
 
 
+def _brief(sig: object) -> str:
+    """A signature's argument types, each named by its class when its full name is long (the arrays' struct)."""
+    args = sig if isinstance(sig, tuple) else getattr(sig, "args", (sig,))
+    return "(" + ", ".join(str(a) if len(str(a)) <= 60 else type(a).__name__ for a in args) + ")"
+
+
 class ProjectFunctionCache(caching.FunctionCache):
     """numba's function cache in ``folder`` (``ProjectCacheLocator``), read through ``GuardedCacheFile``, refusing
     an untrusted folder (module docstring); ``top`` is the folder the user chose (``SEASONS_KERNEL_CACHE``), in which
@@ -446,7 +452,8 @@ class ProjectFunctionCache(caching.FunctionCache):
                     self._cache_file.reject_entry(key, f"damaged data ({type(error).__name__}: {error})")
                     data = None
         if data is None and _LOAD_ONLY[0]:
-            raise NotCached(f"{self._py_func.__module__}.{self._py_func.__qualname__} is not compiled for {sig}")
+            name = f"{self._py_func.__module__}.{self._py_func.__qualname__}"
+            raise NotCached(f"{name} is not compiled for {_brief(sig)}")
         return data
 
     def save_overload(self, sig, data) -> None:
