@@ -123,7 +123,7 @@ def plot_png(report: dict) -> bytes:
         agent = report["agent"] if len(report["agent"]) <= 28 else "..." + report["agent"][-25:]
         rows.append((agent, report["by_players"][count]))
         rows.sort(key=lambda item: item[1]["rating"])
-        for y, (name, entry) in enumerate(rows):
+        for y, (_, entry) in enumerate(rows):
             mine = entry is report["by_players"][count]
             error = [[entry["rating"] - entry["low"]], [entry["high"] - entry["rating"]]]
             axes.errorbar(entry["rating"], y, xerr=error, fmt="o", color="tab:red" if mine else "tab:gray")
