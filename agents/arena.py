@@ -123,6 +123,7 @@ def play_one(args: tuple[dict, int]) -> dict:
         agents=tuple(fields["agents"]),
         num_players=fields["players"],
         **{k: fields[k] for k in ("games", "level", "seed", "blind")},
+        focus=fields.get("focus", False),
     )
     seats, seed = seating(config, game_index)
     agents_seed = agent_seed(config, game_index)
