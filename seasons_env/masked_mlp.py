@@ -130,23 +130,32 @@ def weight_shapes(build: Callable[[], nn.Module]) -> dict[str, tuple]:
 def weights_problem(weights: object, shapes: dict[str, tuple], described_by: str) -> str | None:
     """What keeps ``weights`` (read from a file) from being the weights of a network of ``shapes``
     (``weight_shapes``), or None: not a dict of tensors, a missing or unexpected name, a tensor that is not dense
-    floating point, another shape, or a NaN or infinite value."""
+    floating point, another shape, more values than the storages hold (views that repeat a value), or a NaN or
+    infinite value."""
     if not isinstance(weights, dict) or not all(isinstance(value, torch.Tensor) for value in weights.values()):
         return "not a dict of tensors"
     missing = [name for name in shapes if name not in weights]
-    unexpected = [str(name) for name in weights if name not in shapes]
+    unexpected = [str(name)[:60] for name in weights if name not in shapes]  # a name from a file: cut short
     if missing or unexpected:
         return (
             f"they do not fit {described_by}: missing {', '.join(missing[:5]) or 'none'}; "
             f"unexpected {', '.join(unexpected[:5]) or 'none'}"
         )
+    stored, storages = 0, {}
     for name, shape in shapes.items():
         tensor = weights[name]
         if tensor.layout != torch.strided or not tensor.is_floating_point():
             return f"{name} must be a dense floating-point tensor; got {tensor.dtype} ({tensor.layout})"
         if tuple(tensor.shape) != shape:
             return f"{name} has shape {tuple(tensor.shape)}; {described_by} needs {shape}"
-        if not bool(torch.isfinite(tensor).all()):
+        # every value a weight holds is read from the file: stride-0 views of a few bytes cannot ask for gigabytes
+        storage = tensor.untyped_storage()
+        stored += tensor.numel() * tensor.element_size()
+        storages[storage.data_ptr()] = storage.nbytes()
+        if tensor.numel() * tensor.element_size() > storage.nbytes() or stored > sum(storages.values()):
+            return f"{name} holds more values than the file stores"
+    for name in shapes:
+        if not bool(torch.isfinite(weights[name]).all()):
             return f"{name} holds NaN or infinite values"
     return None
 
