@@ -80,7 +80,7 @@ def _rebuild_tensor(storage, offset, size, stride, requires_grad=False, hooks=No
     if hooks not in (None, OrderedDict()) or not isinstance(requires_grad, bool):
         raise pickle.UnpicklingError("a tensor carries hooks")
     if math.prod(size) > storage.size:  # checked before any allocation: stride-0 views could ask for anything
-        raise pickle.UnpicklingError(f"a tensor of {math.prod(size)} values over a storage of {storage.size}")
+        raise pickle.UnpicklingError(f"a tensor has more values than its storage ({math.prod(size)} > {storage.size})")
     if 0 in size:
         return np.zeros(size, dtype=storage.dtype)
     last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
