@@ -1,9 +1,9 @@
 """Model files crafted to make a reader hang or allocate far more than they hold (each a few hundred bytes to a few
-megabytes): what ``tests/test_learned_files.py`` and the property test of the loaders hand to both backends.
+megabytes): what the property test of the loaders (``tests/test_loader_properties.py``) hands to both backends.
 
-* ``dag``: a ``config`` (or ``format``) that is x_{k+1} = (x_k, x_k) sixty levels deep: 60 values in the file, 2**60
-  to print, compare or hash.
-* ``deep``: a ``config`` (or ``format``) of lists nested 5,000 deep (recursion in ``repr``).
+* ``dag`` (``dag_format``): a ``config`` (a ``format``) that is x_{k+1} = (x_k, x_k) sixty levels deep: 60 values
+  in the file, 2**60 to print, compare or hash.
+* ``deep`` (``deep_format``): a ``config`` (a ``format``) of lists nested 5,000 deep (recursion in ``repr``).
 * ``memo``: a pickle memo index of 2**27 (the C unpickler sizes its memo table by the index).
 * ``stride0``: weights of the shapes the config names, each a stride-0 view of one 4-byte storage.
 * ``deflate``: a ``data.pkl`` compressed in the archive, a gigabyte unpacked.
@@ -32,7 +32,7 @@ MARKER_PICKLE = b"X" + len(MARKER).to_bytes(4, "little") + MARKER.encode()
 DAG_PICKLE = b")" + b"2\x86" * 60
 #: Lists nested 5,000 deep, as opcodes: 5,000 empty lists, each appended to the one before.
 DEEP_PICKLE = b"]" * 5000 + b"a" * 4999
-KINDS = ("dag", "deep", "memo", "stride0", "deflate", "long_format", "nan")
+KINDS = ("dag", "dag_format", "deep", "deep_format", "memo", "stride0", "deflate", "long_format", "nan")
 
 
 def tiny_payload() -> dict:
@@ -115,7 +115,10 @@ def _central_entry(info: zipfile.ZipInfo) -> bytes:
 
 
 def write_hostile_model(kind: str, path: Path, where: str = "config") -> Path:
-    """The crafted model file ``kind`` (``KINDS``) at ``path``; ``where`` is the field ``dag`` and ``deep`` fill."""
+    """The crafted model file ``kind`` (``KINDS``) at ``path``; ``where`` is the field ``dag`` and ``deep`` fill
+    (``dag_format`` and ``deep_format`` fill ``format``)."""
+    if kind in ("dag_format", "deep_format"):
+        kind, where = kind.removesuffix("_format"), "format"
     payload = tiny_payload()
     if kind == "dag":
         torch.save({**payload, where: dag()}, path)

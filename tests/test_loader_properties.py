@@ -187,7 +187,9 @@ def test_a_mutated_policy_file_is_refused_or_plays(tmp_path_factory, data) -> No
 #: What each crafted file's refusal names.
 CRAFTED_FAULTS = {
     "dag": "more than 4,194,304 values",
+    "dag_format": "more than 4,194,304 values",
     "deep": "nests more than 100 deep",
+    "deep_format": "nests more than 100 deep",
     "memo": "memo index 134217728 out of sequence",
     "stride0": "more values than",
     "deflate": "is compressed",
