@@ -24,6 +24,7 @@ from seasons_env.encoding import (
     OPP_FEATURES,
     OPP_IN_PLAY,
     OPP_TAPPED,
+    RELEASED_OBSERVATION_LAYOUTS,
     observation_layout_digest,
 )
 from seasons_env.engine import actions as A
@@ -33,12 +34,8 @@ from seasons_env.engine.data import NUM_CARDS, card_of
 CHECKPOINT_FORMAT = "seasons-policy"
 #: Version 2 records ``observation_layout``; version 1 files (written before it) are still read: see ``LEGACY_LAYOUTS``.
 CHECKPOINT_VERSION = 2
-#: The layout digest of each observation version released before files recorded it: a version 1 file was made for
-#: its observation version's. (These are frozen: ``tests/test_learned_versions.py`` checks today's digests.)
-LEGACY_LAYOUTS = {
-    1: "a700f54d6045929ac500fd2fe395a8384fa27d43bb3ccb9262269d00c59e4f5e",
-    2: "5c96cc18f3f53dd214787bf97ad7d566ffaad939366a1bab537885a9732ecc8a",
-}
+#: The layout a version 1 file (written before files recorded it) was made for: its observation version's as released.
+LEGACY_LAYOUTS = RELEASED_OBSERVATION_LAYOUTS
 #: Margins are divided by this before ``tanh`` to make the value target.
 VALUE_SCALE = 40.0
 #: LayerNorm's epsilon in the trunk (torch's default).

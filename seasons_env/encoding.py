@@ -349,6 +349,14 @@ def observation_layout_table(version: int = OBSERVATION_VERSION) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The layout digest of each observation version as released (``tests/test_learned_versions.py`` freezes them): what a
+#: model saved before models recorded their layout was made for.
+RELEASED_OBSERVATION_LAYOUTS = {
+    1: "a700f54d6045929ac500fd2fe395a8384fa27d43bb3ccb9262269d00c59e4f5e",
+    2: "5c96cc18f3f53dd214787bf97ad7d566ffaad939366a1bab537885a9732ecc8a",
+}
+
+
 def observation_layout_digest(version: int = OBSERVATION_VERSION) -> str:
     """The SHA-256 (hex) of ``observation_layout_table(version)``: saved models record it, and a model whose digest
     is not this code's for its version is refused (its inputs would mean something else)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import reprlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,7 +24,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from .encoding import OBSERVATION_SIZES, OBSERVATION_VERSION
+from .encoding import (
+    OBSERVATION_SIZES,
+    OBSERVATION_VERSION,
+    RELEASED_OBSERVATION_LAYOUTS,
+    observation_layout_digest,
+)
 from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS
 from .files import write_atomic
 
@@ -86,9 +92,14 @@ def greedy_action(network: MaskedActorCritic, observation: np.ndarray, mask: np.
     return int(torch.argmax(logits[0]))
 
 
-def network_versions() -> dict[str, int]:
-    """The versions a trained network depends on: the observation layout and the action table."""
-    return {"observation_version": OBSERVATION_VERSION, "action_table_version": ACTION_TABLE_VERSION}
+def network_versions() -> dict[str, int | str]:
+    """The versions a trained network depends on: the observation layout (its version and its digest,
+    ``encoding.observation_layout_digest``) and the action table."""
+    return {
+        "observation_version": OBSERVATION_VERSION,
+        "action_table_version": ACTION_TABLE_VERSION,
+        "observation_layout": observation_layout_digest(OBSERVATION_VERSION),
+    }
 
 
 def export_network(network: MaskedActorCritic, folder: str | Path, versions: dict[str, int] | None = None) -> Path:
@@ -115,7 +126,7 @@ def export_network(network: MaskedActorCritic, folder: str | Path, versions: dic
 def _positive_int(description: dict, key: str, where: Path, limit: int) -> int:
     value = description.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
-        raise ValueError(f"{where}: {key!r} must be an integer in 1..{limit}; got {value!r}")
+        raise ValueError(f"{where}: {key!r} must be an integer in 1..{limit}; got {reprlib.repr(value)}")
     return value
 
 
@@ -180,14 +191,19 @@ def load_network(folder: str | Path, expected_versions: dict[str, int] | None = 
         raise ValueError(f"{where}: 'format' must be {EXPORT_FORMAT!r}")
     if description.get("format_version") != EXPORT_FORMAT_VERSION:
         raise ValueError(
-            f"{where}: 'format_version' is {description.get('format_version')!r}; this code reads "
+            f"{where}: 'format_version' is {reprlib.repr(description.get('format_version'))}; this code reads "
             f"{EXPORT_FORMAT_VERSION}"
         )
     versions = description.get("versions")
+    if isinstance(versions, dict) and "observation_layout" not in versions:
+        # exported before networks recorded their layout: made for its observation version's layout as released
+        released = versions.get("observation_version")
+        if type(released) is int and released in RELEASED_OBSERVATION_LAYOUTS:
+            versions = {**versions, "observation_layout": RELEASED_OBSERVATION_LAYOUTS[released]}
     if versions != expected_versions:
         raise ValueError(
-            f"{where}: the network was trained on versions {versions!r}; this code has {expected_versions!r} "
-            "(its observations or action ids mean something else now)"
+            f"{where}: the network was trained on versions {reprlib.repr(versions)}; this code has "
+            f"{expected_versions!r} (its observations or action ids mean something else now)"
         )
     hidden = description.get("hidden")
     if (
@@ -196,7 +212,8 @@ def load_network(folder: str | Path, expected_versions: dict[str, int] | None = 
         or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_WIDTH for h in hidden)
     ):
         raise ValueError(
-            f"{where}: 'hidden' must be a list of 1 to {MAX_LAYERS} layer sizes in 1..{MAX_WIDTH}; got {hidden!r}"
+            f"{where}: 'hidden' must be a list of 1 to {MAX_LAYERS} layer sizes in 1..{MAX_WIDTH}; "
+            f"got {reprlib.repr(hidden)}"
         )
     observation_size = _positive_int(description, "observation_size", where, max(OBSERVATION_SIZES.values()))
     num_actions = _positive_int(description, "num_actions", where, NUM_ACTIONS)

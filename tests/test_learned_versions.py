@@ -184,3 +184,24 @@ def test_models_saved_by_training_record_their_layout(tmp_path) -> None:
     payload = torch.load(tmp_path / "m.pt", weights_only=True)
     assert payload["observation_version"] == OBSERVATION_VERSION and payload["version"] == 2
     assert payload["observation_layout"] == observation_layout_digest()
+
+
+def test_an_exported_rllib_network_records_its_layout_and_another_layout_is_refused(tmp_path) -> None:
+    pytest.importorskip("torch")
+    import json
+
+    from seasons_env.encoding import OBSERVATION_SIZE, observation_layout_digest
+    from seasons_env.masked_mlp import MaskedActorCritic, export_network, load_network, network_versions
+
+    assert network_versions()["observation_layout"] == observation_layout_digest() == RELEASED_LAYOUTS[2]
+    folder = export_network(MaskedActorCritic(OBSERVATION_SIZE, 314, hidden=(8,)), tmp_path / "policy")
+    description = json.loads((folder / "network.json").read_text())
+    assert description["versions"]["observation_layout"] == observation_layout_digest()
+    load_network(folder)
+    legacy = {k: v for k, v in description["versions"].items() if k != "observation_layout"}
+    (folder / "network.json").write_text(json.dumps({**description, "versions": legacy}))
+    load_network(folder)  # exported before networks recorded their layout: version 2's released layout
+    other = {**description["versions"], "observation_layout": "0123456789abcdef" * 4}
+    (folder / "network.json").write_text(json.dumps({**description, "versions": other}))
+    with pytest.raises(ValueError, match=r"trained on versions .*'0123456789ab\.\.\..*this code has .*'5c96cc18f3f5"):
+        load_network(folder)
