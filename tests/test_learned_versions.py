@@ -95,12 +95,17 @@ RELEASED_LAYOUTS = {
 
 def test_each_released_observation_layout_is_frozen() -> None:
     from seasons_agents.policy_format import LEGACY_LAYOUTS
-    from seasons_env.encoding import OBSERVATION_SIZES, observation_layout_digest, observation_layout_table
+    from seasons_env.encoding import (
+        OBSERVATION_SIZES,
+        RELEASED_OBSERVATION_LAYOUTS,
+        observation_layout_digest,
+        observation_layout_table,
+    )
 
     assert sorted(OBSERVATION_SIZES) == sorted(RELEASED_LAYOUTS), "a new observation version: freeze its digest here"
     for version, digest in RELEASED_LAYOUTS.items():
         assert observation_layout_digest(version) == digest, f"observation layout {version} changed"
-    assert LEGACY_LAYOUTS == RELEASED_LAYOUTS  # what files of checkpoint version 1 were made for
+    assert LEGACY_LAYOUTS == RELEASED_OBSERVATION_LAYOUTS == RELEASED_LAYOUTS  # what older files were made for
     table = observation_layout_table(1)
     assert "slice decision_kind 0 " in table and "slice piles" not in table
     assert "slice piles" in observation_layout_table()
