@@ -13,10 +13,12 @@
 * **Value.** ``tanh`` of a linear head: the seat's expected final margin (its score minus the best other
   score) divided by ``VALUE_SCALE``, squashed (``margin_target``).
 
-Checkpoints (``save_policy``/``load_policy``) hold the configuration, the weights and the versions of the
-observation layout and action table they were trained on; they are read with ``torch.load(weights_only=True)``
-(no code in a file is ever run) and checked field by field: the configuration within ``NETWORK_LIMITS`` and against
-the stored weights' shapes before anything is built, and the weights free of NaN and infinite values.
+Checkpoints (``save_policy``/``load_policy``) hold the configuration, the weights, the versions of the observation
+layout and action table they were trained on and the digest of that observation layout; a file's archive and pickle
+pass ``policy_file.checked_archive`` (bounded sizes, memo and nesting) and are then read with
+``torch.load(weights_only=True)`` (no code in a file is ever run) and checked field by field: the layout digest
+against this code's, the configuration within ``NETWORK_LIMITS`` and against the stored weights' shapes before
+anything is built, and the weights free of NaN and infinite values.
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from seasons_env.encoding import OBSERVATION_SIZES, OBSERVATION_VERSION
+from seasons_env.encoding import OBSERVATION_SIZES, OBSERVATION_VERSION, observation_layout_digest
 from seasons_env.engine import actions as A
 from seasons_env.engine.data import NUM_CARDS
 from seasons_env.files import replace_atomically
 from seasons_env.masked_mlp import weight_shapes, weights_problem
+
+from .policy_file import checked_archive
 
 # The checkpoint format and the network's reading of the observation live where the numpy forward reads them too;
 # their names stay importable from here.
@@ -47,6 +51,7 @@ from .policy_format import (
     NetworkConfig,
     check_payload,
     pointer_places,
+    shown_text,
     unwrap_checkpoint,
 )
 
@@ -225,6 +230,7 @@ def policy_payload(net: PolicyValueNet, extra: dict | None = None) -> dict:
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
         "observation_version": net.observation_version,
+        "observation_layout": observation_layout_digest(net.observation_version),
         "action_table_version": ACTION_TABLE_VERSION,
         "config": asdict(net.config),
         "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},  # CPU-loadable
@@ -262,9 +268,10 @@ def load_policy(path: Path | str) -> tuple[PolicyValueNet, dict]:
     if not path.is_file():
         raise CheckpointError(f"{path}: no such model file")
     try:
+        checked_archive(path)[0].close()  # what torch.load will read, bounded first
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # a damaged or foreign file: say which, never run anything from it
         raise CheckpointError(
-            f"{path}: cannot be read as a policy checkpoint ({type(error).__name__}: {error})"
+            f"{path}: cannot be read as a policy checkpoint ({type(error).__name__}: {shown_text(str(error))})"
         ) from None
     return policy_from_payload(unwrap_checkpoint(payload), str(path))

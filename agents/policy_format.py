@@ -2,24 +2,40 @@
 
 Both forward passes of the learned agents read these: the torch network (``agents/network.py``, the training
 dependency) and the numpy one (``agents/policy_numpy.py``, used where torch is not installed). A policy file
-(``save_policy``) is a dict: ``format``, ``version``, ``observation_version``, ``action_table_version``,
-``config`` (a ``NetworkConfig``), ``state_dict`` (the weights) and ``info``; ``check_payload`` checks every field
-but the weights, whose kind depends on who read the file.
+(``save_policy``) is a dict: ``format``, ``version``, ``observation_version``, ``observation_layout`` (the digest of
+that version's layout, ``seasons_env.encoding.observation_layout_digest``), ``action_table_version``, ``config`` (a
+``NetworkConfig``), ``state_dict`` (the weights) and ``info``; ``check_payload`` checks every field but the weights,
+whose kind depends on who read the file. A model made for another layout than this code's for its version is refused.
+
+Values read from a file reach messages only through ``shown``: short, however long or deep the value.
 """
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass, fields
 
 import numpy as np
 
-from seasons_env.encoding import LAYOUT, OBSERVATION_SIZE, OBSERVATION_SIZES, OPP_FEATURES, OPP_IN_PLAY, OPP_TAPPED
+from seasons_env.encoding import (
+    LAYOUT,
+    OBSERVATION_SIZE,
+    OBSERVATION_SIZES,
+    OPP_FEATURES,
+    OPP_IN_PLAY,
+    OPP_TAPPED,
+    RELEASED_OBSERVATION_LAYOUTS,
+    observation_layout_digest,
+)
 from seasons_env.engine import actions as A
 from seasons_env.engine.actions import ACTION_TABLE_VERSION
 from seasons_env.engine.data import NUM_CARDS, card_of
 
 CHECKPOINT_FORMAT = "seasons-policy"
-CHECKPOINT_VERSION = 1
+#: Version 2 records ``observation_layout``; version 1 files (written before it) are still read: see ``LEGACY_LAYOUTS``.
+CHECKPOINT_VERSION = 2
+#: The layout a version 1 file (written before files recorded it) was made for: its observation version's as released.
+LEGACY_LAYOUTS = RELEASED_OBSERVATION_LAYOUTS
 #: Margins are divided by this before ``tanh`` to make the value target.
 VALUE_SCALE = 40.0
 #: LayerNorm's epsilon in the trunk (torch's default).
@@ -97,7 +113,7 @@ class NetworkConfig:
         for f in fields(self):
             value, limit = getattr(self, f.name), NETWORK_LIMITS[f.name]
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= limit:
-                raise ValueError(f"network config: {f.name} must be an integer in 1..{limit}; got {value!r}")
+                raise ValueError(f"network config: {f.name} must be an integer in 1..{limit}; got {shown(value)}")
 
 
 class CheckpointError(ValueError):
@@ -126,24 +142,32 @@ def check_payload(payload: object, where: str) -> tuple[NetworkConfig, int, dict
     if not isinstance(payload, dict):
         raise fault(f"not a policy checkpoint (a {type(payload).__name__}, not a dict)")
     if not _same(payload.get("format"), CHECKPOINT_FORMAT):
-        raise fault(f"not a policy checkpoint: format is {payload.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
-    if not _same(payload.get("version"), CHECKPOINT_VERSION):
-        raise fault(f"checkpoint version {payload.get('version')!r}; this code reads version {CHECKPOINT_VERSION}")
+        found = shown(payload.get("format"))
+        raise fault(f"not a policy checkpoint: format is {found}, expected {CHECKPOINT_FORMAT!r}")
+    version = payload.get("version")
+    if type(version) is not int or version not in (1, CHECKPOINT_VERSION):
+        raise fault(f"checkpoint version {shown(version)}; this code reads versions 1 to {CHECKPOINT_VERSION}")
     if not _same(payload.get("action_table_version"), ACTION_TABLE_VERSION):
         raise fault(
-            f"trained for action_table_version {payload.get('action_table_version')!r}; this code has "
+            f"trained for action_table_version {shown(payload.get('action_table_version'))}; this code has "
             f"{ACTION_TABLE_VERSION} (retrain the model)"
         )
     observation_version = payload.get("observation_version")
     # earlier layouts are prefixes of today's: they still read
     if type(observation_version) is not int or observation_version not in OBSERVATION_SIZES:
         raise fault(
-            f"trained for observation_version {observation_version!r}; this code reads versions "
+            f"trained for observation_version {shown(observation_version)}; this code reads versions "
             f"{sorted(OBSERVATION_SIZES)} (retrain the model)"
         )
+    check_layout(
+        payload.get("observation_layout") if version >= 2 else LEGACY_LAYOUTS.get(observation_version),
+        observation_version,
+        where,
+    )
     config = payload.get("config")
-    if not isinstance(config, dict) or set(config) != {f.name for f in fields(NetworkConfig)}:
-        raise fault(f"config must be a dict with keys {sorted(f.name for f in fields(NetworkConfig))}; got {config!r}")
+    keys = sorted(f.name for f in fields(NetworkConfig))
+    if not isinstance(config, dict) or set(config) != set(keys):
+        raise fault(f"config must be a dict with keys {keys}; got {shown(config)}")
     try:
         network_config = NetworkConfig(**config)
     except ValueError as error:
@@ -155,3 +179,42 @@ def check_payload(payload: object, where: str) -> tuple[NetworkConfig, int, dict
     if not isinstance(info, dict):
         raise fault(f"info must be a dict; got {type(info).__name__}")
     return network_config, observation_version, state, info
+
+
+def check_layout(layout: object, observation_version: int, where: str) -> None:
+    """``CheckpointError`` unless ``layout`` (a model's ``observation_layout``) is this code's layout digest of
+    ``observation_version``: a model made for another layout would read its inputs as other facts."""
+    expected = observation_layout_digest(observation_version)
+    if type(layout) is not str:
+        raise CheckpointError(
+            f"{where}: observation_layout must be the digest of the observation layout (a string); got {shown(layout)}"
+        )
+    if layout != expected:
+        raise CheckpointError(
+            f"{where}: made for another observation layout: the model's observation version {observation_version} "
+            f"has layout {shown(layout[:16])}, this code's version {observation_version} has layout "
+            f"{expected[:16]!r} (retrain the model, or play it with the release it was made with)"
+        )
+
+
+#: How much of a value read from a file a message shows.
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlong = 3, 60, 60, 40
+_SHOWN.maxtuple = _SHOWN.maxlist = _SHOWN.maxdict = _SHOWN.maxset = _SHOWN.maxfrozenset = 4
+#: The longest text a message takes from a file.
+MAX_SHOWN = 200
+
+
+def shown(value: object) -> str:
+    """A short ``repr`` of a value read from a file, for a message: at most ``MAX_SHOWN`` characters, however long,
+    deep or shared the value (``reprlib``), and only its type where even that fails (a huge integer)."""
+    try:
+        text = _SHOWN.repr(value)
+    except Exception:  # whatever the value does, the message names its type
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def shown_text(text: str) -> str:
+    """``text`` (an error's message, which may quote the file) cut to ``MAX_SHOWN`` characters."""
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."

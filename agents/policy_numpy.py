@@ -6,7 +6,10 @@ payload in which each tensor is a call to rebuild it from a storage, and one mem
 ...) holding its raw little-endian values. ``read_policy_file`` unpickles ``data.pkl`` with an unpickler that
 knows three names only (the tensor rebuild, a storage's element type, ``OrderedDict``) and maps them to numpy:
 any other name in the file (code, a class) is refused before anything is built, as torch's ``weights_only``
-loader does. Storages are read from the archive with their sizes and every view's bounds checked.
+loader does. The archive and its pickle pass ``policy_file.checked_archive`` first (both backends do this). Storages
+are read from the archive with their sizes and every view's bounds checked: no tensor has more values than its storage,
+and all of them together no more than the file's bytes (two stride-0 views of one value cannot ask for gigabytes).
+Weights that are NaN or infinite are refused.
 
 **The forward pass.** ``NumpyPolicy`` computes ``PolicyValueNet.forward`` in float64 with the card terms folded
 into the layer weights (as ``FrozenPolicy`` does): the same logits as the torch network to float32 rounding (its
@@ -16,6 +19,7 @@ own error), so the greedy agent picks the same actions (``tests/test_learned_num
 from __future__ import annotations
 
 import io
+import math
 import pickle
 import zipfile
 from collections import OrderedDict
@@ -27,6 +31,7 @@ from seasons_env.encoding import OBSERVATION_SIZES
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.engine.data import NUM_CARDS
 
+from .policy_file import checked_archive
 from .policy_format import (
     LAYER_NORM_EPS,
     ZONE_STARTS,
@@ -34,6 +39,8 @@ from .policy_format import (
     NetworkConfig,
     check_payload,
     pointer_places,
+    shown,
+    shown_text,
     unwrap_checkpoint,
 )
 
@@ -49,8 +56,6 @@ STORAGE_TYPES = {
     "ByteStorage": np.dtype("u1"),
     "BoolStorage": np.dtype("?"),
 }
-#: A file larger than this, or whose members unpack to more, is not a policy (the shipped one is 2.4 MB).
-MAX_FILE_BYTES = 1 << 30
 
 
 class _StorageType:
@@ -63,7 +68,8 @@ class _StorageType:
 
 
 def _rebuild_tensor(storage, offset, size, stride, requires_grad=False, hooks=None, metadata=None) -> np.ndarray:
-    """A tensor as torch's ``_rebuild_tensor_v2`` pickles it: a checked, copied view of its storage."""
+    """A tensor as torch's ``_rebuild_tensor_v2`` pickles it: a checked view of its storage (the unpickler copies it
+    within its budget: ``_PolicyUnpickler._tensor``)."""
     if not isinstance(storage, np.ndarray) or storage.ndim != 1:
         raise pickle.UnpicklingError("a tensor's storage is not a storage")
     integers = (isinstance(offset, int), all(isinstance(n, int) for n in (*size, *stride)))
@@ -73,27 +79,38 @@ def _rebuild_tensor(storage, offset, size, stride, requires_grad=False, hooks=No
         raise pickle.UnpicklingError("a tensor's shape, strides or offset are negative")
     if hooks not in (None, OrderedDict()) or not isinstance(requires_grad, bool):
         raise pickle.UnpicklingError("a tensor carries hooks")
+    if math.prod(size) > storage.size:  # checked before any allocation: stride-0 views could ask for anything
+        raise pickle.UnpicklingError(f"a tensor has more values than its storage ({math.prod(size)} > {storage.size})")
     if 0 in size:
         return np.zeros(size, dtype=storage.dtype)
     last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
     if last >= storage.size:
         raise pickle.UnpicklingError("a tensor reaches past the end of its storage")
     strides = tuple(s * storage.itemsize for s in stride)
-    return np.lib.stride_tricks.as_strided(storage[offset:], shape=size, strides=strides).copy()
+    return np.lib.stride_tricks.as_strided(storage[offset:], shape=size, strides=strides)
 
 
 class _PolicyUnpickler(pickle.Unpickler):
     """Builds plain containers, numbers, strings and tensors (as numpy arrays), nothing else."""
 
-    def __init__(self, data: bytes, archive: zipfile.ZipFile, folder: str) -> None:
+    def __init__(self, data: bytes, archive: zipfile.ZipFile, folder: str, budget: int) -> None:
         super().__init__(io.BytesIO(data))
         self.archive = archive
         self.folder = folder
         self.storages: dict[str, np.ndarray] = {}
+        #: the bytes the tensors built may still take: every value a tensor holds was read from the file
+        self.budget = budget
+
+    def _tensor(self, *arguments) -> np.ndarray:
+        view = _rebuild_tensor(*arguments)
+        self.budget -= view.nbytes
+        if self.budget < 0:
+            raise pickle.UnpicklingError("its tensors hold more values than the file's bytes")
+        return view.copy()
 
     def find_class(self, module: str, name: str):
         if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
-            return _rebuild_tensor
+            return self._tensor
         if (module, name) == ("collections", "OrderedDict"):
             return OrderedDict
         if module == "torch" and name in STORAGE_TYPES:
@@ -102,22 +119,22 @@ class _PolicyUnpickler(pickle.Unpickler):
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
-            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+            raise pickle.UnpicklingError(f"unknown persistent id {shown(pid)}")
         _, kind, key, _location, count = pid
         if not isinstance(kind, _StorageType) or not isinstance(key, str) or not isinstance(count, int):
-            raise pickle.UnpicklingError(f"malformed storage reference {pid!r}")
+            raise pickle.UnpicklingError(f"malformed storage reference {shown(pid)}")
         if key not in self.storages:
             member = f"{self.folder}/data/{key}"
             try:
                 info = self.archive.getinfo(member)
             except KeyError:
-                raise pickle.UnpicklingError(f"storage {key!r} is missing from the archive") from None
+                raise pickle.UnpicklingError(f"storage {shown(key)} is missing from the archive") from None
             if count < 0 or info.file_size != count * kind.dtype.itemsize:
-                raise pickle.UnpicklingError(f"storage {key!r} holds {info.file_size} bytes, not {count} values")
+                raise pickle.UnpicklingError(f"storage {shown(key)} holds {info.file_size} bytes, not {count} values")
             self.storages[key] = np.frombuffer(self.archive.read(member), dtype=kind.dtype)
         storage = self.storages[key]
         if storage.dtype != kind.dtype:
-            raise pickle.UnpicklingError(f"storage {key!r} is read as two element types")
+            raise pickle.UnpicklingError(f"storage {shown(key)} is read as two element types")
         return storage
 
 
@@ -128,22 +145,12 @@ def read_policy_file(path: Path | str) -> object:
     if not path.is_file():
         raise CheckpointError(f"{path}: no such model file")
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
-        with zipfile.ZipFile(path) as archive:
-            if sum(info.file_size for info in archive.infolist()) > MAX_FILE_BYTES:
-                raise ValueError(f"its members hold more than {MAX_FILE_BYTES} bytes")
-            pickles = [name for name in archive.namelist() if name.count("/") == 1 and name.endswith("/data.pkl")]
-            if len(pickles) != 1:
-                raise ValueError("not a torch archive (no single data.pkl)")
-            folder = pickles[0].split("/")[0]
-            order = f"{folder}/byteorder"
-            if order in archive.namelist() and archive.read(order).strip() != b"little":
-                raise ValueError("its tensors are big-endian")
-            return _PolicyUnpickler(archive.read(pickles[0]), archive, folder).load()
+        archive, folder, data = checked_archive(path)
+        with archive:
+            return _PolicyUnpickler(data, archive, folder, path.stat().st_size).load()
     except Exception as error:  # a damaged or foreign file: say which, never run anything from it
         raise CheckpointError(
-            f"{path}: cannot be read as a policy checkpoint ({type(error).__name__}: {error})"
+            f"{path}: cannot be read as a policy checkpoint ({type(error).__name__}: {shown_text(str(error))})"
         ) from None
 
 
@@ -166,14 +173,17 @@ class NumpyPolicy:
             shapes |= {f"trunk.{3 * layer + 1}.weight": (hidden,), f"trunk.{3 * layer + 1}.bias": (hidden,)}
             width = hidden
         if set(state) != set(shapes):
-            missing, unexpected = sorted(set(shapes) - set(state)), sorted(set(state) - set(shapes))
-            raise ValueError(f"weights do not fit the network: missing {missing}, unexpected {unexpected}")
+            missing = sorted(set(shapes) - set(state))
+            unexpected = [shown(name) for name in state if name not in shapes]
+            raise ValueError(f"weights do not fit the network: missing {missing[:5]}, unexpected {unexpected[:5]}")
         w = {}
         for name, shape in shapes.items():
             value = state[name]
             if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype.kind != "f":
                 got = f"{value.dtype} {value.shape}" if isinstance(value, np.ndarray) else type(value).__name__
                 raise ValueError(f"weights do not fit the network: {name} must be floats {shape}; got {got}")
+            if not np.isfinite(value).all():
+                raise ValueError(f"state_dict: {name} holds NaN or infinite values")
             w[name] = value.astype(np.float64)
         # The card terms folded into the layers they feed (PolicyValueNet.folded_weights): each zone's pooled
         # weights times the embeddings land on its count columns; each named action's row of the policy head gains

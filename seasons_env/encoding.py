@@ -10,6 +10,7 @@ libraries and draft packs, the draw pile's order and the discard pile never ente
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -330,6 +331,36 @@ def observation_views(tensor: np.ndarray) -> dict[str, np.ndarray]:
             view = view.reshape(*lead, MAX_SEATS - 1, OPP_FEATURES)
         views[part.name] = view
     return views
+
+
+def observation_layout_table(version: int = OBSERVATION_VERSION) -> str:
+    """The layout of observation ``version`` as text, one line per fact a network's inputs depend on: each named
+    slice (name, start, size) of the version's vector, each feature of a ``dice`` and an ``opponents`` row, the
+    decision kinds in one-hot order and the cards in id order (every per-card slice follows it)."""
+    if version not in OBSERVATION_SIZES:
+        raise ValueError(f"no observation version {version!r}; the versions are {sorted(OBSERVATION_SIZES)}")
+    size = OBSERVATION_SIZES[version]
+    lines = [f"observation {version}: {size} values"]
+    lines += [f"slice {s.name} {s.start} {s.size}" for s in LAYOUT.slices if s.stop <= size]
+    lines += [f"die {s.name} {s.start} {s.size}" for s in DIE.slices]
+    lines += [f"opponent {s.name} {s.start} {s.size}" for s in OPPONENT.slices]
+    lines += [f"decision {k} {spec.name}" for k, spec in enumerate(DECISION_KINDS)]
+    lines += [f"card {card.value} {card.name}" for card in Card]
+    return "\n".join(lines) + "\n"
+
+
+#: The layout digest of each observation version as released (``tests/test_learned_versions.py`` freezes them): what a
+#: model saved before models recorded their layout was made for.
+RELEASED_OBSERVATION_LAYOUTS = {
+    1: "a700f54d6045929ac500fd2fe395a8384fa27d43bb3ccb9262269d00c59e4f5e",
+    2: "5c96cc18f3f53dd214787bf97ad7d566ffaad939366a1bab537885a9732ecc8a",
+}
+
+
+def observation_layout_digest(version: int = OBSERVATION_VERSION) -> str:
+    """The SHA-256 (hex) of ``observation_layout_table(version)``: saved models record it, and a model whose digest
+    is not this code's for its version is refused (its inputs would mean something else)."""
+    return hashlib.sha256(observation_layout_table(version).encode("utf-8")).hexdigest()
 
 
 def observation_markdown() -> str:

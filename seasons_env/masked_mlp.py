@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import reprlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,7 +24,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from .encoding import OBSERVATION_SIZES, OBSERVATION_VERSION
+from .encoding import (
+    OBSERVATION_SIZES,
+    OBSERVATION_VERSION,
+    RELEASED_OBSERVATION_LAYOUTS,
+    observation_layout_digest,
+)
 from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS
 from .files import write_atomic
 
@@ -86,9 +92,14 @@ def greedy_action(network: MaskedActorCritic, observation: np.ndarray, mask: np.
     return int(torch.argmax(logits[0]))
 
 
-def network_versions() -> dict[str, int]:
-    """The versions a trained network depends on: the observation layout and the action table."""
-    return {"observation_version": OBSERVATION_VERSION, "action_table_version": ACTION_TABLE_VERSION}
+def network_versions() -> dict[str, int | str]:
+    """The versions a trained network depends on: the observation layout (its version and its digest,
+    ``encoding.observation_layout_digest``) and the action table."""
+    return {
+        "observation_version": OBSERVATION_VERSION,
+        "action_table_version": ACTION_TABLE_VERSION,
+        "observation_layout": observation_layout_digest(OBSERVATION_VERSION),
+    }
 
 
 def export_network(network: MaskedActorCritic, folder: str | Path, versions: dict[str, int] | None = None) -> Path:
@@ -115,7 +126,7 @@ def export_network(network: MaskedActorCritic, folder: str | Path, versions: dic
 def _positive_int(description: dict, key: str, where: Path, limit: int) -> int:
     value = description.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
-        raise ValueError(f"{where}: {key!r} must be an integer in 1..{limit}; got {value!r}")
+        raise ValueError(f"{where}: {key!r} must be an integer in 1..{limit}; got {reprlib.repr(value)}")
     return value
 
 
@@ -130,23 +141,32 @@ def weight_shapes(build: Callable[[], nn.Module]) -> dict[str, tuple]:
 def weights_problem(weights: object, shapes: dict[str, tuple], described_by: str) -> str | None:
     """What keeps ``weights`` (read from a file) from being the weights of a network of ``shapes``
     (``weight_shapes``), or None: not a dict of tensors, a missing or unexpected name, a tensor that is not dense
-    floating point, another shape, or a NaN or infinite value."""
+    floating point, another shape, more values than the storages hold (views that repeat a value), or a NaN or
+    infinite value."""
     if not isinstance(weights, dict) or not all(isinstance(value, torch.Tensor) for value in weights.values()):
         return "not a dict of tensors"
     missing = [name for name in shapes if name not in weights]
-    unexpected = [str(name) for name in weights if name not in shapes]
+    unexpected = [str(name)[:60] for name in weights if name not in shapes]  # a name from a file: cut short
     if missing or unexpected:
         return (
             f"they do not fit {described_by}: missing {', '.join(missing[:5]) or 'none'}; "
             f"unexpected {', '.join(unexpected[:5]) or 'none'}"
         )
+    stored, storages = 0, {}
     for name, shape in shapes.items():
         tensor = weights[name]
         if tensor.layout != torch.strided or not tensor.is_floating_point():
             return f"{name} must be a dense floating-point tensor; got {tensor.dtype} ({tensor.layout})"
         if tuple(tensor.shape) != shape:
             return f"{name} has shape {tuple(tensor.shape)}; {described_by} needs {shape}"
-        if not bool(torch.isfinite(tensor).all()):
+        # every value a weight holds is read from the file: stride-0 views of a few bytes cannot ask for gigabytes
+        storage = tensor.untyped_storage()
+        stored += tensor.numel() * tensor.element_size()
+        storages[storage.data_ptr()] = storage.nbytes()
+        if tensor.numel() * tensor.element_size() > storage.nbytes() or stored > sum(storages.values()):
+            return f"{name} holds more values than the file stores"
+    for name in shapes:
+        if not bool(torch.isfinite(weights[name]).all()):
             return f"{name} holds NaN or infinite values"
     return None
 
@@ -171,14 +191,19 @@ def load_network(folder: str | Path, expected_versions: dict[str, int] | None = 
         raise ValueError(f"{where}: 'format' must be {EXPORT_FORMAT!r}")
     if description.get("format_version") != EXPORT_FORMAT_VERSION:
         raise ValueError(
-            f"{where}: 'format_version' is {description.get('format_version')!r}; this code reads "
+            f"{where}: 'format_version' is {reprlib.repr(description.get('format_version'))}; this code reads "
             f"{EXPORT_FORMAT_VERSION}"
         )
     versions = description.get("versions")
+    if isinstance(versions, dict) and "observation_layout" not in versions:
+        # exported before networks recorded their layout: made for its observation version's layout as released
+        released = versions.get("observation_version")
+        if type(released) is int and released in RELEASED_OBSERVATION_LAYOUTS:
+            versions = {**versions, "observation_layout": RELEASED_OBSERVATION_LAYOUTS[released]}
     if versions != expected_versions:
         raise ValueError(
-            f"{where}: the network was trained on versions {versions!r}; this code has {expected_versions!r} "
-            "(its observations or action ids mean something else now)"
+            f"{where}: the network was trained on versions {reprlib.repr(versions)}; this code has "
+            f"{expected_versions!r} (its observations or action ids mean something else now)"
         )
     hidden = description.get("hidden")
     if (
@@ -187,7 +212,8 @@ def load_network(folder: str | Path, expected_versions: dict[str, int] | None = 
         or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_WIDTH for h in hidden)
     ):
         raise ValueError(
-            f"{where}: 'hidden' must be a list of 1 to {MAX_LAYERS} layer sizes in 1..{MAX_WIDTH}; got {hidden!r}"
+            f"{where}: 'hidden' must be a list of 1 to {MAX_LAYERS} layer sizes in 1..{MAX_WIDTH}; "
+            f"got {reprlib.repr(hidden)}"
         )
     observation_size = _positive_int(description, "observation_size", where, max(OBSERVATION_SIZES.values()))
     num_actions = _positive_int(description, "num_actions", where, NUM_ACTIONS)

@@ -171,16 +171,14 @@ def test_files_that_are_not_plain_weights_are_refused_and_nothing_in_them_runs(t
         load_numpy_policy(_torch_archive(tmp_path, good, {"0": values.tobytes()}))
 
 
-def test_an_archive_that_unpacks_to_more_than_the_limit_is_refused_unread(tmp_path: Path, monkeypatch) -> None:
-    import seasons_agents.policy_numpy
-
+def test_an_archive_with_a_compressed_member_is_refused_unread(tmp_path: Path) -> None:
+    """torch.save stores members as they are: a compressed one could unpack to far more than the file holds."""
     path = tmp_path / "big.pt"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("model/data.pkl", _tensor_pickle(6, (6,), (1,)))
         archive.writestr("model/data/0", bytes(24) * 1000)  # compresses to almost nothing
-    monkeypatch.setattr(seasons_agents.policy_numpy, "MAX_FILE_BYTES", 10_000)
-    assert path.stat().st_size < 10_000
-    with pytest.raises(CheckpointError, match="members hold more than 10000 bytes"):
+    assert path.stat().st_size < 1000
+    with pytest.raises(CheckpointError, match=r"member 'model/data\.pkl' is compressed"):
         read_policy_file(path)
 
 
@@ -233,3 +231,28 @@ def test_the_arena_s_default_lineup_runs_without_torch(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     rows = {line.split()[0] for line in result.stdout.splitlines() if line.split()}
     assert {"learned", "heuristic", "random"} <= rows and "6 games, 2 players" in result.stdout
+
+
+@pytest.mark.parametrize("hide_torch", [True, False])
+def test_a_model_with_nan_weights_is_refused_before_any_game_in_one_line(tmp_path: Path, hide_torch: bool) -> None:
+    """``seasons arena`` checks the model in its own process, on the backend it will play (numpy where torch is
+    missing), and refuses it as a bad option: one line, status 2, no folder, no worker started."""
+    pytest.importorskip("torch")
+    from hostile_models import write_hostile_model
+    from installed import run_installed
+
+    model = write_hostile_model("nan", tmp_path / "nan.pt")
+    env = {"PYTHONPATH": str(tmp_path / "no-torch")} if hide_torch else {}
+    if hide_torch:
+        (tmp_path / "no-torch").mkdir()
+        (tmp_path / "no-torch" / "torch.py").write_text("raise ImportError('torch is not installed in this test')\n")
+    out = tmp_path / "arena"
+    args = ["arena", "--agents", f"learned:{model},random", "--games", "2", "--no-progress", "--out", str(out)]
+    result = run_installed(args, env={"NUMBA_NUM_THREADS": "1", **env}, timeout=300)
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert errors == [
+        f"Error: Invalid value for '--agents': agents[0]: agent 'learned:{model}': {model}: state_dict: value.bias "
+        "holds NaN or infinite values"
+    ], result.stderr
+    assert "Traceback" not in result.stderr + result.stdout and not out.exists()

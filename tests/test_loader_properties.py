@@ -3,8 +3,12 @@ the file, or loads as an object that works; never a crash of another kind, and n
 memory and time (``tests/limits.py``: under 1 GiB of address space to spare, a minute at most per load).
 
 Mutations reach every field of the files as saved (a key deleted, a value replaced by a hostile one: huge or negative
-integers, NaN, strings, tensors of other shapes and dtypes, NaN or infinite weights) and the bytes of the files (bits
-flipped, the file cut short).
+integers, NaN, strings, tensors of other shapes and dtypes, NaN or infinite weights, and in policy files values that
+are shared exponentially or nested thousands deep) and the bytes of the files (bits flipped, the file cut short).
+Crafted policy files (``tests/hostile_models.py``: a shared DAG, deep nesting, a huge memo index, stride-0 views, a
+deflated gigabyte, a 5 MB ``format``, NaN weights) are refused by both backends within the same bounds, and a refusal
+that is only the bounds tripping (a ``MemoryError``, ``TimeoutError`` or ``RecursionError`` turned into a message)
+counts as a failure.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ import numpy as np
 import pytest
 import torch
 from dataset_rows import synthetic_rows
+from hostile_models import DAG_PICKLE, DEEP_PICKLE, KINDS, MARKER, MARKER_PICKLE, rewrite_pickle, write_hostile_model
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from limits import bounded
 
 from seasons_agents.network import CheckpointError, NetworkConfig, PolicyValueNet, load_policy, policy_payload
+from seasons_agents.policy_numpy import load_numpy_policy
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.masked_mlp import MaskedActorCritic, export_network, load_network
@@ -106,13 +112,21 @@ def mutate_bytes(content: bytes, draw) -> bytes:
     return bytes(changed)
 
 
+#: What a loader's message says when only the test's bounds stopped it (the error turned into a refusal).
+TRIPPED = ("MemoryError", "TimeoutError", "RecursionError", "still running after")
+
+
 def refused_or_working(load, path: Path, errors: tuple[type[Exception], ...], works) -> None:
-    """``load()`` refuses with one of ``errors`` naming ``path``, or what it returns passes ``works``."""
+    """``load()`` refuses with one of ``errors`` naming ``path`` in a short line (not because a bound tripped), or
+    what it returns passes ``works``."""
     with bounded():
         try:
             loaded = load()
         except errors as error:
-            assert str(path) in str(error), str(error)
+            message = str(error)
+            assert str(path) in message, message[:1000]
+            short = len(message) < 1000 and "\n" not in message
+            assert short and not any(tripped in message for tripped in TRIPPED), message[:1000]
             return
         works(loaded)
 
@@ -127,7 +141,27 @@ def _tiny_net() -> PolicyValueNet:
 
 def _plays(loaded: tuple[PolicyValueNet, dict]) -> None:
     logits, value = loaded[0](torch.zeros(2, OBSERVATION_SIZE))
+    if isinstance(logits, np.ndarray):  # the numpy backend's
+        logits, value = torch.from_numpy(logits), torch.from_numpy(value)
     assert logits.shape == (2, NUM_ACTIONS) and torch.isfinite(logits).all() and torch.isfinite(value).all()
+
+
+#: The model file loaders: the torch backend's and the numpy backend's.
+POLICY_LOADERS = {"torch": load_policy, "numpy": load_numpy_policy}
+#: Values a pickle holds in a few bytes that cost exponentially or recursively to print, compare or hash.
+SHARED_OR_DEEP = st.sampled_from(["dag", "deep"])
+
+
+def _save_with_shared_or_deep(payload: dict, path: Path, draw) -> None:
+    """``payload`` with one field (``format``, ``config``, ``info`` or a weight's name) a 2**60-value DAG or 5,000-deep
+    lists, written into the pickle as opcodes (the test itself could not even hash such a name)."""
+    field = draw(st.sampled_from(["format", "config", "info", "weight name"]))
+    if field == "weight name":
+        payload = {**payload, "state_dict": {**payload["state_dict"], MARKER: torch.zeros(1)}}
+    else:
+        payload = {**payload, field: MARKER}
+    torch.save(payload, path)
+    rewrite_pickle(path, MARKER_PICKLE, DAG_PICKLE if draw(SHARED_OR_DEEP) == "dag" else DEEP_PICKLE)
 
 
 @EXAMPLES
@@ -135,16 +169,53 @@ def _plays(loaded: tuple[PolicyValueNet, dict]) -> None:
 def test_a_mutated_policy_file_is_refused_or_plays(tmp_path_factory, data) -> None:
     path = tmp_path_factory.mktemp("model") / "policy.pt"
     payload = policy_payload(_tiny_net(), {"note": "x"})
-    kind = data.draw(st.sampled_from(["size", "field", "bytes"]))
+    kind = data.draw(st.sampled_from(["size", "field", "bytes", "shared or deep"]))
     if kind == "size":  # the configuration's sizes: what a loader that trusts them allocates
         field = data.draw(st.sampled_from(sorted(payload["config"])))
         torch.save({**payload, "config": {**payload["config"], field: data.draw(HOSTILE_INTS)}}, path)
     elif kind == "field":
         torch.save(mutate(payload, data.draw), path)
+    elif kind == "shared or deep":
+        _save_with_shared_or_deep(payload, path, data.draw)
     else:
         torch.save(payload, path)
         path.write_bytes(mutate_bytes(path.read_bytes(), data.draw))
-    refused_or_working(lambda: load_policy(path), path, (CheckpointError,), _plays)
+    for load in POLICY_LOADERS.values():
+        refused_or_working(lambda load=load: load(path), path, (CheckpointError,), _plays)
+
+
+#: What each crafted file's refusal names.
+CRAFTED_FAULTS = {
+    "dag": "more than 4,194,304 values",
+    "dag_format": "more than 4,194,304 values",
+    "deep": "nests more than 100 deep",
+    "deep_format": "nests more than 100 deep",
+    "memo": "memo index 134217728 out of sequence",
+    "stride0": "more values than",
+    "deflate": "is compressed",
+    "long_format": "format is 'xxx",
+    "nan": "value.bias holds NaN or infinite values",
+}
+
+
+@pytest.fixture(scope="module")
+def crafted_models(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("crafted")
+    return {kind: write_hostile_model(kind, folder / f"{kind}.pt") for kind in KINDS}
+
+
+@pytest.mark.parametrize("backend", sorted(POLICY_LOADERS))
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_crafted_policy_file_is_refused_in_a_line_within_the_bounds(crafted_models, kind: str, backend: str) -> None:
+    path = crafted_models[kind]
+
+    def plays(loaded) -> None:
+        raise AssertionError(f"the crafted {kind} file loaded")
+
+    refused_or_working(lambda: POLICY_LOADERS[backend](path), path, (CheckpointError,), plays)
+    with pytest.raises(CheckpointError) as refusal:
+        POLICY_LOADERS[backend](path)
+    assert CRAFTED_FAULTS[kind] in str(refusal.value) and len(str(refusal.value)) < 300, str(refusal.value)[:1000]
 
 
 def _rllib_plays(network: MaskedActorCritic) -> None:
