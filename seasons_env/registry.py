@@ -121,10 +121,14 @@ def agent_names() -> list[str]:
     return sorted(agent_entries())
 
 
+#: The agent specs that name code instead of a registered agent (``seasons_env.agent_specs``).
+CODE_SPECS = "FILE.py:CLASS, MODULE:CLASS"
+
+
 def describe_agents() -> str:
     """One line per agent spec accepted, for help texts and errors."""
     registered = ", ".join(entry.usage() for _, entry in sorted(agent_entries().items()))
-    return f"{registered}; or FILE.py:CLASS, MODULE:CLASS" if registered else "FILE.py:CLASS, MODULE:CLASS"
+    return f"{registered}; or {CODE_SPECS}" if registered else CODE_SPECS
 
 
 #: Entries of agents given by their code, by spec: their code is loaded and checked once per process.
@@ -169,7 +173,11 @@ def parse_agent_spec(spec: object, field: str = "agent") -> tuple[AgentEntry, st
         return found
     if name not in entries:
         broken = f" (plugins that failed to load: {'; '.join(_load_errors)})" if _load_errors else ""
-        known = describe_agents() or "none registered (is seasons-env installed with its agents package?)"
+        known = (
+            describe_agents()
+            if agent_entries()
+            else f"none registered (is seasons-env installed with its agents package?); or {CODE_SPECS}"
+        )
         raise ValueError(f"{field}: unknown agent {name!r}; known agents: {known}{broken}")
     entry = entries[name]
     if colon and entry.argument is None:
