@@ -108,15 +108,12 @@ def test_play_random_game_is_deterministic(level: str) -> None:
 @pytest.mark.parametrize("module", ["seasons_env.cli", "seasons_env"])
 def test_python_dash_m_runs_every_command(module: str) -> None:
     """``python -m seasons_env.cli`` and ``python -m seasons_env`` know every command of ``seasons``."""
-    import os
     import subprocess
-    import sys
 
-    root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    from installed import run_installed
 
     def python_m(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=env)
+        return run_installed(args, module=module)
 
     listing = python_m("--help")
     assert listing.returncode == 0, listing.stderr

@@ -10,15 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from installed import run_installed
 
 
 def _seasons(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "seasons_env.cli", *args],
-        env={**os.environ, "NUMBA_NUM_THREADS": "1", **(env or {})},
-        capture_output=True,
-        text=True,
-    )
+    return run_installed(args, env={"NUMBA_NUM_THREADS": "1", **(env or {})})
 
 
 def test_compile_refuses_an_unknown_step() -> None:

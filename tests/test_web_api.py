@@ -5,11 +5,9 @@ another origin, 400 for a bad body or an illegal action, the game unchanged), on
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import urllib.request
 from collections.abc import Sequence
@@ -17,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from installed import start_installed
 from test_hidden_information import redeal
 from web_play import act, base_url, request, state, web_server
 
@@ -369,11 +368,10 @@ def test_the_log_tells_the_seat_the_same_of_paired_positions() -> None:
 
 
 def _start(args: list[str], cwd: Path) -> tuple[subprocess.Popen, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_NUM_THREADS": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "seasons_env.cli", "play", "--web", "--no-browser", *args],
+    process = start_installed(
+        ["play", "--web", "--no-browser", *args],
         cwd=cwd,
-        env=env,
+        env={"NUMBA_NUM_THREADS": "1"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
