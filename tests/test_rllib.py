@@ -383,3 +383,19 @@ def test_training_script_smoke_preset_trains_checkpoints_resumes_and_evaluates(l
     assert (tmp_path / "latest_checkpoint").read_text() == "checkpoint-000003"
     assert sorted(p.name for p in tmp_path.glob("checkpoint-*")) == ["checkpoint-000003"]
     assert ray.is_initialized()  # the caller's Ray is left running
+
+
+def test_training_script_takes_a_relative_out_and_resumes_from_it(local_ray, tmp_path, monkeypatch, capsys):
+    """``--out runs/rllib-smoke`` as the tutorial writes it: Ray is given absolute paths (a relative one failed after
+    iteration 1 with pyarrow's "URI has empty scheme", and --resume then found no checkpoint)."""
+    from seasons_training import train_rllib
+
+    monkeypatch.chdir(tmp_path)
+    args = ["--preset", "smoke", "--timesteps", "256", "--final-eval-games", "1", "--out", "runs/rllib-smoke"]
+    assert train_rllib.main(args) == 0
+    out = tmp_path / "runs" / "rllib-smoke"
+    assert (out / "latest_checkpoint").read_text() == "checkpoint-000001" and (out / "checkpoint-000001").is_dir()
+    assert train_rllib.main([*args[:3], "512", *args[4:], "--resume"]) == 0
+    assert f"resumed from {out / 'checkpoint-000001'}" in capsys.readouterr().out
+    assert (out / "latest_checkpoint").read_text() == "checkpoint-000002"
+    assert RLlibPolicyAgent.load(out / "policy").name == "rllib"
