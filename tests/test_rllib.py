@@ -95,7 +95,7 @@ def test_rllib_env_check_passes_and_unmasked_samples_are_penalized(num_players):
 
 
 def test_rllib_env_check_fails_when_illegal_actions_raise():
-    # why "penalize" is the default: RLlib's check samples unmasked actions. It resets with seed 42 but samples from
+    # why "lose" is the default: RLlib's check samples unmasked actions. It resets with seed 42 but samples from
     # unseeded action spaces, which now and then drew a legal action (a few percent of runs): seeded here.
     env = SeasonsMultiAgentEnv({"illegal": "raise"})
     for agent in env.possible_agents:
