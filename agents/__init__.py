@@ -9,7 +9,8 @@ policy-guided ISMCTS, an RLlib network, a human at the terminal or in the browse
 - ``ismcts``; ``learned`` (a trained policy-value network: ``network`` in torch, ``policy_numpy`` without it, the
   file format in ``policy_format``); ``policy_ismcts`` (ISMCTS guided by the network;
   compiled in ``search_kernel``, over the network's compiled forward pass in ``policy_kernel``); ``rllib_agent``.
-- ``human`` (the terminal), ``web_commands``, ``web_game`` and ``web_server`` (``seasons play --web``).
+- ``human`` (the terminal), ``web_commands``, ``web_game``, ``web_server`` and ``web_connections`` (``seasons play
+  --web``).
 - ``arena`` (``seasons arena``), with its settings and schedule (``arena_config``), records (``arena_records``), folder
   lock (``arena_lock``), picture (``arena_pictures``) and pages (``arena_pages``); ``commands``: the ``seasons``
   commands that need agents (through the ``seasons_env.commands`` entry point).

@@ -45,6 +45,7 @@ import multiprocessing
 import os
 import secrets
 import signal
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -122,6 +123,7 @@ def play_one(args: tuple[dict, int]) -> dict:
         agents=tuple(fields["agents"]),
         num_players=fields["players"],
         **{k: fields[k] for k in ("games", "level", "seed", "blind")},
+        focus=fields.get("focus", False),
     )
     seats, seed = seating(config, game_index)
     agents_seed = agent_seed(config, game_index)
@@ -208,9 +210,12 @@ def summarize(records: list[dict], config: ArenaConfig) -> dict:
 
 def secret_seed(out_dir: Path | str) -> int:
     """The secret seed of a blind run in ``out_dir``: the one its ``arena.secret`` keeps (so the run resumes with
-    it), else a new one from the operating system's randomness, kept there (readable by its owner only)."""
+    it), else a new one from the operating system's randomness, kept there (readable by its owner only, from the
+    file's creation on). A kept secret that other users can read, or that another user owns, is refused: the run
+    may no longer be blind, and only its owner can say whether it is."""
     path = Path(out_dir) / "arena.secret"
-    if path.exists():
+    if path.exists() or path.is_symlink():
+        _check_private(path)
         text = path.read_text(encoding="ascii", errors="replace").strip()
         if not (text.isascii() and text.isdigit() and len(text) <= 20):
             raise ArenaFolderError(
@@ -224,9 +229,35 @@ def secret_seed(out_dir: Path | str) -> int:
         )
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     seed = secrets.randbits(63)
-    write_atomic(path, f"{seed}\n".encode())
-    path.chmod(0o600)
+    write_atomic(path, f"{seed}\n".encode(), mode=SECRET_FILE_MODE)
     return seed
+
+
+#: The mode of a blind run's ``arena.secret``: its owner reads and writes it, nobody else.
+SECRET_FILE_MODE = 0o600
+
+
+def _check_private(path: Path) -> None:
+    """Refuse a secret file that is not a regular file, that others may read, or that another user owns."""
+    try:
+        found = path.stat()
+    except OSError as error:
+        raise ArenaFolderError(f"cannot read {path}: {error.strerror or error}") from None
+    if not stat.S_ISREG(found.st_mode):
+        raise ArenaFolderError(f"{path} must be a file holding the blind run's secret seed; it is not a regular file")
+    if os.name != "posix":  # no owner-only mode bits to check
+        return
+    again = "start a new blind run in another folder"
+    if found.st_uid != os.getuid():
+        raise ArenaFolderError(
+            f"{path} belongs to another user (uid {found.st_uid}), who knows the secret: the run is not blind; {again}"
+        )
+    if found.st_mode & 0o077:
+        raise ArenaFolderError(
+            f"{path} can be read by other users (mode {found.st_mode & 0o777:04o}, must be 0600): the run may no "
+            f"longer be blind. If nobody else could read it, make it private (chmod 600 {path}) and rerun; else "
+            f"{again}"
+        )
 
 
 class Arena:

@@ -43,6 +43,9 @@ class ArenaConfig:
     #: ``seed`` is a secret (a blind run): the settings show its SHA-256 digest instead, and the deals come from
     #: digests of it, so no record reveals another game's deal.
     blind: bool = False
+    #: The first agent against each other one in turn, that one in every other seat (``seasons bench``), instead of
+    #: every combination of distinct agents.
+    focus: bool = False
 
     def __init__(
         self,
@@ -53,11 +56,12 @@ class ArenaConfig:
         seed: int = 0,
         blind: bool = False,
         *,
+        focus: bool = False,
         players: int | None = None,
     ) -> None:
         num_players = renamed_argument(num_players, players, "players", "num_players", "ArenaConfig", 2)
         values = {"agents": agents, "num_players": num_players, "games": games, "level": level, "seed": seed}
-        for name, value in {**values, "blind": blind}.items():
+        for name, value in {**values, "blind": blind, "focus": focus}.items():
             object.__setattr__(self, name, value)
         self.__post_init__()
 
@@ -80,6 +84,8 @@ class ArenaConfig:
             raise ValueError(f"games must be 1..{MAX_GAMES}; got {self.games!r}")
         if not isinstance(self.blind, bool):
             raise ValueError(f"blind must be true or false; got {self.blind!r}")
+        if not isinstance(self.focus, bool):
+            raise ValueError(f"focus must be true or false; got {self.focus!r}")
         # A public seed makes each game's seed seed * SEED_STRIDE + block, which must fit in a record; a blind run's
         # secret seed only feeds digests.
         highest = 2**63 - 1 if self.blind else MAX_ARENA_SEED
@@ -100,11 +106,20 @@ class ArenaConfig:
         }
         if self.blind:
             settings.update(seed=None, blind=True, seed_sha256=hashlib.sha256(str(self.seed).encode()).hexdigest())
+        if self.focus:  # only when set: the settings of every other arena read as before
+            settings["focus"] = True
         return settings
 
     def fields(self) -> dict:
         """Every field, the secret seed too: what a worker process needs to play a game (never written to a file)."""
-        return {**self.to_dict(), "seed": self.seed, "blind": self.blind}
+        return {**self.to_dict(), "seed": self.seed, "blind": self.blind, "focus": self.focus}
+
+    def lineups(self) -> list[tuple[str, ...]]:
+        """The agent choices of this arena's blocks of games (before rotation)."""
+        if self.focus:
+            first, *others = self.agents
+            return [(first, *[other] * (self.num_players - 1)) for other in others]
+        return lineups(self.agents, self.num_players)
 
     def settings(self) -> dict:
         """What a game record must share with this arena to be counted in it: every setting but the number
@@ -139,7 +154,8 @@ def lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
 def seating(config: ArenaConfig, game_index: int) -> tuple[tuple[str, ...], int]:
     """Agents by seat and the game seed of game ``game_index``."""
     block, rotation = divmod(game_index, config.num_players)
-    lineup = lineups(config.agents, config.num_players)[block % len(lineups(config.agents, config.num_players))]
+    choices = config.lineups()
+    lineup = choices[block % len(choices)]
     seats = lineup[rotation:] + lineup[:rotation]
     if config.blind:
         return seats, _digest_seed(config.seed, "deal", block)

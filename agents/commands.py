@@ -187,7 +187,7 @@ def arena(
     "--resume",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     default=None,
-    help="--web: continue the unfinished game of this record (written back to it, or to --record).",
+    help="--web: continue the unfinished game of this record file, of one record (written back to it, or to --record).",
 )
 @click.pass_context
 def play(

@@ -5,21 +5,16 @@ and ``heuristic_kernel.py`` (the search).
 Every table here is built at import time from ``values.py`` and ``heuristic_cards.py`` (the heuristic's one
 source of card values and per-card rules), never retyped, and every function computes the same floats as its
 Python counterpart with the same operations in the same order (``tests/test_heuristic_eval_kernel.py``).
-``kernel_cache_dir`` names the compiled heuristic's numba cache folder: numba sees a change in the file of the
-function it compiles only, so the folder's name carries a hash of every source the heuristic's kernels freeze.
+The compiled heuristic's kernels are cached in a folder of their own (``kernel_cache.py``), whose name carries a hash
+of every file they import: numba sees a change in the file of the function it compiles only.
 """
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
-import numba
 import numpy as np
 
 from seasons_env.engine import steps
 from seasons_env.engine.data import NUM_CARDS
-from seasons_env.vector.kernels import CACHE_DIR, kernel
 from seasons_env.vector.kernels.state_ops import (
     reserve_limit,
     reserve_total,
@@ -36,31 +31,13 @@ from seasons_env.vector.kernels.tables import (
 )
 
 from . import heuristic_cards as hc
+from .kernel_cache import group_kernel
 from .values import END_SPACE, expected_rounds
 from .values import token_values as token_value_table
 
-
-def kernel_cache_dir() -> Path:
-    """The rules kernels' cache folder (named by the engine's sources) with a hash of the heuristic's sources
-    appended: numba notices a change in the file of the function it compiles only, not in the weights and tables
-    frozen from ``values.py`` and ``heuristic_cards.py`` or in the engine kernels compiled in."""
-    digest = hashlib.sha256()
-    for name in _SOURCES:
-        digest.update((Path(__file__).parent / name).read_bytes())
-    return CACHE_DIR.parent / f"{CACHE_DIR.name}-heuristic-{digest.hexdigest()[:16]}"
-
-
-_SOURCES = (
-    "heuristic_cards_kernel.py",
-    "heuristic_eval_kernel.py",
-    "heuristic_kernel.py",
-    "heuristic_cards.py",
-    "values.py",
-)
-# numba reads its cache folder when a function is decorated: this module's functions get their own, and the
-# folder is set back once they are all decorated (the end of the module).
-_ENGINE_CACHE_DIR = numba.config.CACHE_DIR
-numba.config.CACHE_DIR = str(kernel_cache_dir())
+#: The compiled heuristic's kernels (this module's, ``heuristic_eval_kernel``'s and ``heuristic_kernel``'s) are
+#: cached in a folder of their own (``kernel_cache.py``).
+kernel = group_kernel("heuristic")
 
 # ---------------------------------------------------------------------------- tables (from the Python modules)
 
@@ -481,8 +458,3 @@ def threats(s, i, p, n, clock):
             elif c == KAIRN:
                 lost += KAIRN_USE * KAIRN_CRYSTALS * rounds_after
     return min(lost, s.crystals[i, p] + 2.0 * rounds_after)
-
-
-# ---------------------------------------------------------------------------- sorts in Python's tuple order
-
-numba.config.CACHE_DIR = _ENGINE_CACHE_DIR

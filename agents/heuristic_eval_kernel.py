@@ -12,11 +12,9 @@ recomputing equal values.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from seasons_env.engine.data import MAX_BONUSES
-from seasons_env.vector.kernels import kernel
 from seasons_env.vector.kernels.state_ops import (
     can_transmute,
     hand_size,
@@ -80,7 +78,6 @@ from .heuristic_cards_kernel import (
     copies_of,
     hand_cards,
     in_play_value,
-    kernel_cache_dir,
     library_set,
     row_clock,
     row_token_values,
@@ -89,11 +86,10 @@ from .heuristic_cards_kernel import (
     summon_value,
     threats,
 )
+from .kernel_cache import group_kernel
 
-# numba reads its cache folder when a function is decorated: this module's functions share the compiled
-# heuristic's folder (``heuristic_cards_kernel.kernel_cache_dir``), set back at the end of the module.
-_ENGINE_CACHE_DIR = numba.config.CACHE_DIR
-numba.config.CACHE_DIR = str(kernel_cache_dir())
+#: The compiled heuristic's kernel decorator (``kernel_cache.py``).
+kernel = group_kernel("heuristic")
 
 
 @kernel
@@ -415,6 +411,3 @@ def margins_row(s, i, seat, out):
     values = seat_values(s, i, seat)
     for p in range(values.shape[0]):
         out[p] = _margin(values, p)
-
-
-numba.config.CACHE_DIR = _ENGINE_CACHE_DIR

@@ -17,13 +17,11 @@ plays on; the rules kernels (``seasons_env.vector.kernels.machine.apply_row``) p
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.data import GAUGE_MAX
-from seasons_env.vector.kernels import kernel
 from seasons_env.vector.kernels.machine import apply_row
 from seasons_env.vector.kernels.row_copy import copy_row
 from seasons_env.vector.kernels.state_ops import (
@@ -55,13 +53,13 @@ from seasons_env.vector.kernels.tables import (
 from . import heuristic_cards as hc
 from .heuristic import BOUNDARY as BOUNDARY_KINDS
 from .heuristic import END_TURN_TIE_BONUS
-from .heuristic_cards_kernel import kernel_cache_dir
 from .heuristic_eval_kernel import evaluate_row
+from .kernel_cache import group_kernel
 from .values import CARDS as CARD_VALUES
 from .values import DIE, DRAFT, DRAFT_GAUGE
 
-_ENGINE_CACHE_DIR = numba.config.CACHE_DIR
-numba.config.CACHE_DIR = str(kernel_cache_dir())
+#: The compiled heuristic's kernel decorator (``kernel_cache.py``).
+kernel = group_kernel("heuristic")
 
 #: Rows of the scratch state a decision plays its lookahead on.
 SCRATCH_ROWS = 8
@@ -463,6 +461,3 @@ def decide(view, i, seat, legal, scratch, scratch_legal, randoms):
     task = np.empty(STEP_WIDTH, dtype=np.int64)
     out = np.empty(_NUM_ACTIONS, dtype=np.int64)
     return _one_ply(scratch, scratch_legal, seat, legal, count, task, out)
-
-
-numba.config.CACHE_DIR = _ENGINE_CACHE_DIR

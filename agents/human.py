@@ -365,13 +365,14 @@ class _Seat:
         action = int(self.agent.act(view, seat, legal))
         self._log.append(action)
         if self._say is not None:
-            self._say(f"player {seat} ({self.name}): {_public_label(view, seat, action)}")
+            self._say(f"player {seat} ({self.name}): {public_label(view, seat, action)}")
         return action
 
 
-def _public_label(view: Game, seat: int, action: int) -> str:
-    """What everyone at the table learns of ``seat`` taking ``action``: a card chosen is named only when it enters
-    play (a Divine Chalice's card without room is discarded face down)."""
+def public_label(view: Game, seat: int, action: int) -> str:
+    """What everyone at the table learns of ``seat`` taking ``action`` in ``view`` (a view of the position before
+    it): a card chosen is named only when it enters play (``card_choice_is_public``: a Divine Chalice's card
+    without room is discarded face down; a draft pick, a library card or a kept card is not named)."""
     if not card_choice_is_public(view, action):
         decision = view.pending_decision or ""
         spec = steps.STEP_BY_NAME.get(decision)

@@ -17,19 +17,14 @@ its backup, the win shares, the root's statistics and the Python side (``RowSear
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
-import numba
 import numpy as np
 
 from seasons_env.engine.actions import NUM_ACTIONS
-from seasons_env.vector.kernels import kernel
 from seasons_env.vector.kernels.machine import OVER, STOPPED, apply_row, run
 from seasons_env.vector.kernels.tables import STEP_WIDTH
 
-from .heuristic_cards_kernel import kernel_cache_dir
 from .heuristic_eval_kernel import margins_row
+from .kernel_cache import group_kernel
 from .search_kernel import (
     AVAIL,
     DONE,
@@ -54,24 +49,12 @@ from .search_kernel import (
     win_shares,
 )
 
-_SOURCES = ("ismcts_kernel.py", "search_kernel.py")
 #: The early stop is checked every this many iterations (``ismcts.run_iterations``).
 SETTLE_EVERY = 16
 
 
-def ismcts_cache_dir() -> Path:
-    """This module's numba cache folder: the compiled heuristic's (named by the rules kernels' and the heuristic's
-    sources) with a hash of this file and of ``search_kernel.py`` appended, since numba notices a change only in the
-    file of the function it compiles."""
-    digest = hashlib.sha256()
-    for name in _SOURCES:
-        digest.update((Path(__file__).parent / name).read_bytes())
-    heuristic = kernel_cache_dir()
-    return heuristic.parent / f"{heuristic.name}-ismcts-{digest.hexdigest()[:16]}"
-
-
-_ENGINE_CACHE_DIR = numba.config.CACHE_DIR
-numba.config.CACHE_DIR = str(ismcts_cache_dir())
+#: This module's kernel decorator (``kernel_cache.py``).
+kernel = group_kernel("ismcts")
 
 
 @kernel
@@ -182,9 +165,6 @@ def leaf_rewards_of_row(s, over, seat, baseline, scale, rewards):
     """``leaf_rewards`` of row 0 with its own scratch (the tests compare it with the reference search's rewards)."""
     n = rewards.shape[0]
     leaf_rewards(s, OVER if over else STOPPED, seat, baseline, scale, np.empty(n), np.empty(n), rewards)
-
-
-numba.config.CACHE_DIR = _ENGINE_CACHE_DIR
 
 
 class CompiledISMCTS(RowSearch):

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from seasons_env import Game
+from seasons_env.agent_specs import is_code_spec
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 from seasons_env.files import file_sha256
 
@@ -116,9 +117,10 @@ def _digest(path: str, modified: float, size: int) -> str:
 
 
 def model_digests(names: Sequence[str]) -> dict[str, str]:
-    """The SHA-256 of the model file behind each learned agent name among ``names`` (``learned[:PATH]`` and
-    ``policy-ismcts[:ITERATIONS]``; the arena keeps it in its records, so that games of another model under the
-    same name are never counted together)."""
+    """The SHA-256 of the model file behind each learned agent name among ``names`` (``learned[:PATH]``, a bare
+    model file and ``policy-ismcts[:ITERATIONS]``), and of the Python file of each ``file.py:Class`` agent; the arena
+    keeps them in its records, so that games of another model or code under the same name are never counted
+    together."""
     digests = {}
     for name in names:
         if name in (LEARNED, POLICY_SEARCH) or name.startswith(POLICY_SEARCH + ":"):
@@ -128,6 +130,10 @@ def model_digests(names: Sequence[str]) -> dict[str, str]:
                 path = learned_model_path(name[len(LEARNED) + 1 :])
             except ValueError:  # an unknown version: no file, no digest (the spec's check names it)
                 continue
+        elif name.lower().endswith(".pt"):  # a bare model file: learned:FILE
+            path = Path(name).expanduser()
+        elif is_code_spec(name) and name.rpartition(":")[0].endswith(".py"):  # an agent's code is the agent
+            path = Path(name.rpartition(":")[0]).expanduser()
         else:
             continue
         path = path.resolve()

@@ -12,39 +12,21 @@ float32 (as torch does): the logits and values equal ``NumpyPolicy``'s (float64 
 ``net`` is the tuple every kernel here takes: ``(first, biases, hidden, gammas, betas, policy, policy_bias,
 value_weight, value_bias, eps)``.
 
-The kernels of this module and of ``search_kernel.py`` are cached in their own folder (``search_cache_dir``), named
-by the rules kernels' folder and a hash of these two files: numba notices a change only in the file of the function it
-compiles, not in a function it calls from another file.
+The kernels of this module and of ``search_kernel.py`` are cached in their own folder (``kernel_cache.py``), named by
+the rules kernels' folder and a hash of the files they import: numba notices a change only in the file of the function
+it compiles, not in a function it calls from another file.
 """
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
-import numba
 import numpy as np
 
-from seasons_env.vector.kernels import CACHE_DIR, kernel
-
+from .kernel_cache import group_kernel
 from .policy_format import LAYER_NORM_EPS
 from .policy_numpy import NumpyPolicy
 
-_SOURCES = ("policy_kernel.py", "search_kernel.py")
-
-
-def search_cache_dir() -> Path:
-    """The compiled forward pass's and search's numba cache folder (see the module)."""
-    digest = hashlib.sha256()
-    for name in _SOURCES:
-        digest.update((Path(__file__).parent / name).read_bytes())
-    return CACHE_DIR.parent / f"{CACHE_DIR.name}-search-{digest.hexdigest()[:16]}"
-
-
-# numba reads its cache folder when a function is decorated: this module's functions get their own, set back at the
-# end of the module.
-_ENGINE_CACHE_DIR = numba.config.CACHE_DIR
-numba.config.CACHE_DIR = str(search_cache_dir())
+#: The kernel decorator of this module and ``search_kernel.py`` (``kernel_cache.py``).
+kernel = group_kernel("search")
 
 
 @kernel
@@ -144,9 +126,6 @@ def probabilities_rows(observations, masks, net, out):
             total += p
         for a in range(logits.shape[0]):
             out[r, a] /= total
-
-
-numba.config.CACHE_DIR = _ENGINE_CACHE_DIR
 
 
 def _float32(array: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ def register_all() -> None:
         "(learned:v1), learned:PATH for a model or checkpoint file",
         argument="VERSION|PATH",
         check=_check_learned_model,
+        file_suffixes=(".pt",),  # a bare model file is learned:FILE
     )
     register_agent(
         "policy-ismcts",

@@ -30,7 +30,6 @@ import threading
 import time
 from abc import ABC, abstractmethod
 
-import numba
 import numpy as np
 
 from seasons_env.encoding import OBSERVATION_SIZE
@@ -38,18 +37,18 @@ from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.engine.chance import key_of_seed
 from seasons_env.engine.machine import Game
 from seasons_env.vector.arrays import ArrayState, pack
-from seasons_env.vector.kernels import kernel
 from seasons_env.vector.kernels.hidden_kernels import determinize_row, hidden_pool_size
 from seasons_env.vector.kernels.machine import OVER, STOPPED, apply_row, run
 from seasons_env.vector.kernels.observe_rows import observe_row
 from seasons_env.vector.kernels.structs import kernel_arrays
 from seasons_env.vector.kernels.tables import STEP_WIDTH
 
+from .kernel_cache import group_kernel
 from .policy_format import VALUE_SCALE
-from .policy_kernel import PolicyKernel, forward_row, search_cache_dir, value_row
+from .policy_kernel import PolicyKernel, forward_row, value_row
 
-_ENGINE_CACHE_DIR = numba.config.CACHE_DIR
-numba.config.CACHE_DIR = str(search_cache_dir())
+#: The compiled searches' kernel decorator (``kernel_cache.py``), shared with ``policy_kernel.py``.
+kernel = group_kernel("search")
 
 #: ``links`` columns.
 KEY, VISITS, AVAIL, FIRST, NEXT, EXPANDED = range(6)
@@ -349,8 +348,6 @@ def root_children(seat, links, stats, visits, rewards):
             rewards[a] = stats[child, REWARD]
         child = links[child, NEXT]
 
-
-numba.config.CACHE_DIR = _ENGINE_CACHE_DIR
 
 #: Iterations per compiled call when the budget is in seconds (the clock is read between calls).
 _TIMED_CALL = 8

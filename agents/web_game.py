@@ -29,16 +29,15 @@ from seasons_env.engine.actions import decode, instance_of_activation
 from seasons_env.engine.data import CARD_NAMES, card_of
 from seasons_env.picture import board_view
 from seasons_env.registry import make_agent
-from seasons_env.rendering import render_text
-from seasons_env.replay import Replay, make_record, parse_record, read_record_lines, select_game, write_record
+from seasons_env.rendering import decision_words, render_text
+from seasons_env.replay import Replay, make_record, parse_record, read_game_file, write_record
 
 from .base import agent_streams
-from .human import DECISION_HELP, card_text, describe_decision, option_label
+from .human import DECISION_HELP, describe_decision
+from .web_words import ACTS_ON_THE_DECISIONS_CARD, card_facts, move_card, move_label, score_parts
 
 #: The name of the person's seat in records (as the terminal game writes it).
 HUMAN = "human"
-#: Card choices another player makes in the open (the card enters play); every other choice of a card is hidden.
-PUBLIC_CARD_CHOICES = frozenset({"divine_chalice", "potion_of_dreams"})
 #: The seed of the generator that redraws what the seat cannot see when its view is built: fixed, so that the
 #: view depends only on what the seat knows.
 VIEW_SEED = 0x5EA7
@@ -49,6 +48,11 @@ class WebGameError(ValueError):
     """A request the game refuses (the API answers 400 with this message); the game is unchanged."""
 
 
+class StaleMoveError(WebGameError):
+    """An action sent for another move than the game's (a repeated request, another tab that played first): the
+    API answers 409 with this message; the game is unchanged."""
+
+
 def seat_view(game: Game, seat: int) -> Game:
     """What ``seat`` may know of ``game``: a copy with everything it cannot see redrawn (fixed generator)."""
     return game.determinize(seat, np.random.default_rng(VIEW_SEED))
@@ -57,7 +61,7 @@ def seat_view(game: Game, seat: int) -> Game:
 def _option(view: Game, seat: int, action: int) -> dict:
     """One legal option for the page: id, label, and what it names (a card, an instance in play, a die, energy)."""
     group, k = decode(action)
-    option: dict[str, Any] = {"action": int(action), "label": option_label(view, seat, action), "group": group}
+    option: dict[str, Any] = {"action": int(action), "label": move_label(view, seat, action, own=True), "group": group}
     if group in ("SUMMON", "CHOOSE_CARD"):
         option["card"] = CARD_NAMES[k + 1]
     elif group in ("ACTIVATE", "CHOOSE_IN_PLAY"):
@@ -68,17 +72,17 @@ def _option(view: Game, seat: int, action: int) -> dict:
         option["die"] = k
     elif group in ("CHOOSE_ENERGY", "TRANSMUTE", "PAY"):
         option["energy"] = k % 4
+    elif group in ACTS_ON_THE_DECISIONS_CARD:  # keep or discard the drawn card, play or leave the orb's card
+        card = move_card(view, seat, action, own=True)
+        if card is not None:
+            option["card"] = card
     return option
 
 
 def public_label(view: Game, actor: int, action: int) -> str:
     """What everyone at the table learns of ``actor`` taking ``action`` in ``view`` (a seat's view of the
     position before it): a card chosen in secret (a draft pick, a library, a kept card) is not named."""
-    decision = view.pending_decision or ""
-    if decode(action)[0] == "CHOOSE_CARD" and decision not in PUBLIC_CARD_CHOICES:
-        spec = steps.STEP_BY_NAME.get(decision)
-        return f"{spec.doc if spec is not None and spec.doc else decision} (a card you do not see)"
-    return option_label(view, actor, action)
+    return move_label(view, actor, action, own=False)
 
 
 def seat_state(
@@ -105,6 +109,17 @@ def seat_state(
     shown.update(name for year in board["players"][seat]["library"] for name in year)
     shown.update(card["name"] for player in board["players"] for card in player["in_play"])
     shown.update(option["card"] for option in legal if "card" in option)
+    shown.update(entry["card"] for entry in log if "card" in entry)
+    shown.update(board["players"][seat]["draft_seen"] or ())
+    if board["players"][seat]["orb_seen"] is not None:
+        shown.add(board["players"][seat]["orb_seen"])
+    task = view.pending_task()
+    decision_cards: list[str] = []
+    if mine and task is not None:  # the cards the seat's own decision looks at (a drawn card, Naria's cards)
+        args = dict(zip(steps.spec(task[0]).args, task[2:], strict=True))
+        cards = ([args["card"]] if "card" in args else []) + list(args.get("cards", ()))
+        decision_cards = [CARD_NAMES[c] for c in cards]
+        shown.update(decision_cards)
     if over:
         prompt = "The game is over."
     elif pass_to is not None:
@@ -112,13 +127,14 @@ def seat_state(
     elif mine:
         prompt = describe_decision(view, seat)
     else:
-        prompt = f"Player {deciding} ({names[deciding]}) decides: {view.pending_decision}"
+        prompt = f"Player {deciding} ({names[deciding]}) decides: {decision_words(view.pending_decision)}"
     return {
         "seat": seat,
         "current_player": deciding,
         "decision": None if over else view.pending_decision,
         "prompt": prompt,
         "help": DECISION_HELP.get(view.pending_decision or "", "") if mine else "",
+        "decision_cards": decision_cards,
         "legal": legal,
         "over": over,
         "scores": [int(s) for s in view.scores()] if over else None,
@@ -129,7 +145,8 @@ def seat_state(
         "error": error,
         "moves": len(log),
         "log": list(log),
-        "cards": {name: card_text(CARD_OF_NAME[name], view.num_players) for name in sorted(shown)},
+        "cards": {name: card_facts(CARD_OF_NAME[name], view.num_players) for name in sorted(shown)},
+        "score_parts": [score_parts(view, p) for p in range(view.num_players)],
         "view": {**board, "text": render_text(view, viewer=seat)},
     }
 
@@ -143,8 +160,16 @@ def _log_entry(game: Game, seat: int, action: int) -> dict:
     """The move as ``seat`` may know it."""
     actor = int(game.current_player)
     view = seat_view(game, seat)
-    label = option_label(view, actor, action) if actor == seat else public_label(view, actor, action)
-    return {"player": actor, "decision": view.pending_decision, "label": label}
+    own = actor == seat
+    entry: dict[str, Any] = {
+        "player": actor,
+        "decision": view.pending_decision,
+        "label": move_label(view, actor, action, own),
+    }
+    card = move_card(view, actor, action, own)
+    if card is not None:
+        entry["card"] = card
+    return entry
 
 
 class WebGame:
@@ -208,8 +233,9 @@ class WebGame:
 
     @classmethod
     def resume(cls, path: Path, opponent: str | None = None, record_path: Path | None = None, **kwargs: Any) -> WebGame:
-        """Continue the unfinished game of a record file (``--resume``); ``ValueError`` says what is wrong."""
-        where, data = select_game(read_record_lines(path), None)
+        """Continue the unfinished game of a record file (``--resume``): a regular file of one record, written back
+        unless ``record_path`` names another; ``ValueError`` says what is wrong."""
+        where, data = read_game_file(path)
         replay = Replay(parse_record(data, where))  # every action checked legal; RecordError is a ValueError
         if replay.finished:
             raise ValueError(f"{path}: the game is finished; there is nothing to resume (seasons replay {path})")
@@ -269,16 +295,29 @@ class WebGame:
         write_record(self.record_path, self.record())
 
     def state(self) -> dict:
+        """The API's state for the seat on the screen, with ``move``: the number of actions played so far (an
+        action is sent with it, so that a repeated request cannot play twice)."""
         with self._condition:
-            return seat_state(
+            state = seat_state(
                 self.game, self.screen, self.names, self.logs[self.screen], self.thinking, self.error, self._pass_to()
             )
+            state["move"] = len(self.actions)
+            return state
 
-    def play(self, action: object) -> None:
-        """Apply the person's action; ``WebGameError`` (the game unchanged) if it is not theirs to play."""
+    def play(self, action: object, move: object) -> None:
+        """Apply the person's ``action`` at move number ``move`` (the state's ``move`` the person answered);
+        ``StaleMoveError`` if the game is at another move, ``WebGameError`` if the action is not theirs to play; in
+        both cases the game is unchanged."""
         if isinstance(action, bool) or not isinstance(action, int):
-            raise WebGameError(f"action must be an integer action id; got {json.dumps(action)}")
+            raise WebGameError(f"action must be an integer action id; got {_shown(action)}")
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise WebGameError(f"move must be an integer (the field move of GET /api/state); got {_shown(move)}")
         with self._condition:
+            if move != len(self.actions):
+                raise StaleMoveError(
+                    f"the game is at move {len(self.actions)}, not {move}: this action was sent for another position "
+                    "(a repeated request, or another tab played first); GET /api/state shows the game as it is"
+                )
             if self.game.is_over:
                 raise WebGameError("the game is over: no action is legal")
             if self.error is not None:
@@ -368,6 +407,16 @@ class WebGame:
                 self._apply(action)
                 self._save()
                 self._condition.notify_all()
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """A value from a request, in JSON and at most ``limit`` characters (the request is bounded, but not its
+    nesting)."""
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError):
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def default_record_path(folder: Path, seed: int) -> Path:

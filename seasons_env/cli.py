@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import multiprocessing
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -305,7 +304,10 @@ def info(as_json: bool) -> None:
     help="Compile only this step (repeatable); 'seasons compile --check' lists the steps.",
 )
 @click.option(
-    "--check", is_flag=True, help="Only report whether each step is compiled for these sources (exit 1 if not)."
+    "--check",
+    is_flag=True,
+    help="Only report whether the next run loads each step from the cache, and if not why (exit 1 if one is not); "
+    "compiles and changes nothing.",
 )
 @click.option(
     "--prune",
@@ -321,7 +323,8 @@ def compile_command(only: tuple[str, ...], check: bool, prune: bool, progress: b
     The compiled code is cached on disk (see 'seasons info'); running it again loads it from there. Each version of
     the sources gets a folder of its own there: '--prune' deletes the others.
     """
-    from .compiling import cache_root, compile_steps, is_warm, read_manifest, used_index_files, write_manifest
+    from .compiling import cache_root, check_step, compile_steps
+    from .vector.kernels import TRUST_VARIABLE, cache_problem
 
     if prune:
         if check or only:
@@ -339,16 +342,25 @@ def compile_command(only: tuple[str, ...], check: bool, prune: bool, progress: b
             f"unknown step {', '.join(map(repr, unknown))}; the steps are: {', '.join(names)}", param_hint="'--only'"
         )
     chosen = [step for step in steps if not only or step.name in only]
-    manifest = read_manifest()
     if check:
-        cold = [step.name for step in chosen if not is_warm(step.name, manifest)]
+        cold = 0
         for step in chosen:
-            state = "cold (not compiled)" if step.name in cold else "compiled"
-            click.echo(f"{step.name:<16} {state:<20} {step.summary}")
+            reason = check_step(step)
+            cold += reason is not None
+            state = "compiled" if reason is None else "cold"
+            click.echo(f"{step.name:<16} {state:<9} {step.summary}")
+            if reason is not None:
+                click.echo(f"{'':<16} {'':<9} ({reason})")
         click.echo(f"cache: {cache_root()}")
         if cold:
             raise SystemExit(1)
         return
+    problem = cache_problem()
+    if problem:
+        raise click.ClickException(
+            f"the kernel cache would not be used: {problem}; make it yours and private (chmod 700) or set "
+            f"{TRUST_VARIABLE}=1 to trust it"
+        )
     start = time.perf_counter()
     bar = tqdm(total=len(chosen), desc="compiling", unit="step", file=sys.stderr, disable=not progress)
     try:
@@ -356,11 +368,6 @@ def compile_command(only: tuple[str, ...], check: bool, prune: bool, progress: b
             bar.set_postfix_str(step.name)
             step_start = time.perf_counter()
             step.run()
-            manifest[step.name] = sorted(used_index_files())
-            try:
-                write_manifest(manifest)
-            except OSError as error:
-                raise click.ClickException(f"cannot write to the kernel cache {cache_root()}: {error}") from None
             bar.write(f"{step.name}: {time.perf_counter() - step_start:.1f} s ({step.summary})", file=sys.stderr)
             bar.update()
     finally:
@@ -369,14 +376,14 @@ def compile_command(only: tuple[str, ...], check: bool, prune: bool, progress: b
 
 
 def _prune_caches() -> None:
-    from .compiling import cache_root, folder_size, stale_cache_folders
+    from .compiling import cache_root, delete_folder, folder_size, stale_cache_folders
 
     freed = 0
     stale = stale_cache_folders()
     for path in stale:
         size = folder_size(path)
         try:
-            shutil.rmtree(path)
+            delete_folder(path)
         except OSError as error:
             raise click.ClickException(f"cannot delete the stale kernel cache {path}: {error}") from None
         freed += size

@@ -6,16 +6,14 @@ argument types real callers use, or loads it from the disk cache (``seasons_env.
 Packages that add compiled code (the compiled heuristic, the self-play snapshot policy) add their steps through the
 ``seasons_env.compile`` entry points (a function returning a list of steps), so the library never imports them.
 
-After a step, ``seasons compile`` writes down the index files of the kernels the step used (``compiled.json`` in the
-cache folder); ``is_warm`` checks that every one of them is still there, without compiling anything. The cache folder
-is named by a hash of the sources, so a change of sources is a new folder and reads as cold.
+``check_step`` runs a step with the kernels loading from the cache only (``kernels.load_only``): a kernel that is not
+there, or whose entry is damaged or not trusted, stops it with the reason instead of compiling. So ``seasons compile
+--check`` reports what the next run loads, exactly, whoever compiled the kernels (``seasons compile``, the tests, a
+first game), and changes nothing.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -24,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 COMPILE_GROUP = "seasons_env.compile"
-MANIFEST_NAME = "compiled.json"
 
 
 @dataclass(frozen=True)
@@ -90,90 +87,54 @@ def cache_root() -> Path:
     return CACHE_DIR.parent
 
 
+def check_step(step: CompileStep) -> str | None:
+    """Run ``step`` loading kernels from the cache only: None if every kernel it uses loads, else why not (the first
+    kernel that would be compiled, or the entry or folder that would not be loaded). Nothing is compiled or
+    changed."""
+    from .vector.kernels import NotCached, load_only
+
+    try:
+        with load_only():
+            step.run()
+    except NotCached as missing:
+        return str(missing)
+    return None
+
+
 def stale_cache_folders() -> list[Path]:
     """The cache folders of kernels compiled from other sources than these (an older version, another checkout's
-    edits): every ``kernels-<hash>`` folder under ``cache_root()`` and under its ``boundscheck`` folder (the test
-    suite's bounds-checked kernels) whose hash is not this version's, with their ``kernels-<hash>-<package>`` siblings.
-    Nothing else in the folder is ever counted: it may be a folder shared with other programs (``NUMBA_CACHE_DIR``)."""
+    edits): every ``kernels-<hash>`` folder directly in ``cache_root()`` and in its ``boundscheck`` folder (the test
+    suite's bounds-checked kernels) whose hash is not this version's, with their ``kernels-<hash>-<group>`` siblings.
+    Nothing else in the folder is ever counted: it may be a folder shared with other programs (``NUMBA_CACHE_DIR``);
+    and no symlink is followed (a ``boundscheck`` or ``kernels-…`` symlink is left alone, with what it points to)."""
     from .vector.kernels import CACHE_DIR
 
     current = CACHE_DIR.name
+    root = cache_root()
     stale = []
-    for parent in (cache_root(), cache_root() / "boundscheck"):
-        if not parent.is_dir():
+    for parent in (root, root / "boundscheck"):
+        if parent.is_symlink() or not parent.is_dir():
             continue
+        real = parent.resolve()
         for path in sorted(parent.iterdir()):
             own = path.name == current or path.name.startswith(f"{current}-")
-            if path.name.startswith("kernels-") and path.is_dir() and not path.is_symlink() and not own:
+            if not path.name.startswith("kernels-") or own or path.is_symlink() or not path.is_dir():
+                continue
+            if path.resolve().parent == real:  # really in this folder, not reached through a link
                 stale.append(path)
     return stale
 
 
+def delete_folder(path: Path) -> None:
+    """Delete the folder ``path`` and everything in it, following no symlink: a link inside is removed, not what it
+    points to, and ``path`` itself must not be one (``shutil.rmtree`` refuses it)."""
+    import shutil
+
+    if path.is_symlink():
+        raise OSError(f"{path} is a symlink")
+    shutil.rmtree(path)
+
+
 def folder_size(path: Path) -> int:
-    """The bytes of the files under ``path``."""
-    return sum(entry.stat().st_size for entry in path.rglob("*") if entry.is_file() and not entry.is_symlink())
-
-
-def manifest_path() -> Path:
-    from .vector.kernels import CACHE_DIR
-
-    return CACHE_DIR / MANIFEST_NAME
-
-
-def used_index_files() -> set[str]:
-    """The index files (relative to ``cache_root()``) of every cached kernel this process has compiled or loaded."""
-    from numba.core.dispatcher import Dispatcher
-
-    root = cache_root().resolve()
-    found = set()
-    modules = [getattr(module, "__dict__", None) or {} for module in list(sys.modules.values())]
-    values = [value for names in modules for value in list(names.values())]
-    with warnings.catch_warnings():  # isinstance on a deprecated module attribute (torch's) warns
-        warnings.simplefilter("ignore")
-        kernels = [value for value in values if isinstance(value, Dispatcher)]
-    for value in kernels:
-        if not (value.stats.cache_hits or value.stats.cache_misses):
-            continue
-        cache = getattr(value, "_cache", None)
-        index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)  # numba 0.68's layout
-        if index is None:
-            continue
-        path = Path(index).resolve()
-        if path.is_relative_to(root):
-            found.add(path.relative_to(root).as_posix())
-    return found
-
-
-def write_manifest(steps: dict[str, list[str]]) -> None:
-    from .files import write_atomic
-
-    write_atomic(manifest_path(), (json.dumps({"steps": steps}, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-
-
-def read_manifest() -> dict[str, list[str]]:
-    """The index files ``seasons compile`` recorded by step ({} if none or unreadable)."""
-    try:
-        data = json.loads(manifest_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    steps = data.get("steps") if isinstance(data, dict) else None
-    if not isinstance(steps, dict):
-        return {}
-    return {
-        name: [p for p in files if isinstance(p, str)]
-        for name, files in steps.items()
-        if isinstance(name, str) and isinstance(files, list)
-    }
-
-
-def is_warm(step: str, manifest: dict[str, list[str]]) -> bool:
-    """Whether ``seasons compile`` compiled ``step`` for these sources and every index file it used is still there."""
-    files = manifest.get(step)
-    if not files:
-        return False
-    root = cache_root().resolve()
-    for name in files:
-        path = (root / name).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
-            return False
-    return True
+    """The bytes of the files under ``path`` (symlinks not followed)."""
+    return sum(entry.lstat().st_size for entry in path.rglob("*") if entry.is_file() and not entry.is_symlink())

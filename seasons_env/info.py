@@ -111,8 +111,9 @@ def _folder_bytes(folder: Path) -> int:
 
 
 def kernel_cache() -> dict:
-    """Where the compiled rules kernels are cached, whether anything is there yet, and how much."""
-    from .vector.kernels import CACHE_DIR
+    """Where the compiled rules kernels are cached, whether anything is there yet, how much, and why the folder is not
+    used if it is not (another user owns it or can write it)."""
+    from .vector.kernels import CACHE_DIR, cache_problem
 
     exists = CACHE_DIR.is_dir()
     return {
@@ -120,6 +121,7 @@ def kernel_cache() -> dict:
         "exists": exists,
         "bytes": _folder_bytes(CACHE_DIR) if exists else 0,
         "chosen_by": next((name for name in ("SEASONS_KERNEL_CACHE", "NUMBA_CACHE_DIR") if os.environ.get(name)), None),
+        "not_used_because": cache_problem(),
     }
 
 
@@ -172,6 +174,8 @@ def format_info(info: dict) -> str:
     size = f"{cache['bytes'] / 1e6:,.1f} MB" if cache["exists"] else "empty: compiled on first use"
     chosen = f"; its parent set by {cache['chosen_by']}" if cache["chosen_by"] else ""
     lines.append(f"  cached in {cache['folder']} ({size}{chosen})")
+    if cache["not_used_because"]:
+        lines.append(f"  not used, kernels compile in memory: {cache['not_used_because']}")
     return "\n".join(lines)
 
 

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import json
 import numbers
+import os
+import shlex
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .engine import LEVELS, STATE_VERSION
 from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS
-from .files import write_atomic
+from .files import file_kind, write_atomic
 
 MAX_ACTIONS = 50_000  # seasons_agents.base.play_game's limit: no real game comes near it
 MAX_SEED = 2**64
@@ -245,6 +248,32 @@ def read_record_lines(path: Path) -> list[tuple[str, dict]]:
     if not entries:
         raise RecordError(f"{path} holds no records")
     return entries
+
+
+def read_game_file(path: Path) -> tuple[str, dict]:
+    """The record of a file that a game continues from and is written back to (``seasons play --web --resume``),
+    with its source. Refused with ``RecordError``: anything but a regular file (reading a named pipe would wait
+    for a writer; a device or a folder cannot take the record back), and a file of several records (writing the
+    one game back would lose the others)."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode  # through links
+    except OSError as error:
+        raise RecordError(f"cannot read {path}: {error.strerror or error}") from None
+    if not stat.S_ISREG(mode):
+        raise RecordError(
+            f"{path} is {file_kind(mode)}: a game is resumed from a regular file holding its record (and written "
+            "back into it)"
+        )
+    entries = read_record_lines(path)
+    if len(entries) > 1:
+        first_line = entries[0][0].rsplit(" line ", 1)[-1]
+        raise RecordError(
+            f"{path} holds {len(entries)} records; a game is resumed from a file of one record, into which it is "
+            f"written back (the other records would be lost): copy the game's line into a file of its own, for "
+            f"example the first: sed -n {first_line}p {shlex.quote(str(path))} > game.json, and resume that"
+        )
+    return entries[0]
 
 
 def _json_lines(raw: bytes, error: ValueError) -> bool:

@@ -12,7 +12,9 @@ look names up here. Packages fill it through two entry-point groups of their dis
 
 Both groups are read once, on the first lookup. Code that defines an agent at run time calls
 :func:`register_agent` directly. An agent *spec* is a name, or ``name:ARGUMENT`` for agents that take one
-(such as a model file), e.g. ``learned:runs/a/model.pt``.
+(such as a model file), e.g. ``learned:runs/a/model.pt``; or an agent given by its code, ``path/to/file.py:Class``
+or ``package.module:Class``, or a bare model file (``runs/a/model.pt``) that a registered agent claims by its suffix
+(``seasons_env.agent_specs``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
+
+from .agent_specs import code_agent_factory, is_code_spec
 
 AGENT_GROUP = "seasons_env.agents"
 COMMAND_GROUP = "seasons_env.commands"
@@ -41,6 +46,8 @@ class AgentEntry:
     #: ``check(argument)`` raises ``ValueError`` for an argument the factory could not use (a missing model
     #: file), so that a spec fails where it is given, not later in a worker process.
     check: Callable[[str | None], None] | None = None
+    #: File suffixes (``".pt"``) whose files this agent plays as its argument when a spec is a bare file path.
+    file_suffixes: tuple[str, ...] = ()
 
     def usage(self) -> str:
         if self.argument is None:
@@ -63,12 +70,14 @@ def register_agent(
     argument: str | None = None,
     argument_optional: bool = True,
     check: Callable[[str | None], None] | None = None,
+    file_suffixes: tuple[str, ...] = (),
     replace: bool = False,
 ) -> None:
     """Make ``name`` an agent spec; ``factory(seed)`` (or ``factory(seed, argument)``) returns a new agent.
 
     Names are lower-case words (letters, digits, ``_``, ``-``). Registering a taken name is an error unless
-    ``replace`` is set.
+    ``replace`` is set. With ``file_suffixes`` (and an argument), a spec that is a path to an existing file with one
+    of those suffixes means ``name:PATH``.
     """
     if not isinstance(name, str) or not name or not all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in name):
         raise ValueError(f"agent name must be a non-empty word of ASCII letters, digits, '_' or '-'; got {name!r}")
@@ -78,7 +87,9 @@ def register_agent(
         raise TypeError(f"factory for agent {name!r} must be callable; got {type(factory).__name__}")
     if name in _agents and not replace and _agents[name].factory is not factory:
         raise ValueError(f"agent name {name!r} is already registered ({_agents[name].factory!r}); pass replace=True")
-    _agents[name] = AgentEntry(name, factory, summary, argument, argument_optional, check)
+    if file_suffixes and argument is None:
+        raise ValueError(f"agent {name!r} declares file suffixes but takes no argument to receive the file")
+    _agents[name] = AgentEntry(name, factory, summary, argument, argument_optional, check, tuple(file_suffixes))
 
 
 def unregister_agent(name: str) -> None:
@@ -112,7 +123,34 @@ def agent_names() -> list[str]:
 
 def describe_agents() -> str:
     """One line per agent spec accepted, for help texts and errors."""
-    return ", ".join(entry.usage() for _, entry in sorted(agent_entries().items()))
+    registered = ", ".join(entry.usage() for _, entry in sorted(agent_entries().items()))
+    return f"{registered}; or FILE.py:CLASS, MODULE:CLASS" if registered else "FILE.py:CLASS, MODULE:CLASS"
+
+
+#: Entries of agents given by their code, by spec: their code is loaded and checked once per process.
+_code_entries: dict[str, AgentEntry] = {}
+
+
+def _unregistered_entry(spec: str, field: str) -> tuple[AgentEntry, str | None] | None:
+    """The entry of a spec that names code (``file.py:Class``, ``module:Class``) or a model file a registered agent
+    claims by its suffix; None if it is neither."""
+    if is_code_spec(spec):
+        with _lock:
+            entry = _code_entries.get(spec)
+        if entry is None:
+            try:
+                entry = AgentEntry(spec, code_agent_factory(spec), summary="an agent class given by its code")
+            except ValueError as error:
+                raise ValueError(f"{field}: agent {spec!r}: {error}") from None
+            with _lock:
+                _code_entries[spec] = entry
+        return entry, None
+    suffix = Path(spec).suffix.lower()
+    if suffix and Path(spec).expanduser().is_file():
+        for _, entry in sorted(agent_entries().items()):
+            if suffix in entry.file_suffixes:
+                return entry, spec
+    return None
 
 
 def parse_agent_spec(spec: object, field: str = "agent") -> tuple[AgentEntry, str | None]:
@@ -121,6 +159,14 @@ def parse_agent_spec(spec: object, field: str = "agent") -> tuple[AgentEntry, st
         raise ValueError(f"{field} must be an agent name; got {spec!r}. Known agents: {describe_agents()}")
     name, colon, argument = spec.strip().partition(":")
     entries = agent_entries()
+    if name not in entries and (found := _unregistered_entry(spec.strip(), field)) is not None:
+        entry, argument = found
+        if entry.check is not None and argument is not None:
+            try:
+                entry.check(argument)
+            except ValueError as error:
+                raise ValueError(f"{field}: agent {spec!r}: {error}") from None
+        return found
     if name not in entries:
         broken = f" (plugins that failed to load: {'; '.join(_load_errors)})" if _load_errors else ""
         known = describe_agents() or "none registered (is seasons-env installed with its agents package?)"

@@ -105,6 +105,15 @@ _CONTEXT_WORDS = {
 }
 
 
+def decision_words(decision: str | None) -> str:
+    """A pending decision's kind in words (its step's description), for pages that show whose decision it is:
+    never the step's internal name. ``None`` (no decision pending) reads "the game is over"."""
+    if decision is None:
+        return "the game is over"
+    spec = steps.STEP_BY_NAME.get(decision)
+    return spec.doc if spec is not None and spec.doc else "a decision"
+
+
 def card_choice_is_public(game: Game, action: int) -> bool:
     """Whether the other seats learn which card the decider of ``game`` chooses with ``action``: only when the card
     enters play (Divine Chalice with room, Potion of Dreams). A card chosen from a hand, a pack or drawn cards that

@@ -20,7 +20,6 @@ from typing import TextIO
 import numpy as np
 
 from . import Game, describe_action
-from .engine import steps as step_kinds
 from .files import replace_atomically, write_atomic
 from .picture import SEAT_COLORS, board_view, draw_view
 from .records import (
@@ -33,11 +32,12 @@ from .records import (
     make_record,
     notable_games,
     parse_record,
+    read_game_file,
     read_record_lines,
     select_game,
     write_record,
 )
-from .rendering import card_choice_is_public, render_text
+from .rendering import card_choice_is_public, decision_words, render_text
 
 __all__ = [
     "MAX_ACTIONS",
@@ -55,6 +55,7 @@ __all__ = [
     "notable_games",
     "notable_outputs",
     "parse_record",
+    "read_game_file",
     "read_record_lines",
     "select_game",
     "step_through",
@@ -133,8 +134,8 @@ class Replay:
                 won = "winners" if len(game.winners()) > 1 else "winner"
                 return f"Game over. Final scores: {scores}; {won}: {winners}"
             return "End of the record (the game was not finished)"
-        asked = decision_words(game.pending_decision)
-        return f"{self.seat_name(game.current_player)}, {asked[:1].lower()}{asked[1:]}, chose: {self.label(k, seat)}"
+        kind = decision_words(game.pending_decision)
+        return f"{self.seat_name(game.current_player)} ({kind}) chose: {self.label(k, seat)}"
 
     def label(self, k: int, seat: int | None = None) -> str:
         """The label of action ``k``; another seat's choice of a card ``seat`` does not see is not named."""
@@ -155,14 +156,6 @@ class Replay:
     def score_history(self) -> list[list[int]]:
         """Each seat's score at every position (the score if the game ended there; the final score at the end)."""
         return [[int(s) for s in game.scores()] for game in self.positions]
-
-
-def decision_words(name: str) -> str:
-    """A decision kind in words for a person (its rules' description): ``die_of_malice_window`` is "Activate Die of
-    Malice before the die actions, or not"."""
-    kind = step_kinds.STEP_BY_NAME.get(name)
-    words = kind.doc if kind is not None and kind.doc else name.replace("_", " ")
-    return words[:1].upper() + words[1:]
 
 
 def load_replay(path: Path, game: int | None = None) -> Replay:
@@ -375,10 +368,7 @@ def html_page(replay: Replay, seat: int | None = None) -> str:
     history = replay.score_history()
     steps = []
     for k, game in enumerate(replay.positions):
-        view = board_view(game, seat)
-        if view["decision"] is not None:  # the page shows decisions in words, never the rules' internal names
-            view["decision"] = decision_words(view["decision"])
-        steps.append({"view": view, "move": replay.move(k, seat), "policy": replay.policy(k, seat)})
+        steps.append({"view": board_view(game, seat), "move": replay.move(k, seat), "policy": replay.policy(k, seat)})
     chart_left, chart_width = 40, 640 - 40 - 10
     data = {
         "steps": steps,

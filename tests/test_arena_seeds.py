@@ -4,14 +4,17 @@ it ends (issue 36 item 5)."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from installed import run_installed
 
 from seasons_agents import play_game
-from seasons_agents.arena import Arena, ArenaConfig, agent_seed, play_one, seating
+from seasons_agents.arena import Arena, ArenaConfig, agent_seed, play_one, seating, secret_seed
 from seasons_agents.base import agent_streams
 from seasons_agents.random_agent import RandomAgent
 from seasons_env import Game, registry
@@ -135,9 +138,58 @@ def test_a_blind_run_refuses_a_folder_of_a_public_one(tmp_path: Path) -> None:
     damaged = tmp_path / "damaged"
     damaged.mkdir()
     (damaged / "arena.secret").write_text("12ab\n")
+    (damaged / "arena.secret").chmod(0o600)
     result = CliRunner().invoke(main, [*args, "--out", str(damaged), "--seed", "random"])
     assert result.exit_code == 1 and "arena.secret: must hold the blind run's secret seed" in result.output
     assert "Traceback" not in result.output and sorted(p.name for p in damaged.iterdir()) == ["arena.secret"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="owner-only file modes are POSIX")
+def test_a_blind_runs_secret_is_private_from_its_creation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44 item 2: the secret's file (its temporary too) is 0600 from the start, not made private after the
+    rename: another user polling the folder never finds it readable."""
+    renamed = []
+    real_replace = os.replace
+
+    def replace(source, target):  # the mode the file has when it takes the secret's name
+        renamed.append((Path(target).name, stat.S_IMODE(os.stat(source).st_mode)))
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+    previous = os.umask(0o022)  # a usual umask: a plain new file would be 0644
+    try:
+        seed = secret_seed(tmp_path / "blind")
+    finally:
+        os.umask(previous)
+    assert renamed == [("arena.secret", 0o600)]
+    path = tmp_path / "blind" / "arena.secret"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and int(path.read_text()) == seed
+    assert [p.name for p in path.parent.iterdir()] == ["arena.secret"]  # no temporary left
+
+
+@pytest.mark.skipif(os.name != "posix", reason="owner-only file modes are POSIX")
+def test_a_blind_run_refuses_to_resume_with_a_secret_others_can_read(tmp_path: Path) -> None:
+    """Issue 44 item 2: a kept secret that other users can read is refused (the run may no longer be blind) with
+    what to do, and nothing is changed; made private again, the run resumes with it."""
+    folder = tmp_path / "blind"
+    seed = secret_seed(folder)
+    secret = folder / "arena.secret"
+    secret.chmod(0o644)
+    args = ["arena", "--agents", "random,heuristic", "--games", "1", "--level", "apprentice", "--no-progress"]
+    args += ["--workers", "1", "--out", str(folder), "--seed", "random"]
+    result = run_installed(args, timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "can be read by other users (mode 0644, must be 0600)" in result.stderr
+    assert f"chmod 600 {secret}" in result.stderr and "another folder" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o644 and [p.name for p in folder.iterdir()] == ["arena.secret"]
+    secret.chmod(0o600)
+    assert secret_seed(folder) == seed
+    link = tmp_path / "link"
+    link.mkdir()
+    (link / "arena.secret").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(ValueError, match="cannot read"):
+        secret_seed(link)
 
 
 def test_the_agents_stream_reveals_no_deal_of_a_public_run() -> None:

@@ -31,8 +31,20 @@ def test_compile_refuses_an_unknown_step() -> None:
 def test_compile_check_reports_an_empty_cache_as_cold_without_compiling(tmp_path: Path) -> None:
     done = _seasons("compile", "--check", env={"SEASONS_KERNEL_CACHE": str(tmp_path)})
     assert done.returncode == 1, done.stderr
-    assert "rules" in done.stdout and "cold" in done.stdout
-    assert not list(tmp_path.rglob("*.nbi"))  # nothing compiled
+    assert "rules" in done.stdout and "cold" in done.stdout and "is not compiled for" in done.stdout
+    assert "Traceback" not in done.stderr
+    assert not list(tmp_path.iterdir())  # nothing compiled, no folder made
+
+
+def test_compile_refuses_a_cache_folder_another_user_could_write(tmp_path: Path) -> None:
+    """``seasons compile`` would compile into a cache it then refuses to load: it says so and compiles nothing."""
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    cache.chmod(0o777)
+    done = _seasons("compile", "--only", "rules", "--no-progress", env={"SEASONS_KERNEL_CACHE": str(cache)})
+    assert done.returncode == 1 and "can be written by every user" in done.stderr, done.stderr
+    assert "SEASONS_TRUST_KERNEL_CACHE=1" in done.stderr and "Traceback" not in done.stderr
+    assert not list(cache.iterdir())
 
 
 _FIRST_CALLS = """
@@ -205,3 +217,40 @@ def test_prune_is_given_alone() -> None:
 
     result = CliRunner().invoke(main, ["compile", "--prune", "--check"])
     assert result.exit_code == 2 and "give it alone" in result.output and "Traceback" not in result.output
+
+
+def test_prune_follows_no_symlink_and_deletes_nothing_outside_its_folder(tmp_path: Path) -> None:
+    """A ``boundscheck`` folder or a ``kernels-…`` folder that is a symlink to a folder elsewhere: the link and what it
+    points to stay; a stale folder holding a symlink to a folder elsewhere is deleted without following it."""
+    cache, elsewhere = tmp_path / "cache", tmp_path / "elsewhere"
+    outside = [elsewhere / "kernels-00000000deadbeef" / "a.nbi", elsewhere / "kept" / "kernels-0000000000000001" / "b"]
+    outside.append(elsewhere / "linked-to" / "c.nbi")
+    for path in outside:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x" * 100)
+    cache.mkdir()
+    (cache / "boundscheck").symlink_to(elsewhere, target_is_directory=True)
+    (cache / "kernels-00000000cafef00d").symlink_to(elsewhere / "kept", target_is_directory=True)
+    stale = cache / "kernels-0000000000000002"
+    stale.mkdir()
+    (stale / "link").symlink_to(elsewhere / "linked-to", target_is_directory=True)
+    done = _seasons("compile", "--prune", env={"SEASONS_KERNEL_CACHE": str(cache)})
+    assert done.returncode == 0, done.stderr
+    assert "deleted 1 folder(s)" in done.stdout
+    assert all(path.is_file() for path in outside)
+    assert (cache / "boundscheck").is_symlink() and (cache / "kernels-00000000cafef00d").is_symlink()
+    assert not stale.exists()
+
+
+def test_seasons_info_says_when_the_cache_folder_is_not_used(tmp_path: Path) -> None:
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    cache.chmod(0o775)
+    done = _seasons("info", env={"SEASONS_KERNEL_CACHE": str(cache)})
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"not used, kernels compile in memory: the kernel cache folder {cache} can be written by its group"
+        in done.stdout
+    )
+    cache.chmod(0o700)
+    assert "not used" not in _seasons("info", env={"SEASONS_KERNEL_CACHE": str(cache)}).stdout

@@ -186,6 +186,8 @@ def test_serialization_round_trips_at_every_kind_of_state():
     "text, message",
     [
         ("{", "a serialized state is JSON"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),  # issue 44 item 12: was a RecursionError
+        ('{"position": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
         ('{"state": null}', "keys 'position', 'seed_bytes'"),
         ('{"position": null, "seed_bytes": [1, 2, 3, 4]}', "'seed_bytes' lists"),
         ('{"position": null, "seed_bytes": [300]}', "'seed_bytes' lists"),

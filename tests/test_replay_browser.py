@@ -18,7 +18,8 @@ from seasons_env import Game
 from seasons_env.engine import steps
 from seasons_env.engine.data import CARD_NAMES, SEASONS
 from seasons_env.picture import board_view
-from seasons_env.replay import Replay, decision_words, make_record, parse_record, write_html
+from seasons_env.rendering import decision_words
+from seasons_env.replay import Replay, make_record, parse_record, write_html
 
 CHROMIUM_FLAGS = [
     "--headless",

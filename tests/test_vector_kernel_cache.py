@@ -1,16 +1,24 @@
-"""The kernels' disk cache is keyed by every source they are compiled from (``vector/kernels/__init__.py``), and not by
-the checkout's path (``ProjectCacheLocator``)."""
+"""The kernels' disk cache: keyed by what the kernels import (``vector/kernels/disk_cache.py``) and not by the
+checkout's path (``ProjectCacheLocator``); damaged entries set aside and compiled again; a folder or file another user
+could have written never loaded."""
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import json
 import os
+import pickle
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
-from seasons_env.vector.kernels import CACHE_DIR, source_digest
+import pytest
+
+from seasons_env.vector.kernels import CACHE_DIR, TRUST_VARIABLE, source_digest
+from seasons_env.vector.kernels.disk_cache import SET_ASIDE, kernel_sources
 
 PACKAGE = Path(__file__).resolve().parents[1] / "seasons_env"
 
@@ -90,3 +98,269 @@ def test_a_copy_elsewhere_loads_the_kernels_another_checkout_compiled(tmp_path: 
         os.utime(folder / "cache_twin.py", (mtime, mtime))
     assert _run_twin(tmp_path / "first" / "checkout", cache) == {"hits": 0, "misses": 1}
     assert _run_twin(tmp_path / "second" / "checkout", cache) == {"hits": 1, "misses": 0}
+
+
+# ---------------------------------------------------------------------------- the key is the closure
+
+
+def test_the_key_covers_the_kernels_import_closure_and_nothing_else(tmp_path: Path) -> None:
+    """An adapter the kernels never import (the SB3, Gymnasium and PettingZoo ones, the one-game wrapper) changes no
+    key; a kernel module, a module a kernel imports, or a module that one imports, does."""
+    package = _copy(tmp_path)
+    before = source_digest(package)
+    sources = {path.relative_to(package).as_posix() for path in kernel_sources(package)}
+    for name in ("vector/sb3_vec.py", "vector/gym_vector.py", "gym_env.py", "pettingzoo_env.py", "vector/single.py"):
+        assert name not in sources
+        path = package / name
+        path.write_bytes(path.read_bytes() + b"\n# an edited docstring\n")
+        assert source_digest(package) == before, f"{name} is not imported by the kernels but changed the key"
+    for name in ("vector/kernels/machine.py", "vector/step_codes.py", "engine/card_constants.py"):
+        assert name in sources
+        path = package / name
+        original = path.read_bytes()
+        path.write_bytes(original + b"\n# edited\n")
+        assert source_digest(package) != before, name
+        path.write_bytes(original)
+
+
+def test_each_agent_kernel_group_is_keyed_by_its_own_import_closure(tmp_path: Path) -> None:
+    """The compiled agents' folders are keyed the same way: the heuristic's by what its kernel modules import (the
+    Python heuristic's constants they freeze included), not by the arena or the search's files."""
+    from seasons_agents.kernel_cache import AGENTS, group_digest
+
+    agents = tmp_path / "agents"
+    shutil.copytree(AGENTS, agents, ignore=shutil.ignore_patterns("__pycache__", "web", "models"))
+    package = _copy(tmp_path)
+    before = {label: group_digest(label, agents, package) for label in ("heuristic", "search", "ismcts")}
+
+    def edited(name: str) -> set[str]:
+        path = agents / name
+        original = path.read_bytes()
+        path.write_bytes(original + b"\n# edited\n")
+        changed = {label for label, digest in before.items() if group_digest(label, agents, package) != digest}
+        path.write_bytes(original)
+        return changed
+
+    assert edited("arena.py") == set()
+    assert edited("heuristic.py") == {"heuristic"}  # heuristic_kernel freezes BOUNDARY and END_TURN_TIE_BONUS
+    assert edited("values.py") == {"heuristic", "ismcts"}
+    assert edited("policy_format.py") == {"search", "ismcts"}
+    assert edited("ismcts_kernel.py") == {"ismcts"}
+
+
+# ---------------------------------------------------------------------------- a cache that cannot break
+
+_PROBE = """
+from pathlib import Path
+from seasons_env.vector.kernels import kernel_in
+
+kernel = kernel_in(Path(__file__).parent / "cache" / "kernels-probe")
+
+
+@kernel
+def add_one(x):
+    return x + 1
+"""
+
+
+def _probe(folder: Path) -> dict:
+    """A fresh import of the probe module in ``folder`` (new kernels, nothing compiled in memory), its kernel called
+    once: whether it was loaded from the disk cache or compiled."""
+    if not (folder / "cache_probe.py").exists():
+        (folder / "cache_probe.py").write_text(_PROBE)
+    sys.modules.pop("cache_probe", None)
+    spec = importlib.util.spec_from_file_location("cache_probe", folder / "cache_probe.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.add_one(41) == 42
+    stats = module.add_one.stats
+    return {"hits": sum(stats.cache_hits.values()), "misses": sum(stats.cache_misses.values())}
+
+
+def _entry(folder: Path, suffix: str) -> Path:
+    (path,) = (folder / "cache" / "kernels-probe" / "cache_probe").glob(f"cache_probe.add_one-*{suffix}")
+    return path
+
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    path.write_bytes(
+        {"garbage": b"\x80\x05not a pickle at all" * 7, "empty": b"", "truncated": data[: len(data) // 2]}[how]
+    )
+
+
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records if record.name == "seasons_env.kernel_cache"]
+
+
+@pytest.mark.parametrize("suffix", [".nbi", ".1.nbc"], ids=["index", "data"])
+@pytest.mark.parametrize("how", ["garbage", "empty", "truncated"])
+def test_a_damaged_entry_is_set_aside_and_compiled_again_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, suffix: str, how: str
+) -> None:
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    path = _entry(tmp_path, suffix)
+    _damage(path, how)
+    caplog.clear()
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}  # no exception: compiled again
+    (warning,) = _warnings(caplog)
+    assert "\n" not in warning and str(path) in warning and "set aside" in warning
+    assert path.with_name(path.name + SET_ASIDE).exists()
+    caplog.clear()
+    assert _probe(tmp_path) == {"hits": 1, "misses": 0}  # and cached again
+    assert not _warnings(caplog)
+
+
+class _Planted:
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple:
+        return (os.mkdir, (str(self.marker),))
+
+
+@pytest.mark.parametrize("where", ["version", "contents"])
+def test_a_planted_index_runs_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture, where: str) -> None:
+    """numba unpickles index files: one that would call a function when unpickled is refused before any call."""
+    import numba
+
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    marker = tmp_path / "planted-code-ran"
+    index = _entry(tmp_path, ".nbi")
+    planted = pickle.dumps(_Planted(marker))
+    index.write_bytes(planted if where == "version" else pickle.dumps(numba.__version__) + planted)
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    assert not marker.exists()
+    assert "set aside" in _warnings(caplog)[0]
+
+
+def test_an_index_naming_a_file_outside_its_entry_is_refused(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The data file names of an index are checked: a path elsewhere is never read."""
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    index = _entry(tmp_path, ".nbi")
+    stream = io.BytesIO(index.read_bytes())
+    version = pickle.load(stream)
+    stamp, overloads = pickle.loads(stream.read())
+    index.write_bytes(pickle.dumps(version) + pickle.dumps((stamp, dict.fromkeys(overloads, "../../elsewhere.nbc"))))
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    assert "not this function's" in _warnings(caplog)[0]
+
+
+# ---------------------------------------------------------------------------- a cache that cannot be poisoned
+
+
+def test_new_cache_folders_are_private(tmp_path: Path) -> None:
+    _probe(tmp_path)
+    for folder in (tmp_path / "cache", tmp_path / "cache" / "kernels-probe", _entry(tmp_path, ".nbi").parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+
+
+@pytest.mark.parametrize("change", ["other owner", "group-writable", "world-writable"])
+def test_an_index_file_another_user_could_have_written_is_not_loaded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    index = _entry(tmp_path, ".nbi")
+    _make_foreign(index, change, monkeypatch)
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    (warning,) = _warnings(caplog)
+    assert ("another user" if change == "other owner" else "can be written by") in warning
+    assert index.with_name(index.name + SET_ASIDE).exists()
+
+
+def _make_foreign(path: Path, change: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if change == "other owner" and os.geteuid() == 0:
+        os.chown(path, 54321, 54321)
+    elif change == "other owner":  # not root: the stat calls say another user owns it
+        inode = path.stat().st_ino
+        for name in ("stat", "lstat", "fstat"):
+            real = getattr(os, name)
+
+            def owned_by_another(*args: object, real: object = real, **kwargs: object) -> os.stat_result:
+                found = real(*args, **kwargs)
+                if found.st_ino != inode:
+                    return found
+                return os.stat_result((*found[:4], 54321, *found[5:]))
+
+            monkeypatch.setattr(os, name, owned_by_another)
+    else:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        path.chmod(mode | (stat.S_IWGRP if change == "group-writable" else stat.S_IWOTH))
+
+
+@pytest.mark.parametrize("change", ["other owner", "group-writable", "world-writable"])
+def test_a_cache_folder_another_user_could_write_is_not_used_unless_trusted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """The kernels compile in memory with one warning that says why and how to opt in, and nothing in the folder is
+    read or written; ``SEASONS_TRUST_KERNEL_CACHE=1`` loads it."""
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    folder = tmp_path / "cache" / "kernels-probe"
+    _make_foreign(folder, change, monkeypatch)
+    before = sorted((path.name, path.stat().st_mtime_ns) for path in folder.rglob("*"))
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    (warning,) = _warnings(caplog)
+    assert "kernel cache not used" in warning and str(folder) in warning and TRUST_VARIABLE in warning
+    assert sorted((path.name, path.stat().st_mtime_ns) for path in folder.rglob("*")) == before
+    monkeypatch.setenv(TRUST_VARIABLE, "1")
+    assert _probe(tmp_path) == {"hits": 1, "misses": 0}
+
+
+def test_a_sticky_shared_parent_such_as_tmp_is_accepted(tmp_path: Path) -> None:
+    """A world-writable folder with the sticky bit (``/tmp``) lets nobody replace another user's files in it."""
+    assert _probe(tmp_path) == {"hits": 0, "misses": 1}
+    (tmp_path / "cache").chmod(0o1777)
+    assert _probe(tmp_path) == {"hits": 1, "misses": 0}
+
+
+# ---------------------------------------------------------------------------- loading only
+
+
+def test_loading_only_reports_what_would_be_compiled_and_changes_nothing(tmp_path: Path) -> None:
+    """``load_only`` (``seasons compile --check``): an empty cache and a damaged entry each stop with the reason; a
+    damaged entry is left as it is; a sound cache loads."""
+    from seasons_env.compiling import CompileStep, check_step
+
+    step = CompileStep("probe", "the probe kernel", lambda: _probe(tmp_path))
+    assert "cache_probe.add_one is not compiled" in check_step(step)
+    assert not (tmp_path / "cache").exists()
+    _probe(tmp_path)
+    assert check_step(step) is None
+    index = _entry(tmp_path, ".nbi")
+    _damage(index, "truncated")
+    damaged = index.read_bytes()
+    reason = check_step(step)
+    assert reason is not None and "damaged index" in reason and "compiles it again" in reason
+    assert index.read_bytes() == damaged and not index.with_name(index.name + SET_ASIDE).exists()
+
+
+def test_every_kernel_is_cached_in_its_groups_folder_and_numbas_setting_is_left_alone() -> None:
+    """Each kernel gets its folder from its decorator: the rules kernels ``CACHE_DIR``, each agent group its own
+    folder; importing them leaves numba's process-wide ``numba.config.CACHE_DIR`` as the user set it (the agents'
+    modules swapped it at import, and the library set it for every numba user of the process)."""
+    import numba
+    from numba.core.dispatcher import Dispatcher
+
+    from seasons_agents import heuristic_kernel, ismcts_kernel, policy_kernel, search_kernel
+    from seasons_agents.heuristic_cards_kernel import __name__ as heuristic_cards
+    from seasons_agents.heuristic_eval_kernel import __name__ as heuristic_eval
+    from seasons_agents.kernel_cache import kernel_cache_folder
+    from seasons_env.vector.kernels import machine
+
+    assert numba.config.CACHE_DIR == os.environ.get("NUMBA_CACHE_DIR", "")
+    groups = {
+        machine: CACHE_DIR,
+        sys.modules[heuristic_cards]: kernel_cache_folder("heuristic"),
+        sys.modules[heuristic_eval]: kernel_cache_folder("heuristic"),
+        heuristic_kernel: kernel_cache_folder("heuristic"),
+        policy_kernel: kernel_cache_folder("search"),
+        search_kernel: kernel_cache_folder("search"),
+        ismcts_kernel: kernel_cache_folder("ismcts"),
+    }
+    for module, folder in groups.items():
+        kernels = [
+            v for v in vars(module).values() if isinstance(v, Dispatcher) and v.py_func.__module__ == module.__name__
+        ]
+        assert kernels, module.__name__
+        for dispatcher in kernels:
+            assert Path(dispatcher.stats.cache_path).parent == folder, (module.__name__, dispatcher.py_func.__name__)

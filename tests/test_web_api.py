@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-import subprocess
 import threading
 import urllib.request
 from collections.abc import Sequence
@@ -15,12 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from installed import start_installed
 from test_hidden_information import redeal
 from web_play import act, base_url, request, state, web_server
 
+from seasons_agents.human import option_label
 from seasons_agents.web_game import WebGame, encode_state, public_label, seat_state, seat_view
 from seasons_agents.web_server import PAGE_POLICY
+from seasons_agents.web_words import move_card
 from seasons_env import Game
 from seasons_env.replay import Replay, parse_record
 from seasons_env.simulate import random_play
@@ -52,7 +51,10 @@ def test_the_state_names_the_seat_its_options_and_the_board(tmp_path: Path) -> N
         # An action is answered with the state after the agents have played: the seat decides again.
         status, after = act(server, now["legal"][0]["action"])
         assert status == 200 and after["current_player"] == 2 and after["moves"] == 5
-        assert after["log"][2] == {"player": 2, "decision": "draft_pick", "label": now["legal"][0]["label"]}
+        first = now["legal"][0]
+        mine = {"player": 2, "decision": "draft_pick", "label": first["label"], "card": first["card"]}
+        assert after["log"][2] == mine  # the seat's own pick names the card (its text is in "cards")
+        assert mine["card"] in after["cards"] and not any("card" in entry for entry in now["log"])
         record = json.loads((tmp_path / "game.json").read_text())
         assert record["actions"] == game_actions(server) and record["seats"] == ["random", "random", "human"]
         assert record["opponent"] == "random" and "scores" not in record
@@ -78,7 +80,8 @@ def test_a_web_game_is_the_game_the_terminal_and_the_arena_play(tmp_path: Path) 
     game = WebGame("heuristic", 3, "magician", 31, 1, tmp_path / "game.json", agent_seed=7)
     try:
         while game.wait(60) and not game.game.is_over:
-            game.play(game.state()["legal"][0]["action"])
+            now = game.state()
+            game.play(now["legal"][0]["action"], now["move"])
         assert game.actions == expected
     finally:
         game.stop()
@@ -107,7 +110,9 @@ def test_the_board_drawing_is_the_librarys_file_served_before_the_pages_script(t
             assert response.read() == shared
             assert response.headers["Content-Type"] == "text/javascript; charset=utf-8"
             assert response.headers["Content-Security-Policy"] == PAGE_POLICY
-        status, page = request(server, "GET", "/")
+        status, page = request(
+            server, "GET", "/", token=None, headers={"Authorization": f"Bearer {server.table.token}"}
+        )
     assert status == 200
     scripts = re.findall(r"<script\b[^>]*>", page.decode())
     assert scripts == ['<script src="/board.js">', '<script src="/play.js">']
@@ -158,16 +163,20 @@ BAD_BODIES = [
     (b"[1]", "must be a JSON object"),
     (b'"7"', "must be a JSON object"),
     (b"{}", "must name the action"),
-    (b'{"action": 1, "seat": 0}', "unknown field"),
-    (b'{"move": 1}', "unknown field"),
-    (b'{"action": "132"}', "integer"),
-    (b'{"action": 132.0}', "integer"),
-    (b'{"action": true}', "integer"),
-    (b'{"action": null}', "integer"),
-    (b'{"action": [132]}', "integer"),
-    (b'{"action": -1}', "not one of your"),
-    (b'{"action": 99999999999999999999}', "not one of your"),
-    (b'{"action": 0}', "not one of your"),  # end turn: not legal in the draft
+    (b'{"action": 1, "move": 0, "seat": 0}', "unknown field"),
+    (b'{"move": 0}', "must name the action"),
+    (b'{"action": 132}', "must carry the move number"),
+    (b'{"action": "132", "move": 0}', "integer"),
+    (b'{"action": 132.0, "move": 0}', "integer"),
+    (b'{"action": true, "move": 0}', "integer"),
+    (b'{"action": null, "move": 0}', "integer"),
+    (b'{"action": [132], "move": 0}', "integer"),
+    (b'{"action": 132, "move": "0"}', "move must be an integer"),
+    (b'{"action": 132, "move": 0.0}', "move must be an integer"),
+    (b'{"action": 132, "move": false}', "move must be an integer"),
+    (b'{"action": -1, "move": 0}', "not one of your"),
+    (b'{"action": 99999999999999999999, "move": 0}', "not one of your"),
+    (b'{"action": 0, "move": 0}', "not one of your"),  # end turn: not legal in the draft
 ]
 
 
@@ -181,6 +190,28 @@ def test_a_bad_body_or_an_illegal_action_is_refused_with_400_and_changes_nothing
         assert status == 400
         assert message in json.loads(answer)["error"]
         assert _snapshot(server, tmp_path / "game.json") == before
+
+
+def test_a_repeated_or_stale_action_is_refused_with_409_and_plays_nothing(tmp_path: Path) -> None:
+    """The page sends the move number it saw: a repeated POST (a retry, a second tab) cannot play a second move."""
+    with web_server(tmp_path, "random", 2, "archmage", seed=4) as server:
+        first = state(server)
+        assert first["move"] == 0 == len(server.table.game.actions)
+        sent = json.dumps({"action": first["legal"][0]["action"], "move": first["move"]}).encode()
+        status, body = request(server, "POST", "/api/action", sent)
+        after = json.loads(body)
+        assert status == 200 and after["move"] == len(server.table.game.actions) >= 2
+        assert after["current_player"] == 0 and after["legal"]
+        before = _snapshot(server, tmp_path / "game.json")
+        for repeated in (sent, json.dumps({"action": after["legal"][0]["action"], "move": 0}).encode()):
+            status, body = request(server, "POST", "/api/action", repeated)
+            assert status == 409, body
+            assert f"the game is at move {after['move']}, not 0" in json.loads(body)["error"]
+        ahead = json.dumps({"action": after["legal"][0]["action"], "move": after["move"] + 1}).encode()
+        assert request(server, "POST", "/api/action", ahead)[0] == 409
+        assert _snapshot(server, tmp_path / "game.json") == before
+        status, body = act(server, after["legal"][0]["action"], after["move"])
+        assert status == 200 and body["move"] > after["move"]
 
 
 def test_a_body_without_json_content_type_or_too_big_is_refused(tmp_path: Path) -> None:
@@ -217,9 +248,9 @@ def test_acting_out_of_turn_is_refused_while_an_agent_thinks(tmp_path: Path) -> 
         threading.Event().wait(0.2)
         now = game.state()
         assert now["thinking"] == 0 and now["current_player"] == 0 and now["legal"] == []
-        assert "Player 0 (slow) decides: draft_pick" == now["prompt"]
+        assert now["prompt"] == "Player 0 (slow) decides: pick a card from the pack held"  # in words
         with pytest.raises(ValueError, match="it is not your turn: player 0"):
-            game.play(game.game.legal_action_list()[0])
+            game.play(game.game.legal_action_list()[0], len(game.actions))
         agent.release.set()
         assert game.wait(30)
         now = game.state()
@@ -240,7 +271,7 @@ def test_an_agent_that_fails_stops_the_game_with_a_message(tmp_path: Path) -> No
         assert game.wait(30)
         assert game.state()["error"] == "player 0 (broken) failed: RuntimeError: no model"
         with pytest.raises(ValueError, match="the game is stopped"):
-            game.play(0)
+            game.play(0, len(game.actions))
     finally:
         game.stop()
 
@@ -343,102 +374,77 @@ def test_paired_positions_give_the_seat_byte_identical_states(num_players: int, 
     assert ({"turn"} if level == "apprentice" else {"draft_pick", "library_split", "turn"}) <= kinds
 
 
-def test_the_log_tells_the_seat_the_same_of_paired_positions() -> None:
-    """Another player's move is told the same way whatever the cards the seat cannot see (a draft pick or a
-    library card is not named; a summoned card is)."""
+def _chalice_without_room() -> tuple[list[int], Game]:
+    """A 2-player Magician game (seed 20, uniform random legal actions from generator 11) up to the first Divine
+    Chalice decision of seat 1 with no room in its gauge: the card it chooses is discarded face down."""
+    rng = np.random.default_rng(11)
+    game = Game.new(2, "magician", seed=20)
+    actions: list[int] = []
+    while not (game.pending_decision == "divine_chalice" and game.current_player == 1):
+        legal = game.legal_action_list()
+        actions.append(legal[int(rng.integers(len(legal)))])
+        game.apply(actions[-1])
+    assert not game.has_room(game.pending_task()[1]) and len(game.legal_action_list()) > 1
+    return actions, game
+
+
+def _told(game: Game, seat: int, names: list[str]) -> dict[bytes, dict[int, str]]:
+    """For each of the decider's actions in ``game``, what ``seat`` may know after it (its state's bytes) and what
+    the seat's log says of it: {state after: {action: label}}."""
+    told: dict[bytes, dict[int, str]] = {}
+    view = seat_view(game, seat)
+    for action in game.legal_action_list():
+        after = game.clone()
+        after.apply(action)
+        key = json.dumps(seat_view(after, seat).to_dict(), sort_keys=True).encode()
+        card = move_card(view, game.current_player, action, own=False)  # the card whose text the log offers
+        told.setdefault(key, {})[action] = f"{public_label(view, game.current_player, action)}|{card}"
+    return told
+
+
+def test_the_log_tells_the_seat_the_same_of_moves_it_cannot_tell_apart() -> None:
+    """Another player's move is told by what the seat may know: two moves, in positions whose hidden cards differ
+    and by actions that differ (a draft pick of another card, a Divine Chalice card discarded face down), after
+    which the seat's state is byte-identical, get the same words in its log; a card that enters play is named."""
     rng = np.random.default_rng(7)
+    names = ["human", "random", "random"]
+    _, chalice = _chalice_without_room()
+    positions = [(chalice, ["human", "random"])]
+    for seed in range(2):
+        positions += [(game, names) for game in _positions(3, "archmage", seed, every=5) if not game.is_over]
     told = set()
-    for seed in range(3):
-        for game in _positions(3, "archmage", seed, every=3):
-            if game.is_over:
+    hidden_pairs = 0
+    for game, seats in positions:
+        actor = game.current_player
+        for seat in (q for q in range(len(seats)) if q != actor):
+            other = redeal(game, seat, rng)
+            if other is None:
                 continue
-            actor = game.current_player
-            for seat in (q for q in range(3) if q != actor):
-                other = redeal(game, seat, rng)
-                if other is None:
-                    continue
-                for action in sorted(set(game.legal_action_list()) & set(other.legal_action_list())):
-                    label = public_label(seat_view(game, seat), actor, action)
-                    assert label == public_label(seat_view(other, seat), actor, action)
-                    told.add(label.split(":")[0])
-    assert any("a card you do not see" in label for label in told)
+            mine, theirs = _told(game, seat, seats), _told(other, seat, seats)
+            for key, labels in mine.items():
+                both = {*labels.values(), *theirs.get(key, {}).values()}
+                assert len(both) == 1, f"seat {seat} is told {sorted(both)} of {game.pending_decision} moves"
+                told.update(label.split(":")[0] for label in both)
+                # Moves the seat cannot tell apart by different actions, in the two positions or in one.
+                hidden_pairs += key in theirs and set(labels) != set(theirs[key])
+    assert hidden_pairs > 10, hidden_pairs
+    assert any("a card you do not see" in label for label in told), told
+    assert any(label.startswith("summon") for label in told), told
 
 
-# ---------------------------------------------------------------------------- the command, killed and resumed
-
-
-def _start(args: list[str], cwd: Path) -> tuple[subprocess.Popen, str]:
-    process = start_installed(
-        ["play", "--web", "--no-browser", *args],
-        cwd=cwd,
-        env={"NUMBA_NUM_THREADS": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = process.stdout.readline().strip()
-    assert url.startswith("http://127.0.0.1:") and "/?token=" in url, (url, process.stderr.read())
-    return process, url
-
-
-def _http(url: str, path: str, body: dict | None = None) -> dict:
-    import urllib.request
-
-    base, token = url.split("/?token=")
-    data = None if body is None else json.dumps(body).encode()
-    call = urllib.request.Request(
-        f"{base}{path}?token={token}", data=data, headers={"Content-Type": "application/json"} if data else {}
-    )
-    with urllib.request.urlopen(call, timeout=60) as response:
-        return json.loads(response.read())
-
-
-def test_a_killed_servers_record_resumes_to_the_same_position(tmp_path: Path) -> None:
-    record = tmp_path / "game.json"
-    process, url = _start(
-        ["--vs", "random", "--players", "3", "--seat", "1", "--seed", "9", "--record", str(record)], tmp_path
-    )
+def test_a_divine_chalice_card_discarded_face_down_is_not_named_in_the_log(tmp_path: Path) -> None:
+    actions, game = _chalice_without_room()
+    chosen = game.legal_action_list()[0]
+    named = option_label(game, 1, chosen)  # the card as seat 1 sees it
+    assert named.startswith("choose card: ")
+    web = WebGame("random", 2, "magician", 20, 0, tmp_path / "game.json", actions=[*actions, chosen])
     try:
-        rng = np.random.default_rng(1)
-        now = _http(url, "/api/state")
-        for _ in range(25):
-            now = _http(url, "/api/action", {"action": now["legal"][int(rng.integers(len(now["legal"])))]["action"]})
-        before = _http(url, "/api/state")
+        entry = web.state()["log"][len(actions)]
     finally:
-        process.kill()  # SIGKILL: no chance to save anything more
-        process.wait()
-    assert before["moves"] > 25 and before["current_player"] == 1
-    saved = json.loads(record.read_text())
-    assert len(saved["actions"]) == before["moves"] and saved["seats"][1] == "human"
-    process, url = _start(["--resume", str(record)], tmp_path)
-    try:
-        after = _http(url, "/api/state")
-        assert after == before
-        now = _http(url, "/api/action", {"action": after["legal"][0]["action"]})
-        assert now["moves"] > after["moves"]
-        process.send_signal(signal.SIGTERM)
-        out, _ = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 128 + signal.SIGTERM
-    assert f"seasons play --web --resume {record}" in out
-    resumed = json.loads(record.read_text())
-    assert resumed["actions"][: len(saved["actions"])] == saved["actions"]
-    assert len(resumed["actions"]) == now["moves"]
-    Replay(parse_record(resumed))  # every action legal
-
-
-def test_ctrl_c_stops_the_server_and_keeps_the_record(tmp_path: Path) -> None:
-    record = tmp_path / "game.json"
-    process, url = _start(["--vs", "random", "--seed", "2", "--record", str(record)], tmp_path)
-    try:
-        now = _http(url, "/api/action", {"action": _http(url, "/api/state")["legal"][0]["action"]})
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 128 + signal.SIGINT and "Traceback" not in err
-    assert "Server stopped" in out and len(json.loads(record.read_text())["actions"]) == now["moves"]
+        web.stop()
+    assert entry["player"] == 1 and entry["decision"] == "divine_chalice"
+    assert entry["label"].endswith("(a card you do not see)"), entry
+    assert named.removeprefix("choose card: ") not in entry["label"]
 
 
 def test_a_record_that_cannot_be_written_stops_the_game_with_a_message(tmp_path: Path) -> None:
@@ -448,11 +454,11 @@ def test_a_record_that_cannot_be_written_stops_the_game_with_a_message(tmp_path:
     try:
         (folder / "game.json").unlink()
         folder.rmdir()
-        game.play(game.game.legal_action_list()[0])
+        game.play(game.game.legal_action_list()[0], len(game.actions))
         assert game.wait(30)
         assert game.state()["error"].startswith(f"cannot write the record {folder / 'game.json'}")
         with pytest.raises(ValueError, match="the game is stopped"):
-            game.play(game.game.legal_action_list()[0])
+            game.play(game.game.legal_action_list()[0], len(game.actions))
     finally:
         game.stop()
 

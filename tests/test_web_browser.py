@@ -94,7 +94,7 @@ def test_a_whole_game_clicked_in_chromium_ends_with_the_records_scores(
         assert watched.settle() == "over"
         shown = {
             int(item.get_attribute("data-player")): int(item.get_attribute("data-score"))
-            for item in page.locator("#final-scores li").all()
+            for item in page.locator("#final-scores tr").all()
         }
         assert page.is_visible("#winner") and page.is_visible("#replay-link") and page.is_visible("#new-game")
         record = json.loads(record_path.read_text())
@@ -155,7 +155,7 @@ def test_keys_choose_options_by_number_and_with_the_arrows(browser, tmp_path: Pa
         page = watched.page
 
         def offered() -> list[int]:
-            return [int(b.get_attribute("data-action")) for b in page.locator("#options button").all()]
+            return [int(b.get_attribute("data-action")) for b in page.locator("#options button[data-action]").all()]
 
         def last_human_action() -> int:
             record = json.loads(record_path.read_text())

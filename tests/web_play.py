@@ -76,6 +76,8 @@ def state(server: PlayServer) -> dict:
     return json.loads(body)
 
 
-def act(server: PlayServer, action: int) -> tuple[int, dict]:
-    status, body = request(server, "POST", "/api/action", json.dumps({"action": action}).encode())
+def act(server: PlayServer, action: int, move: int | None = None) -> tuple[int, dict]:
+    """POST ``action`` at move number ``move`` (default: the game's current move, as the page sends it)."""
+    move = state(server)["move"] if move is None else move
+    status, body = request(server, "POST", "/api/action", json.dumps({"action": action, "move": move}).encode())
     return status, json.loads(body)

@@ -132,6 +132,10 @@ class SeasonsGame(pyspiel.Game):
             data = json.loads(text)
         except (TypeError, ValueError) as error:
             raise ValueError(f"{GAME_NAME}: a serialized state is JSON; {error}") from None
+        except RecursionError:  # json's decoder recurses once a nesting level
+            raise ValueError(
+                f"{GAME_NAME}: a serialized state is JSON of a position; this one is nested too deeply"
+            ) from None
         if not isinstance(data, dict) or not {"position"} <= set(data) <= {"position", "seed_bytes"}:
             raise ValueError(f"{GAME_NAME}: a serialized state is a JSON object with keys 'position', 'seed_bytes'")
         bytes_drawn = data.get("seed_bytes", [])

@@ -34,6 +34,24 @@ const SeasonsBoard = (() => {
     return box;
   }
 
+  // Energy tokens in the pages' notation: each type as its coloured token with the count, then its name
+  // ("1 water, 2 fire"), as the option labels and the move log write them.
+  function energyWords(counts) {
+    const box = el("span", {class: "energy-words"});
+    counts.forEach((n, i) => {
+      if (!n) return;
+      if (box.childNodes.length) box.appendChild(document.createTextNode(", "));
+      const pair = el("span");  // the token and its type's name on one line
+      pair.style.whiteSpace = "nowrap";
+      const t = el("span", {class: "tok " + ENERGIES[i], title: ENERGIES[i]}, String(n));
+      t.style.background = ENERGY_COLORS[ENERGIES[i]];
+      pair.appendChild(t);
+      pair.appendChild(document.createTextNode(ENERGIES[i]));
+      box.appendChild(pair);
+    });
+    return box;
+  }
+
   // The season wheel with the month marker; attrs are the page's own attributes of the <svg> (its size or its
   // accessible name).
   function wheel(view, attrs) {
@@ -75,7 +93,8 @@ const SeasonsBoard = (() => {
     const face = el("div", {class: "die" + (d.owner >= 0 ? " taken" : ""), "data-die": String(d.die)});
     face.style.background = SEASON_COLORS[season];
     face.appendChild(el("div", {}, "die " + (d.die + 1) + " · " + "●".repeat(d.pips)));
-    if (d.energy.some((n) => n)) face.appendChild(el("div")).appendChild(tokens(d.energy, false));
+    // In the order and words of the option that takes it: energy, crystals, gauge, transmute, card.
+    if (d.energy.some((n) => n)) face.appendChild(el("div")).appendChild(energyWords(d.energy));
     if (d.crystals) face.appendChild(el("div", {}, "+" + d.crystals + " crystals"));
     if (d.gauge) face.appendChild(el("div", {}, "gauge +1"));
     if (d.transmute) face.appendChild(el("div", {}, "transmute"));
@@ -132,7 +151,7 @@ const SeasonsBoard = (() => {
   }
 
   return Object.freeze({
-    ENERGIES, ENERGY_COLORS, SEASONS, SEASON_COLORS, el, svg, names, cardsCount, tokens, wheel, dice, die,
+    ENERGIES, ENERGY_COLORS, SEASONS, SEASON_COLORS, el, svg, names, cardsCount, tokens, energyWords, wheel, dice, die,
     playerPanel, inPlay,
   });
 })();

@@ -54,7 +54,7 @@
     info.appendChild(el("div", {id: "piles"}, "Draw pile " + view.draw_pile + " cards, discard pile " + view.discard_pile));
     if (view.over) info.appendChild(el("div", {id: "pending"}, "Game over"));
     else {
-      info.appendChild(el("div", {id: "pending"}, "Player " + view.decider + " decides: " + view.decision));
+      info.appendChild(el("div", {id: "pending"}, "Player " + view.decider + " decides: " + view.decision_words));
       if (view.options !== null) {
         const list = el("ul", {id: "options"});
         for (const o of view.options.slice(0, 8)) list.appendChild(el("li", {}, o));

@@ -17,16 +17,14 @@ kernel module does not list it in ``KINDS_HANDLED`` (``SUPPORTED`` in ``machine.
 the engine's registry) is run by the reference engine on that row (unpack, run to the next decision, pack), so a
 batch is always exact.
 
-Every kernel is made with ``kernel`` (below). Compiled code is cached on disk (numba's ``cache=True``) in a folder
-named by a hash of every source file the kernels are built from and the card data (``CACHE_DIR``): the kernel
-modules, and the engine, encoder and array modules whose constants and tables they freeze at compile time. numba
-itself only notices a change in the file of the function it compiles, not in the functions it calls from other files
-nor in the values of the globals it froze, so the folder changes whenever any of those files does.
-
-Inside that folder each module's kernels are cached under the module's package (``ProjectCacheLocator``), not under
-a hash of the source file's absolute path as numba does by default: the folder's name already stands for the sources,
-so another checkout or a copy of the same version (a fresh clone, a wheel in another environment, CI's clone) loads
-the kernels another compiled instead of compiling them again.
+Every kernel is made with ``kernel`` (below), or with ``kernel_in(folder)`` for kernels cached in a folder of their
+own (the compiled agents'). Compiled code is cached on disk (numba's ``cache=True``) in a folder named by a hash of
+every source file the kernels import and the card data (``CACHE_DIR``, ``disk_cache.closure_digest``). Inside that
+folder each module's kernels are cached under the module's package (``disk_cache.ProjectCacheLocator``), not under a
+hash of the source file's absolute path as numba does by default, so another checkout or a copy of the same version (a
+fresh clone, a wheel in another environment, CI's clone) loads the kernels another compiled instead of compiling them
+again. The cache is read safely: a damaged entry is set aside and compiled again, a folder or file another user could
+have written is not loaded (``disk_cache``).
 
 Compile time. numba compiles every kernel into a module of its own and links into it the modules of every kernel it
 calls, so that LLVM can inline them; the whole module is then optimised and turned into machine code again. A kernel
@@ -47,32 +45,45 @@ the figures.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import numba
-from numba.core import caching, config
+from numba.core import config
 from numba.core.compiler_lock import global_compiler_lock
 
-#: The sources the compiled kernels depend on, relative to the package: every module of these folders, and files.
-_SOURCE_FOLDERS = ("engine", "vector")
-_SOURCE_FILES = ("encoding.py",)
+from .disk_cache import (
+    TRUST_VARIABLE,
+    NotCached,
+    ProjectCacheLocator,
+    ProjectFunctionCache,
+    closure_digest,
+    folder_problem,
+    load_only,
+)
+
+__all__ = [
+    "CACHE_DIR",
+    "CACHE_TOP",
+    "INNER_OPT",
+    "TRUST_VARIABLE",
+    "NotCached",
+    "ProjectCacheLocator",
+    "cache_problem",
+    "inline_kernel",
+    "kernel",
+    "kernel_in",
+    "load_only",
+    "source_digest",
+]
 
 
 def source_digest(package: Path = Path(__file__).parents[2]) -> str:
-    """A hash of the sources and card data under ``package`` (the ``seasons_env`` folder) that the kernels compile
-    from, and of numba's version."""
-    paths = [path for folder in _SOURCE_FOLDERS for path in (package / folder).rglob("*.py")]
-    paths += [package / name for name in _SOURCE_FILES]
-    digest = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(paths):
-        digest.update(path.relative_to(package).as_posix().encode())
-        digest.update(path.read_bytes())
-    digest.update((package / "data" / "seasons_data.json").read_bytes())
-    return digest.hexdigest()[:16]
+    """A hash of the sources under ``package`` (the ``seasons_env`` folder) that the kernels import, of the card data
+    and of numba's version (``disk_cache.closure_digest``)."""
+    return closure_digest(package)
 
 
 def _inner_opt() -> int | None:
@@ -90,38 +101,27 @@ def _inner_opt() -> int | None:
 INNER_OPT = _inner_opt()
 
 
-def _cache_dir() -> Path:
+def _cache_top() -> Path:
     base = os.environ.get("SEASONS_KERNEL_CACHE") or os.environ.get("NUMBA_CACHE_DIR")
-    root = Path(base) if base else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "seasons_env"
+    return Path(base) if base else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "seasons_env"
+
+
+def _cache_dir() -> Path:
     # kernels compiled at another inner level are other machine code: a folder of their own
     suffix = "" if INNER_OPT is None else f"-inner{INNER_OPT}"
-    return root / f"kernels-{source_digest()}{suffix}"
+    return CACHE_TOP / f"kernels-{source_digest()}{suffix}"
 
 
-#: Where compiled kernels are cached (``SEASONS_KERNEL_CACHE`` or ``NUMBA_CACHE_DIR`` chooses the parent folder).
+#: The folder every kernel cache folder is made in (``SEASONS_KERNEL_CACHE`` or ``NUMBA_CACHE_DIR``, else
+#: ``~/.cache/seasons_env``).
+CACHE_TOP = _cache_top()
+#: Where the rules kernels are cached.
 CACHE_DIR = _cache_dir()
-# numba reads its cache folder when a function is decorated: set it before any kernel module is imported.
-numba.config.CACHE_DIR = str(CACHE_DIR)
 
 
-class ProjectCacheLocator(caching.UserProvidedCacheLocator):
-    """numba's locator for ``numba.config.CACHE_DIR``, with the function's package (``seasons_env.vector.kernels``)
-    as the subfolder instead of a hash of its source folder's absolute path. Sound because ``CACHE_DIR`` is named by
-    the hash of the sources (``source_digest``) and numba still checks each file's content hash (its source stamp)
-    and the function's bytecode; only the path is left out of the key."""
-
-    def __init__(self, py_func, py_file):
-        super().__init__(py_func, py_file)
-        package = py_func.__module__.rpartition(".")[0] or py_func.__module__
-        self._cache_path = os.path.join(numba.config.CACHE_DIR, package)
-
-
-class _ProjectCacheImpl(caching.CompileResultCacheImpl):
-    _locator_classes = (ProjectCacheLocator, *caching.CompileResultCacheImpl._locator_classes)
-
-
-class _ProjectFunctionCache(caching.FunctionCache):
-    _impl_class = _ProjectCacheImpl
+def cache_problem(folder: Path = CACHE_DIR) -> str | None:
+    """Why the kernel cache ``folder`` will not be loaded from (another user owns it or can write it), or None."""
+    return folder_problem(folder, CACHE_TOP)
 
 
 class KernelDispatcher(numba.core.registry.CPUDispatcher):
@@ -134,8 +134,9 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
         kws = {k: numba.core.types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
 
-    def enable_caching(self) -> None:
-        self._cache = _ProjectFunctionCache(self.py_func)
+    def cache_in(self, folder: Path) -> None:
+        """Cache this kernel's compiled code in ``folder`` (``ProjectFunctionCache``)."""
+        self._cache = ProjectFunctionCache(self.py_func, folder, CACHE_TOP)
 
     def compile(self, sig):
         """Compile for ``sig`` (or load it from the cache): at numba's optimisation level when no other kernel is
@@ -157,22 +158,27 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
 _COMPILING = threading.local()
 
 
-def kernel(func: Callable) -> numba.core.registry.CPUDispatcher:
-    """The decorator of every kernel function: ``numba.njit(cache=True, nogil=True)``, compiled without the Python
-    interpreter and cached on disk (in the folder ``numba.config.CACHE_DIR`` names when it decorates), once per
-    argument type rather than once per constant argument, at ``INNER_OPT`` when compiled for another kernel (if set),
-    and without a C-callable wrapper (``KernelDispatcher``, the module docstring)."""
+def kernel_in(folder: Path, inline: bool = False) -> Callable[[Callable], numba.core.registry.CPUDispatcher]:
+    """The ``kernel`` (or ``inline_kernel``) decorator for kernels cached in ``folder`` instead of ``CACHE_DIR``: the
+    compiled agents' kernels, whose folder's name also carries a hash of their own sources."""
     options = {"nopython": True, "nogil": True, "no_cfunc_wrapper": True}
-    dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions=options)
-    dispatcher.enable_caching()
-    return dispatcher
+    if inline:
+        options["inline"] = "always"
+
+    def decorate(func: Callable) -> numba.core.registry.CPUDispatcher:
+        dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions=dict(options))
+        dispatcher.cache_in(folder)
+        return dispatcher
+
+    return decorate
 
 
-def inline_kernel(func: Callable) -> numba.core.registry.CPUDispatcher:
-    """A ``kernel`` whose body numba copies into each kernel that calls it (``inline="always"``) instead of compiling
-    it by itself: for a few lines called from many places with argument types that vary (``state_ops.push``), where
-    each set of types would otherwise be a compilation of its own. Python can still call it (compiled then)."""
-    options = {"nopython": True, "nogil": True, "no_cfunc_wrapper": True, "inline": "always"}
-    dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions=options)
-    dispatcher.enable_caching()
-    return dispatcher
+#: The decorator of every rules kernel: ``numba.njit(cache=True, nogil=True)``, compiled without the Python
+#: interpreter and cached on disk in ``CACHE_DIR``, once per argument type rather than once per constant argument, at
+#: ``INNER_OPT`` when compiled for another kernel (if set), and without a C-callable wrapper (``KernelDispatcher``, the
+#: module docstring).
+kernel = kernel_in(CACHE_DIR)
+#: A ``kernel`` whose body numba copies into each kernel that calls it (``inline="always"``) instead of compiling it by
+#: itself: for a few lines called from many places with argument types that vary (``state_ops.push``), where each set
+#: of types would otherwise be a compilation of its own. Python can still call it (compiled then).
+inline_kernel = kernel_in(CACHE_DIR, inline=True)

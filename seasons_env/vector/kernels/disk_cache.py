@@ -1,0 +1,465 @@
+"""The kernels' disk cache: the key its folder is named by, and numba's cache made safe to read.
+
+**The key** (``closure_digest``) is a hash of the files the kernels import: the kernel modules and every module of the
+project they import, transitively (a package's ``__init__.py`` only when a name defined there is imported from it; a
+name it re-exports is followed to the module that defines it), the card data and numba's version. numba by itself
+notices a change in the file of the function it compiles only, not in the functions it calls from other files nor in
+the values of the globals it froze, so the folder changes whenever any of those files does, and only then: an adapter
+the kernels never import (the Gymnasium, SB3 or PettingZoo one) can change without a recompile.
+
+**Reading it safely.** numba stores each function as an index file (``*.nbi``, the signatures compiled and their data
+files) and data files (``*.nbc``, the machine code), both pickled, so whoever can write the cache folder can make the
+next process that loads it run any code. ``ProjectFunctionCache`` therefore:
+
+- refuses a cache folder (and each folder above it up to the one the user chose) or a file that another user owns or
+  that its group or every user can write (a folder with the sticky bit, such as ``/tmp``, excepted: nobody can replace
+  what another user put there), unless ``SEASONS_TRUST_KERNEL_CACHE=1``; the kernels then compile in memory, with one
+  warning line saying why;
+- reads an index file with an unpickler that builds numba's signature types and nothing else, and checks that every
+  data file it names is one of this function's (no path);
+- takes any entry it cannot read (empty, truncated, garbage, another program's file, another user's) as damaged: the
+  file is renamed ``<name>.set-aside`` and the kernel compiled again, with one warning line, never an exception;
+- creates the folders it writes private to the user (mode 0700).
+
+**Loading only.** Inside ``load_only()`` a kernel that is not in the cache raises ``NotCached`` (saying which, and
+why) instead of compiling: ``seasons compile --check`` runs each step that way, so what it reports is exactly what the
+next run loads.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import hashlib
+import inspect
+import io
+import logging
+import os
+import pickle
+import re
+import stat
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+import numba
+from numba.core import caching
+
+#: Set to 1 to load a kernel cache that another user owns or can write (the checks above are then skipped).
+TRUST_VARIABLE = "SEASONS_TRUST_KERNEL_CACHE"
+#: The suffix a damaged cache file is renamed with.
+SET_ASIDE = ".set-aside"
+
+log = logging.getLogger("seasons_env.kernel_cache")
+
+# ------------------------------------------------------------------------------------------------ the key
+
+
+def _module_file(module: str, roots: Mapping[str, Path]) -> Path | None:
+    """The source file of the dotted ``module`` under ``roots`` (top-level package name -> its folder), or None."""
+    top = module.partition(".")[0]
+    return _module_file_under(module, roots[top]) if top in roots else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _module_file_under(module: str, root: Path) -> Path | None:
+    base = root.joinpath(*module.split(".")[1:])
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    return base.with_suffix(".py") if base.with_suffix(".py").is_file() else None
+
+
+def _module_name(path: Path, roots: Mapping[str, Path]) -> str:
+    for top, folder in roots.items():
+        if path.is_relative_to(folder):
+            parts = [top, *path.relative_to(folder).with_suffix("").parts]
+            return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    raise ValueError(f"{path} is in none of the packages {sorted(roots)}")
+
+
+#: An import statement, at any indentation (a lazy import counts too), over several lines when parenthesised.
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
+
+
+@functools.cache
+def _import_nodes(path: Path) -> tuple[ast.stmt, ...]:
+    """The import statements of ``path``: only these lines are parsed (parsing whole modules took most of a second
+    at every start)."""
+    nodes = []
+    for match in _IMPORT.finditer(path.read_text(encoding="utf-8")):
+        try:
+            nodes.extend(ast.parse(match.group(0).strip()).body)
+        except SyntaxError:  # a line of a docstring that starts like an import
+            continue
+    return tuple(node for node in nodes if isinstance(node, ast.Import | ast.ImportFrom))
+
+
+def _import_target(node: ast.ImportFrom, path: Path, roots: Mapping[str, Path]) -> str:
+    if not node.level:
+        return node.module or ""
+    package = _module_name(path, roots)
+    parts = package.split(".") if path.name == "__init__.py" else package.split(".")[:-1]
+    parts = parts[: len(parts) - node.level + 1]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def _defining_file(module: str, name: str, roots: Mapping[str, Path], depth: int = 0) -> Path | None:
+    """The file that defines ``name`` of ``module``: a package's re-export (``from .machine import Game``) is followed
+    to the module it comes from; a name a package defines itself is its ``__init__.py``."""
+    submodule = _module_file(f"{module}.{name}", roots)
+    if submodule is not None:
+        return submodule
+    file = _module_file(module, roots)
+    if file is None or file.name != "__init__.py" or depth > 20:
+        return file
+    for node in _import_nodes(file):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name and alias.name != "*":
+                    found = _defining_file(_import_target(node, file, roots), alias.name, roots, depth + 1)
+                    if found is not None:
+                        return found
+    return file
+
+
+def _imports(path: Path, roots: Mapping[str, Path]) -> set[Path]:
+    """The project files ``path`` imports (anywhere in it: lazy imports count too)."""
+    found: set[Path | None] = set()
+    for node in _import_nodes(path):
+        if isinstance(node, ast.Import):
+            found.update(_module_file(alias.name, roots) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            target = _import_target(node, path, roots)
+            for alias in node.names:
+                if alias.name == "*":
+                    found.add(_module_file(target, roots))
+                else:
+                    found.add(_defining_file(target, alias.name, roots))
+    return {file for file in found if file is not None}
+
+
+def import_closure(entries: Iterable[Path], roots: Mapping[str, Path]) -> set[Path]:
+    """``entries`` and every file under ``roots`` they import, transitively (module docstring)."""
+    seen: set[Path] = set()
+    todo = [Path(entry) for entry in entries]
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo.extend(_imports(path, roots) - seen)
+    return seen
+
+
+def files_digest(paths: Iterable[Path], roots: Mapping[str, Path], *extra: bytes) -> str:
+    """A hash of ``paths`` (names relative to their package and contents), of ``extra`` and of numba's version."""
+    digest = hashlib.sha256(numba.__version__.encode())
+    for path in sorted(paths, key=lambda p: _module_name(p, roots)):
+        digest.update(_module_name(path, roots).encode() + b"\0")
+        digest.update(path.read_bytes())
+    for blob in extra:
+        digest.update(blob)
+    return digest.hexdigest()[:16]
+
+
+def kernel_sources(package: Path) -> set[Path]:
+    """The rules kernels' import closure in the ``seasons_env`` folder ``package``."""
+    return import_closure((package / "vector" / "kernels").glob("*.py"), {"seasons_env": package})
+
+
+def closure_digest(package: Path) -> str:
+    """The rules kernels' key: their import closure under ``package`` (the ``seasons_env`` folder), the card data
+    and numba's version."""
+    card_data = (package / "data" / "seasons_data.json").read_bytes()
+    return files_digest(kernel_sources(package), {"seasons_env": package}, card_data)
+
+
+# ------------------------------------------------------------------------------------------------ trust
+
+
+def _distrust(status: os.stat_result, what: str) -> str | None:
+    """Why a file or folder with this ``stat`` cannot be trusted with code, or None."""
+    if os.environ.get(TRUST_VARIABLE, "").strip() == "1" or not hasattr(os, "geteuid"):
+        return None
+    if status.st_uid not in (os.geteuid(), 0):
+        return f"{what} is owned by another user (uid {status.st_uid})"
+    sticky_folder = stat.S_ISDIR(status.st_mode) and status.st_mode & stat.S_ISVTX
+    if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky_folder:
+        who = "every user" if status.st_mode & stat.S_IWOTH else "its group"
+        return f"{what} can be written by {who} (mode {stat.S_IMODE(status.st_mode):o})"
+    return None
+
+
+def folder_problem(folder: Path, top: Path) -> str | None:
+    """Why the cache ``folder`` (inside ``top``, the folder the user chose) must not be loaded from, or None: each
+    existing folder from ``top`` down to ``folder`` must be the user's and writable by nobody else."""
+    folders = [folder, *(parent for parent in folder.parents if parent.is_relative_to(top))]
+    for path in reversed(folders):
+        try:
+            status = os.lstat(path)
+        except FileNotFoundError:
+            return None  # made by this process, private (ensure_folder)
+        if stat.S_ISLNK(status.st_mode):
+            status = os.stat(path)
+        problem = _distrust(status, f"the kernel cache folder {path}")
+        if problem:
+            return problem
+    return None
+
+
+def ensure_folder(folder: Path) -> None:
+    """Make ``folder`` and any missing parent, private to the user (0700)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o700)
+
+
+# ------------------------------------------------------------------------------------------------ loading only
+
+
+class NotCached(Exception):
+    """Raised inside ``load_only()`` by a kernel that would be compiled: it is not in the cache, or its entry
+    cannot be loaded (the message says which and why)."""
+
+
+_LOAD_ONLY = [0]
+
+
+@contextlib.contextmanager
+def load_only() -> Iterator[None]:
+    """Kernels load from the cache or raise ``NotCached``: nothing compiles, nothing in the cache changes."""
+    _LOAD_ONLY[0] += 1
+    try:
+        yield
+    finally:
+        _LOAD_ONLY[0] -= 1
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _WARNED:
+        _WARNED.add(key)
+        log.warning("%s", message)
+
+
+# ------------------------------------------------------------------------------------------------ reading an index
+
+#: The classes an index file may name besides numba's types (which ``_IndexUnpickler`` checks by class).
+_INDEX_GLOBALS = {
+    ("builtins", "object"),
+    ("copyreg", "_reconstructor"),
+    ("numba.core.types.abstract", "_type_reconstructor"),
+}
+
+
+class _IndexUnpickler(pickle.Unpickler):
+    """Builds the contents of an index file (strings, bytes, tuples, dicts and numba types) and nothing else: a
+    global is allowed only if it is one of ``_INDEX_GLOBALS`` or a numba type class of a module already imported,
+    so a planted index cannot call anything."""
+
+    def find_class(self, module: str, name: str) -> object:
+        if (module, name) in _INDEX_GLOBALS:
+            return super().find_class(module, name)
+        value = getattr(sys.modules.get(module), name, None)
+        if isinstance(value, type) and issubclass(value, numba.core.types.Type):
+            return value
+        raise pickle.UnpicklingError(f"an index file may not name {module}.{name}")
+
+
+class _Stale(Exception):
+    """An index another numba release or another version of the source file wrote: numba overwrites it."""
+
+
+def read_index(data: bytes, version: str, stamp: object, data_names: re.Pattern) -> dict:
+    """The signatures -> data file names of an index file's bytes, checked; raises on anything else."""
+    stream = io.BytesIO(data)
+    found_version = _IndexUnpickler(stream).load()
+    if not isinstance(found_version, str):
+        raise ValueError("not a numba index file")
+    if found_version != version:
+        raise _Stale
+    content = _IndexUnpickler(stream).load()
+    if not (isinstance(content, tuple) and len(content) == 2 and isinstance(content[1], dict)):
+        raise ValueError("not a numba index file")
+    found_stamp, overloads = content
+    if found_stamp != stamp:
+        raise _Stale
+    for name in overloads.values():
+        if not (isinstance(name, str) and data_names.fullmatch(name)):
+            raise ValueError(f"names a data file that is not this function's: {name!r}")
+    return overloads
+
+
+def _read_private(path: str, what: str) -> bytes:
+    """The bytes of ``path``, a regular file (not a symlink) the user owns and nobody else can write; raises
+    FileNotFoundError, or ``_Untrusted`` saying why not."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as error:  # a symlink (ELOOP) or unreadable
+        raise _Untrusted(f"{what} cannot be opened as a file ({error.strerror})") from None
+    with os.fdopen(fd, "rb") as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise _Untrusted(f"{what} is not a file")
+        problem = _distrust(status, what)
+        if problem:
+            raise _Untrusted(problem)
+        return file.read()
+
+
+class _Untrusted(Exception):
+    pass
+
+
+class GuardedCacheFile(caching.IndexDataCacheFile):
+    """numba's index and data files, read safely (module docstring): an entry that cannot be read is set aside and
+    counts as missing."""
+
+    def __init__(self, cache_path: str, filename_base: str, source_stamp: object) -> None:
+        super().__init__(cache_path, filename_base, source_stamp)
+        self._data_names = re.compile(re.escape(filename_base) + r"\.[0-9]+\.nbc")
+
+    def reject(self, path: str, reason: str) -> None:
+        """Set the file ``path`` aside (or, loading only, raise ``NotCached``)."""
+        if _LOAD_ONLY[0]:
+            raise NotCached(f"{os.path.basename(path)}: {reason}; the next run compiles it again")
+        try:
+            os.replace(path, path + SET_ASIDE)
+            done = f"set aside as {os.path.basename(path)}{SET_ASIDE}"
+        except OSError as error:
+            done = f"could not be set aside ({error.strerror})"
+        _warn_once(path, f"kernel cache: {path}: {reason}; {done}, compiling the kernel again")
+
+    def _load_index(self) -> dict:
+        try:
+            data = _read_private(self._index_path, "the index file")
+            return read_index(data, self._version, self._source_stamp, self._data_names)
+        except (FileNotFoundError, _Stale):
+            return {}
+        except _Untrusted as error:
+            self.reject(self._index_path, str(error))
+        except Exception as error:  # any damage: empty, truncated, garbage, another program's file
+            self.reject(self._index_path, f"damaged index ({type(error).__name__}: {error})")
+        return {}
+
+    def _load_data(self, name: str) -> object:
+        path = self._data_path(name)
+        try:
+            return pickle.loads(_read_private(path, "the data file"))
+        except FileNotFoundError:
+            return None
+        except _Untrusted as error:
+            self.reject(path, str(error))
+        except Exception as error:
+            self.reject(path, f"damaged data ({type(error).__name__}: {error})")
+        return None
+
+    def load(self, key: object) -> object:
+        name = self._load_index().get(key)
+        return None if name is None else self._load_data(name)
+
+    def reject_entry(self, key: object, reason: str) -> None:
+        """Set aside the data file of ``key`` (it unpickled but could not be rebuilt)."""
+        name = self._load_index().get(key)
+        if name is not None:
+            self.reject(self._data_path(name), reason)
+
+
+# ------------------------------------------------------------------------------------------------ numba's classes
+
+
+class ProjectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """Where a kernel is cached: ``folder`` (passed by whoever makes the kernel) / the function's package, not a hash
+    of its source folder's absolute path as numba does by default. Sound because the folder is named by the hash of
+    the sources (``closure_digest``) and numba still checks each file's content hash (its source stamp) and the
+    function's bytecode; only the path is left out of the key."""
+
+    def __init__(self, py_func, py_file: str, folder: Path) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        package = py_func.__module__.rpartition(".")[0] or py_func.__module__
+        self._cache_path = os.path.join(folder, package)
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def ensure_cache_path(self) -> None:
+        ensure_folder(Path(self._cache_path))
+
+
+class _ProjectCacheImpl(caching.CompileResultCacheImpl):
+    def __init__(self, py_func, folder: Path) -> None:  # numba's, with the locator given
+        self._lineno = py_func.__code__.co_firstlineno
+        source = inspect.getfile(py_func)
+        self._locator = ProjectCacheLocator(py_func, source, folder)
+        fullname = f"{os.path.splitext(os.path.basename(source))[0]}.{py_func.__qualname__}"
+        self._filename_base = self.get_filename_base(fullname, getattr(sys, "abiflags", ""))
+
+
+def _brief(sig: object) -> str:
+    """A signature's argument types, each named by its class when its full name is long (the arrays' struct)."""
+    args = sig if isinstance(sig, tuple) else getattr(sig, "args", (sig,))
+    return "(" + ", ".join(str(a) if len(str(a)) <= 60 else type(a).__name__ for a in args) + ")"
+
+
+class ProjectFunctionCache(caching.FunctionCache):
+    """numba's function cache in ``folder`` (``ProjectCacheLocator``), read through ``GuardedCacheFile``, refusing
+    an untrusted folder (module docstring); ``top`` is the folder the user chose (``SEASONS_KERNEL_CACHE``), in which
+    ``folder`` is made."""
+
+    def __init__(self, py_func, folder: Path, top: Path) -> None:  # numba's, with the locator and file given
+        self._name = repr(py_func)
+        self._py_func = py_func
+        self._impl = _ProjectCacheImpl(py_func, folder)
+        self._cache_path = self._impl.locator.get_cache_path()
+        # the folders checked: from the one the user chose (or the folder's parent, for a folder elsewhere) down
+        self._top = top if Path(folder).is_relative_to(top) else Path(folder).parent
+        stamp = self._impl.locator.get_source_stamp()
+        self._cache_file = GuardedCacheFile(self._cache_path, self._impl.filename_base, stamp)
+        self.enable()
+
+    def _folder_trusted(self) -> bool:
+        problem = folder_problem(Path(self._cache_path), self._top)
+        if problem is None:
+            return True
+        if _LOAD_ONLY[0]:
+            raise NotCached(f"{problem}: not loaded (set {TRUST_VARIABLE}=1 to trust it)")
+        _warn_once(
+            f"folder:{problem}",
+            f"kernel cache not used, kernels compile in memory: {problem} (make it yours and private, chmod 700, "
+            f"or set {TRUST_VARIABLE}=1 to trust it)",
+        )
+        return False
+
+    def load_overload(self, sig, target_context):
+        target_context.refresh()
+        data = None
+        if self._enabled and self._folder_trusted():
+            key = self._index_key(sig, target_context.codegen())
+            data = self._cache_file.load(key)
+            if data is not None:
+                try:
+                    data = self._impl.rebuild(target_context, data)
+                except Exception as error:
+                    self._cache_file.reject_entry(key, f"damaged data ({type(error).__name__}: {error})")
+                    data = None
+        if data is None and _LOAD_ONLY[0]:
+            name = f"{self._py_func.__module__}.{self._py_func.__qualname__}"
+            raise NotCached(f"{name} is not compiled for {_brief(sig)}")
+        return data
+
+    def save_overload(self, sig, data) -> None:
+        if not self._folder_trusted():
+            return
+        try:
+            self._save_overload(sig, data)
+        except OSError as error:  # a full disk or a read-only folder: the kernel still runs, compiled in memory
+            _warn_once(f"save:{self._cache_path}", f"kernel cache: cannot write {self._cache_path}: {error}")
