@@ -335,6 +335,16 @@ class Arena:
             # Made as they are needed: an arena of millions of games holds no list of them.
             todo: Iterable[int] = (g for g in range(self.config.games) if g not in records)
             missing = self.config.games - len(records)
+            if not missing:
+                self.notes.append(
+                    f"all {self.config.games} games are already recorded in {self.games_file}: none was played, "
+                    "the results below are the stored ones (a larger --games plays more; another --out starts anew)"
+                )
+            elif records:
+                self.notes.append(
+                    f"resuming: {len(records)} of {self.config.games} games are already recorded in "
+                    f"{self.games_file}; playing the other {missing}"
+                )
             if limit is not None:
                 todo, missing = itertools.islice(todo, limit), min(missing, limit)
             settings = self.config.fields()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -24,23 +25,31 @@ class FolderLock:
         self._handle: int | None = None
 
     def acquire(self) -> None:
-        handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            if not _try_lock(handle):
-                holder, _ = _read_holder(handle)
-                raise ArenaFolderError(
-                    f"{self.path.parent} is in use by another arena run "
-                    f"({f'pid {holder}' if holder is not None else 'pid unknown'}, lock file {self.path}); "
-                    "wait for it to end, or stop it, before running this arena again"
-                )
-            self.note = self._take_over(*_read_holder(handle))
-            os.ftruncate(handle, 0)
-            started = process_start(os.getpid())
-            os.write(handle, f"{os.getpid()}{f' {started}' if started is not None else ''}\n".encode())
-        except BaseException:
+        while True:
+            handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                self._lock(handle)
+            except BaseException:
+                os.close(handle)
+                raise
+            if _still_named(handle, self.path):
+                break
+            # The run that held it deleted the file on release after this run opened it: lock the new one.
             os.close(handle)
-            raise
         self._handle = handle
+
+    def _lock(self, handle: int) -> None:
+        if not _try_lock(handle):
+            holder, _ = _read_holder(handle)
+            raise ArenaFolderError(
+                f"{self.path.parent} is in use by another arena run "
+                f"({f'pid {holder}' if holder is not None else 'pid unknown'}, lock file {self.path}); "
+                "wait for it to end, or stop it, before running this arena again"
+            )
+        self.note = self._take_over(*_read_holder(handle))
+        os.ftruncate(handle, 0)
+        started = process_start(os.getpid())
+        os.write(handle, f"{os.getpid()}{f' {started}' if started is not None else ''}\n".encode())
 
     def _take_over(self, pid: int | None, started: str | None) -> str | None:
         """What taking over a lock naming ``pid`` (started at ``started``) means; ``ArenaFolderError`` when that
@@ -71,9 +80,14 @@ class FolderLock:
             return
         try:
             os.ftruncate(self._handle, 0)  # no pid: a later run has no stale lock to report
+            if os.name != "nt":  # a clean run leaves no lock file (deleted while still locked: no run can slip in)
+                self.path.unlink(missing_ok=True)
         finally:
             os.close(self._handle)  # closing drops the OS lock
             self._handle = None
+        if os.name == "nt":  # Windows deletes no open file; another run may hold it by now, then it stays
+            with contextlib.suppress(OSError):
+                self.path.unlink(missing_ok=True)
 
     def __enter__(self) -> FolderLock:
         self.acquire()
@@ -106,6 +120,16 @@ except ImportError:  # Windows
         finally:
             os.lseek(handle, 0, os.SEEK_SET)
         return True
+
+
+def _still_named(handle: int, path: Path) -> bool:
+    """Whether ``path`` still names the file open as ``handle`` (a releasing run may have deleted it meanwhile)."""
+    try:
+        named = os.stat(path)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(handle)
+    return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 def _read_holder(handle: int) -> tuple[int | None, str | None]:

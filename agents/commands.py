@@ -15,7 +15,7 @@ import click
 from seasons_env.cli import check_output_option
 from seasons_env.engine import LEVELS
 from seasons_env.files import OutputPathError
-from seasons_env.registry import make_agent, parse_agent_spec
+from seasons_env.registry import agent_entries, make_agent, parse_agent_spec
 from seasons_env.replay import MAX_SEED
 
 from .arena import MAX_ARENA_SEED, MAX_GAMES, Arena, ArenaConfig, ArenaFolderError, format_summary, secret_seed
@@ -27,6 +27,16 @@ def _agent_list(value: str) -> tuple[str, ...]:
     if len(names) < 2:
         raise click.BadParameter(f"name at least 2 agents separated by commas; got {value!r}")
     return names
+
+
+class ListsAgents(click.Command):
+    """A command whose help ends with the agent specs it accepts (read from the registry when the help is shown, so
+    agents added by plugins are listed too)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        with formatter.section("Agents"):
+            formatter.write_dl([(entry.usage(), entry.summary) for _, entry in sorted(agent_entries().items())])
 
 
 class ArenaSeed(click.ParamType):
@@ -54,13 +64,13 @@ class ArenaSeed(click.ParamType):
         return number
 
 
-@click.command()
+@click.command(cls=ListsAgents)
 @click.option(
     "--agents",
     "agent_names",
     default="learned,heuristic,random",
     show_default=True,
-    help="Comma-separated agent specs (see --help of seasons arena for the list): random, heuristic, ismcts, ...",
+    help="Comma-separated agent specs (listed under Agents below).",
 )
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
 @click.option(
@@ -146,8 +156,10 @@ def arena(
     click.echo(f"\nresults written to {out}/ ({files})")
 
 
-@click.command()
-@click.option("--vs", "opponent", default="heuristic", show_default=True, help="The agent in the other seats.")
+@click.command(cls=ListsAgents)
+@click.option(
+    "--vs", "opponent", default="heuristic", show_default=True, help="The agent in the other seats (see Agents below)."
+)
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
 @click.option("--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level.")
 @click.option(

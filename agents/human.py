@@ -19,7 +19,7 @@ from seasons_env.engine import steps
 from seasons_env.engine.actions import SEASON_MOVES, decode, instance_of_activation
 from seasons_env.engine.data import CARD_BY_NAME, CARD_NAMES, CARDS, ENERGIES, SEASONS, TRANSMUTE_RATE, card_of
 from seasons_env.files import OutputPathError, check_output_file
-from seasons_env.rendering import card_choice_is_public, face_label, render_text
+from seasons_env.rendering import card_choice_is_public, counted, face_label, render_text
 from seasons_env.replay import MAX_SEED, make_record, write_record
 
 from .base import Agent, GameRecord, play_game
@@ -157,7 +157,7 @@ def _energy(tokens: Sequence[int]) -> str:
 def _cost(cost: Sequence[int]) -> str:
     parts = [f"{n} {e}" for e, n in zip(ENERGIES, cost[:4], strict=True) if n]
     if cost[4]:
-        parts.append(f"{cost[4]} crystals")
+        parts.append(counted(cost[4], "crystal"))
     return " + ".join(parts) if parts else "free"
 
 
@@ -219,11 +219,11 @@ def option_label(view: Game, seat: int, action: int) -> str:
         card = k + 1
         cost = "a set of different energy types" if card == ELEMENTAL_AMULET else _cost(view.summon_cost(seat, card))
         toll = view.leech_toll(seat)
-        leech = f", and {toll} crystal(s) to Arcano Leech" if toll else ""
+        leech = f", and {counted(toll, 'crystal')} to Arcano Leech" if toll else ""
         return f"{label} (cost {cost}{leech})"
     elif group == "TRANSMUTE":
         gain = TRANSMUTE_RATE[view.season][k % 4] + view.transmute_bonus(seat)
-        return f"{label} (+{gain} crystals)"
+        return f"{label} (+{counted(gain, 'crystal')})"
     elif group == "CHOOSE_OPPONENT":
         return f"{label} (player {(seat + k + 1) % view.num_players})"
     elif group == "MOVE_SEASON":
@@ -459,7 +459,7 @@ def run_terminal_game(
         saved = make_record(num_players, level, seed, log, seats=names, scores=record.scores, winners=record.winners)
         write_record(record_path, {**record.to_dict(), **saved})
     say()
-    say(render_text(game, viewer=human_seat))
+    say(render_text(game, viewer=human_seat, outcome=False))
     say()
     say(f"Game over after {record.decisions} decisions.")
     say(f"Final scores: {_score_line(record.scores, names, human_seat)}")

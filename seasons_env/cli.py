@@ -51,7 +51,7 @@ def main() -> None:
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Players per game (2-4).")
 @click.option("--games", type=click.IntRange(min=1), default=200, show_default=True, help="Number of games to play.")
 @click.option(
-    "--level", type=click.Choice(LEVELS), default="magician", show_default=True, help="Game level (card set and draft)."
+    "--level", type=click.Choice(LEVELS), default="archmage", show_default=True, help="Game level (card set and draft)."
 )
 @click.option(
     "--seed",
@@ -208,7 +208,9 @@ def replay(
                     click.echo(f"{name.replace('_', ' ')}: none (no game was won by the agent with fewer wins)")
                     continue
                 where = entries[info["index"]][0]
-                click.echo(f"{name.replace('_', ' ')}: {where}: {info['reason']}")
+                # the number --game takes (a record's game_index, else its place from 0), beside the file line
+                number = info["index"] if info["game_index"] is None else info["game_index"]
+                click.echo(f"{name.replace('_', ' ')}: game {number} (--game {number}; {where}): {info['reason']}")
                 chosen.append((name, where, entries[info["index"]][1]))
             jobs = [(Replay(parse_record(data, where)), name) for name, where, data in chosen]
         else:

@@ -17,7 +17,18 @@ import numpy as np
 
 from .engine import Card, Game, steps
 from .engine import actions as A
-from .engine.data import CARD_OF, DICE, DICE_PER_SEASON, NUM_CARDS, instance_of
+from .engine.consistency import MAX_STORED
+from .engine.data import (
+    CARD_OF,
+    DICE,
+    DICE_PER_SEASON,
+    GAUGE_MAX,
+    NUM_CARDS,
+    NUM_INSTANCES,
+    RESERVE_LIMIT_GRIMOIRE,
+    instance_of,
+)
+from .engine.serialization import MAX_CRYSTALS, MAX_TOKENS, STEP_ARGS
 from .engine.state import AMULET_INSTANCES
 
 #: Bump when the layout or the meaning of any value changes (trained models depend on it; tests/test_golden.py).
@@ -160,6 +171,72 @@ OBSERVATION_SIZES[OBSERVATION_VERSION] = OBSERVATION_SIZE
 RESERVE_LIMIT_SCALE = 10.0
 
 
+def _observation_high() -> np.ndarray:
+    """The largest value each feature can take (every feature's smallest is 0).
+
+    Each bound follows from the card set or the position format (``engine/serialization.py``), which every
+    position obeys: two copies of each card (``NUM_INSTANCES`` cards in all), at most ``MAX_TOKENS`` tokens of a
+    type in a reserve or owed, the storing cards' capacities, the dice's faces, the largest count a decision
+    carries. Crystals alone are unbounded in principle: the encoder shows at most ``MAX_CRYSTALS`` (100,000, the
+    position format's limit, far beyond any game's), so that the Gymnasium observation space is a finite box."""
+    high = np.ones(OBSERVATION_SIZE, dtype=np.float32)  # one-hots and flags
+    copies = NUM_INSTANCES // NUM_CARDS
+    counts = [
+        (CTX_CARDS, NUM_CARDS, copies),
+        (SELF_HAND, NUM_CARDS, copies),
+        (SELF_LIBRARY2, NUM_CARDS, copies),
+        (SELF_LIBRARY3, NUM_CARDS, copies),
+        (SELF_IN_PLAY, NUM_CARDS, copies),
+        (SELF_TAPPED, NUM_CARDS, copies),
+        (SELF_PACK, NUM_CARDS, copies),
+        (CTX_ENERGY, 4, MAX_TOKENS),
+        (SELF_RESERVE, 4, MAX_TOKENS),
+        (PILES, 2, NUM_INSTANCES / PILE_SCALE),
+        (DEFERRED, MAX_SEATS, 2 * NUM_INSTANCES),  # Hourglass of Time owes 1 or 2 tokens an entry
+    ]
+    for start, size, bound in counts:
+        high[start : start + size] = bound
+    context_counts = [
+        rule.hi
+        for args in STEP_ARGS.values()
+        for name, rule in args.items()
+        if name in ("count", "remaining", "waivers", "year")
+    ]
+    high[CTX_COUNT] = max(context_counts)
+    faces = [face for season in DICE for die in season for face in die]
+    for die in range(DICE_PER_SEASON):
+        at = DICE_SLICE + die * DIE_FEATURES
+        high[at + DIE_ENERGY : at + DIE_ENERGY + 4] = max(max(face.energy) for face in faces)
+        high[at + DIE_CRYSTALS] = max(face.crystals for face in faces) / 10.0
+    scalars = (
+        MAX_CRYSTALS / CRYSTAL_SCALE,
+        GAUGE_MAX / GAUGE_SCALE,
+        NUM_INSTANCES,
+        RESERVE_LIMIT_GRIMOIRE / RESERVE_LIMIT_SCALE,
+        NUM_INSTANCES,
+        NUM_INSTANCES,
+        NUM_INSTANCES,
+    )
+    stored = [MAX_STORED[Card.AMULET_OF_WATER]] * 8 + [MAX_STORED[Card.GLUTTON_CAULDRON]] * 8
+    high[SELF_SCALARS : SELF_SCALARS + 7] = scalars
+    high[SELF_STORED : SELF_STORED + 16] = stored
+    for k in range(MAX_SEATS - 1):
+        at = OPPONENTS + k * OPP_FEATURES
+        high[at + OPP_SCALARS : at + OPP_SCALARS + 7] = scalars
+        high[at + OPP_RESERVE : at + OPP_RESERVE + 4] = MAX_TOKENS
+        high[at + OPP_STORED : at + OPP_STORED + 16] = stored
+        high[at + OPP_IN_PLAY : at + OPP_IN_PLAY + 2 * NUM_CARDS] = copies  # in play and tapped, per card
+    high.flags.writeable = False
+    return high
+
+
+#: The observation space's bounds: every value the encoder writes lies in ``[OBSERVATION_LOW, OBSERVATION_HIGH]``
+#: (``gymnasium.spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH)``).
+OBSERVATION_HIGH = _observation_high()
+OBSERVATION_LOW = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+OBSERVATION_LOW.flags.writeable = False
+
+
 def _rel(seat: int, observer: int, n: int) -> int:
     return (seat - observer) % n
 
@@ -175,7 +252,7 @@ def _public_scalars(game: Game, player: int) -> tuple[float, ...]:
     """Crystals/100, gauge/15, cards in play, reserve limit/10, hand size, library set sizes."""
     library = game.library[player]
     return (
-        game.crystals[player] / CRYSTAL_SCALE,
+        min(game.crystals[player], MAX_CRYSTALS) / CRYSTAL_SCALE,  # the box's bound (see _observation_high)
         game.gauge[player] / GAUGE_SCALE,
         len(game.in_play[player]),
         game.reserve_limit(player) / RESERVE_LIMIT_SCALE,
@@ -382,6 +459,12 @@ def observation_markdown() -> str:
         *_sub_layout_rows(OPPONENT),
         "",
         "`seasons_env.encoding.observation_views(obs)` returns these slices as named numpy views.",
+        "",
+        "Every value is at least 0 and at most `seasons_env.encoding.OBSERVATION_HIGH` (the Gymnasium observation "
+        "space is that box): 1 for one-hots and flags, 2 for counts per card (two copies of each), the position "
+        f"format's limits for tokens ({MAX_TOKENS}) and cards ({NUM_INSTANCES}), the storing cards' capacities, the "
+        "dice's largest faces, and for crystals the position format's limit: a seat's crystals are shown as at "
+        f"most {MAX_CRYSTALS:,} (crystals/100 at most {MAX_CRYSTALS / CRYSTAL_SCALE:g}), far beyond any game's.",
     ]
     return "\n".join(lines) + "\n"
 

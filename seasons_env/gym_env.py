@@ -20,7 +20,7 @@
 - ``reset(options={"state": game.to_dict()})`` starts from a given position (the learner keeps its
   ``agent_seat``); ``"state"`` is the only option.
 - Reward at the end only (``"win"``, ``"score"`` or ``"rank"``, see ``pettingzoo_env``). An illegal action
-  ends the episode with reward -1 (``illegal="penalize"``, the default here, so that unmasked algorithms
+  ends the episode with reward -1 (``illegal="lose"``, the default here, so that unmasked algorithms
   and ``check_env`` can run), or raises ``IllegalActionError`` with ``illegal="raise"``. After the episode
   ends, ``step`` raises until ``reset``.
 - ``engine="reference"`` (the default) steps the Python reference engine, ``engine="kernels"`` the compiled rules
@@ -45,11 +45,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
+from .encoding import OBSERVATION_HIGH, OBSERVATION_LOW, action_mask, encode_observation
 from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS, describe_action
 from .env_inputs import action_id, position_from_options
-from .pettingzoo_env import DEFAULT_ENGINE, ILLEGAL, check_engine, start_game
+from .pettingzoo_env import DEFAULT_ENGINE, check_engine, illegal_policy, start_game
 from .picture import BoardRenderer
 from .registry import make_agent
 from .rewards import REWARDS, final_rewards
@@ -111,7 +111,7 @@ class SeasonsGymEnv(gym.Env):
         opponents: OpponentSpec | Sequence[OpponentSpec] = None,
         agent_seat: int | str = 0,
         reward: str = "win",
-        illegal: str = "penalize",
+        illegal: str = "lose",
         render_mode: str | None = None,
         engine: str = DEFAULT_ENGINE,
     ) -> None:
@@ -120,7 +120,7 @@ class SeasonsGymEnv(gym.Env):
         self.num_players = check_num_players(num_players)
         check_choice("level", level, LEVELS)
         check_choice("reward", reward, REWARDS)
-        check_choice("illegal", illegal, ILLEGAL)
+        illegal = illegal_policy(illegal)
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         if agent_seat != "random" and (
             isinstance(agent_seat, bool) or not isinstance(agent_seat, int) or not 0 <= agent_seat < num_players
@@ -132,7 +132,7 @@ class SeasonsGymEnv(gym.Env):
         self.render_mode = render_mode
         self._renderer = BoardRenderer(render_mode)
         self.agent_seat_option = agent_seat
-        self.observation_space = spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32)
+        self.observation_space = spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.opponents = self._opponents(opponents)
         self._opponents_can_fail = any(opponent.kind != "random" for opponent in self.opponents)

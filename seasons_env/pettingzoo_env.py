@@ -18,7 +18,7 @@ only option (others are ignored with a warning: PettingZoo's ``api_test`` passes
 integral scalar (an ``int``, a numpy integer, or a numpy integer array of one element); anything else (a
 float, a string, a bool, several actions) raises ``TypeError``/``ValueError`` whatever ``illegal`` says. An
 illegal action raises `IllegalActionError` and changes nothing (`illegal="raise"`), or ends the game with −1
-for the offender and 0 for the others (`illegal="penalize"`, as PettingZoo's classic environments do).
+for the offender and 0 for the others (`illegal="lose"`, as PettingZoo's classic environments do).
 
 Two ways to create it, the same environment: ``seasons_env.env(num_players=3)`` and, through PettingZoo's
 registry (which ``import seasons_env`` fills), ``pettingzoo.make("aec", "seasons_env/Seasons-v0",
@@ -42,6 +42,7 @@ backend exist, the text board on standard output otherwise).
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -51,7 +52,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .encoding import OBSERVATION_SIZE, action_mask, encode_observation
+from .deprecation import deprecation_message
+from .encoding import OBSERVATION_HIGH, OBSERVATION_LOW, action_mask, encode_observation
 from .engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS
 from .env_inputs import action_id, position_from_options
@@ -61,7 +63,21 @@ from .rewards import REWARDS, final_rewards
 if TYPE_CHECKING:
     from .vector.single import CompiledGame
 
-ILLEGAL = ("raise", "penalize")
+#: What an illegal action does: ``"lose"`` ends the game, -1 for the offender and 0 for the others; ``"raise"``
+#: raises ``IllegalActionError`` and changes nothing.
+ILLEGAL = ("lose", "raise")
+
+
+def illegal_policy(value: object, where: str = "illegal") -> str:
+    """``value`` checked as one of ``ILLEGAL``; ``"penalize"``, its former name for ``"lose"``, is still accepted
+    with a ``DeprecationWarning``."""
+    if isinstance(value, str) and value == "penalize":
+        warnings.warn(deprecation_message("penalize", "lose", where), DeprecationWarning, stacklevel=3)
+        return "lose"
+    check_choice(where, value, ILLEGAL)
+    return value  # type: ignore[return-value]
+
+
 #: The rules engines a single-game environment can step: the reference engine, or the compiled kernels.
 ENGINES = ("reference", "kernels")
 DEFAULT_ENGINE = "reference"
@@ -134,7 +150,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         check_choice("level", level, LEVELS)
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         check_choice("reward", reward, REWARDS)
-        check_choice("illegal", illegal, ILLEGAL)
+        illegal = illegal_policy(illegal)
         self.engine = check_engine(engine)
         self._compiled = engine == "kernels"
         if render_seat is not None and (
@@ -154,7 +170,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
+                "observation": spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
             }
         )

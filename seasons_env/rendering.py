@@ -21,6 +21,19 @@ _ENERGY_SHORT = {"water": "W", "earth": "E", "fire": "F", "air": "A"}
 _CHOICES_INTO_PLAY = frozenset({"divine_chalice", "potion_of_dreams"})
 
 
+def counted(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless it is one: ``1 crystal``, ``0 cards``, ``-2 crystals``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def outcome_text(game: Game) -> str:
+    """The end of a finished game in words: each player's score and the winner(s)."""
+    scores = ", ".join(f"player {p} {score}" for p, score in enumerate(game.scores()))
+    winners = game.winners()
+    who = ", ".join(f"player {p}" for p in winners)
+    return f"Game over. Scores: {scores}; {'winners' if len(winners) > 1 else 'winner'}: {who}"
+
+
 def _tokens(tokens) -> str:
     parts = [f"{n}{_ENERGY_SHORT[e]}" for e, n in zip(ENERGIES, tokens, strict=True) if n]
     return " ".join(parts) if parts else "-"
@@ -147,19 +160,20 @@ def orb_card(game: Game, player: int) -> int | None:
     return game.orb_seen[1] if game.orb_seen and game.orb_seen[0] == player else None
 
 
-def render_text(game: Game, viewer: int | None = None) -> str:
+def render_text(game: Game, viewer: int | None = None, outcome: bool = True) -> str:
     """The board as text. With ``viewer`` set, only what that seat may know is shown of other seats (their
     hidden cards as counts, the name of their pending decision without its options); ``None`` is the god view
-    (every hand, draft pack and library, and the options of whoever decides), labelled as such."""
+    (every hand, draft pack and library, and the options of whoever decides), labelled as such. ``outcome=False``
+    leaves out the last line of a finished game (the scores and winners), for a caller that tells them itself."""
     check_viewer(game, viewer)
     lines = [
         f"Seasons - {game.num_players} players, {game.level} - year {min(game.year, 3)}"
         f"{' (past the end)' if game.year > 3 else ''}, {SEASONS[game.season]} (space {game.position}/12),"
         f" first player {game.first_player}"
         + (" - god view: every hand, pack and library shown" if viewer is None else f" - as seen by player {viewer}"),
-        "Transmuting a token now gives "
+        "Crystals for transmuting a token now: "
         + ", ".join(f"{e} {r}" for e, r in zip(ENERGIES, TRANSMUTE_RATE[game.season], strict=True))
-        + " crystals (tokens: W water, E earth, F fire, A air)",
+        + " (tokens: W water, E earth, F fire, A air)",
         f"Game dice: {game_dice_text(game)}",
     ]
     if game.rolled:
@@ -183,7 +197,7 @@ def render_text(game: Game, viewer: int | None = None) -> str:
             in_play.append(name)
         you = " (you)" if viewer == p else ""
         lines.append(
-            f"{marker} player {p}{you}: {game.crystals[p]} crystals, reserve {_tokens(game.reserve[p])} "
+            f"{marker} player {p}{you}: {counted(game.crystals[p], 'crystal')}, reserve {_tokens(game.reserve[p])} "
             f"({sum(game.reserve[p])}/{game.reserve_limit(p)}), summoning gauge {game.gauge[p]} "
             f"({len(game.in_play[p])} in play), bonuses used {game.bonuses_used[p]}/{MAX_BONUSES}"
         )
@@ -205,13 +219,13 @@ def render_text(game: Game, viewer: int | None = None) -> str:
             if orb is not None:
                 lines.append(f"    Crystal Orb showed the draw pile's top card: {CARD_NAMES[orb]}")
         else:
-            pack = f", draft pack {len(game.draft_pack[p])} cards" if game.draft_pack[p] else ""
-            lines.append(
-                f"    hand: {len(game.hand[p])} cards, library {len(year2)} + {len(year3)} cards (years 2 and 3){pack}"
-            )
+            pack = f", draft pack {counted(len(game.draft_pack[p]), 'card')}" if game.draft_pack[p] else ""
+            library = f"library {len(year2)} + {counted(len(year3), 'card')} (years 2 and 3)"
+            lines.append(f"    hand: {counted(len(game.hand[p]), 'card')}, {library}{pack}")
     lines.append(f"Draw pile {len(game.draw_pile)}, discard pile {len(game.discard_pile)}")
     if game.is_over:
-        lines.append(f"Game over. Scores {game.scores()}, winners {game.winners()}")
+        if outcome:
+            lines.append(outcome_text(game))
     elif viewer is None or viewer == game.current_player:
         legal = game.legal_action_list()
         shown = ", ".join(describe_action(a) for a in legal[:8])

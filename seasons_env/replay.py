@@ -129,8 +129,10 @@ class Replay:
         game = self.positions[k]
         if k == len(self.record.actions):
             if game.is_over:
+                scores = ", ".join(f"{self.seat_name(p)} {score}" for p, score in enumerate(game.scores()))
                 winners = ", ".join(self.seat_name(p) for p in game.winners())
-                return f"Game over. Final scores {game.scores()}; winner(s): {winners}"
+                won = "winners" if len(game.winners()) > 1 else "winner"
+                return f"Game over. Final scores: {scores}; {won}: {winners}"
             return "End of the record (the game was not finished)"
         kind = decision_words(game.pending_decision)
         return f"{self.seat_name(game.current_player)} ({kind}) chose: {self.label(k, seat)}"

@@ -14,13 +14,13 @@ installed package:
 Env config keys (RLlib's ``env_config`` dict; any other key is a ``ValueError`` naming it):
 ``num_players`` (2–4, default 2; ``players``, its old name, is still accepted for one release with a
 ``DeprecationWarning``), ``level`` (default ``"archmage"``), ``reward`` (``"win"``, ``"score"`` or
-``"rank"``), ``illegal`` (``"penalize"``, the default, or ``"raise"``), ``observation_key`` (default
+``"rank"``), ``illegal`` (``"lose"``, the default, or ``"raise"``), ``observation_key`` (default
 ``"observations"``) and ``mask_key`` (default ``"action_mask"``); the single-agent environment also takes
 ``opponents`` (default ``"random"``) and ``agent_seat`` (a seat or ``"random"``, the default).
 
 Observations are ``{observation_key: float32 vector, mask_key: int8 mask of the legal actions}``, the keys
 RLlib's masking modules read. Illegal actions follow the environments' documented ``illegal`` policy: with
-``"penalize"`` an illegal action ends the game with -1 for the offender and 0 for the others (``info``
+``"lose"`` an illegal action ends the game with -1 for the offender and 0 for the others (``info``
 holds ``illegal_action``). That is what RLlib's environment check meets when it steps with an unmasked
 ``action_space.sample()``; a masked policy never plays one.
 
@@ -51,12 +51,12 @@ from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, EVALUATION_RESULTS, NUM_
 from ray.tune.registry import register_env
 
 from .deprecation import renamed, renamed_argument
-from .encoding import OBSERVATION_SIZE
+from .encoding import OBSERVATION_HIGH, OBSERVATION_LOW
 from .engine import LEVELS, check_choice, check_num_players
 from .engine.actions import NUM_ACTIONS
 from .gym_env import SeasonsGymEnv
 from .masked_mlp import MaskedActorCritic, export_network, greedy_action
-from .pettingzoo_env import ILLEGAL, raw_env
+from .pettingzoo_env import illegal_policy, raw_env
 from .rewards import REWARDS
 from .statistics import wilson_interval
 
@@ -79,7 +79,7 @@ def _settings(config: Mapping | None, accepted: Sequence[str]) -> dict[str, Any]
         "num_players": config.get("num_players", 2),
         "level": config.get("level", "archmage"),
         "reward": config.get("reward", "win"),
-        "illegal": config.get("illegal", "penalize"),
+        "illegal": config.get("illegal", "lose"),
         "observation_key": config.get("observation_key", "observations"),
         "mask_key": config.get("mask_key", "action_mask"),
         "seed": config.get("seed"),
@@ -87,7 +87,7 @@ def _settings(config: Mapping | None, accepted: Sequence[str]) -> dict[str, Any]
     check_num_players(settings["num_players"], "env_config['num_players']")
     check_choice("env_config['level']", settings["level"], LEVELS)
     check_choice("env_config['reward']", settings["reward"], REWARDS)
-    check_choice("env_config['illegal']", settings["illegal"], ILLEGAL)
+    settings["illegal"] = illegal_policy(settings["illegal"], "env_config['illegal']")
     for key in ("observation_key", "mask_key"):
         if not isinstance(settings[key], str) or not settings[key]:
             raise ValueError(f"env_config[{key!r}] must be a non-empty string; got {settings[key]!r}")
@@ -106,7 +106,7 @@ def observation_space(observation_key: str = "observations", mask_key: str = "ac
     """One agent's observation space: the observation vector and the mask of legal actions."""
     return spaces.Dict(
         {
-            observation_key: spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
+            observation_key: spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, dtype=np.float32),
             mask_key: spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         }
     )

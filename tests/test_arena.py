@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from installed import installed_environment, start_installed
 
 from seasons_agents import arena as arena_module
 from seasons_agents.arena import Arena, ArenaConfig, format_summary, lineups, seating, summarize, wilson_interval
@@ -179,12 +180,10 @@ def _spawned_workers(parent: int) -> list[int]:
 def test_sigterm_stops_the_workers_and_says_how_to_resume(tmp_path) -> None:
     """SIGTERM to the arena (a job scheduler's stop, ``kill``) ends its worker processes with it, instead of leaving
     them to play their game on as orphans and print tracebacks; the command says how to resume, exit 128 + 15."""
-    script = "import sys; from seasons_env.cli import main; sys.exit(main())"
     args = ["arena", "--agents", "ismcts,random", "--games", "400", "--workers", "2", "--level", "apprentice"]
-    command = [sys.executable, "-c", script, *args, "--no-progress", "--out", str(tmp_path)]
     # stderr to a file, not a pipe: orphaned workers would hold a pipe open after the arena itself ended
     with (tmp_path / "stderr.txt").open("w") as log:
-        run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+        run = start_installed([*args, "--no-progress", "--out", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=log)
     workers: list[int] = []
     try:
         deadline = time.monotonic() + 120
@@ -246,9 +245,60 @@ def test_arena_command_prints_ratings_and_resumes(tmp_path) -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "4 games, 2 players, level apprentice" in result.output and "win rate of row against column" in result.output
+    assert not (tmp_path / "arena.lock").exists()  # a clean run leaves no lock file behind
     again = CliRunner().invoke(main, [*args[:4], "6", *args[5:]])
     assert again.exit_code == 0 and "6 games" in again.output
+    assert "resuming: 4 of 6 games are already recorded" in again.stderr
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 6
+    # the same command once more plays nothing, and says that the results are the stored ones
+    stored = CliRunner().invoke(main, [*args[:4], "6", *args[5:]])
+    assert stored.exit_code == 0 and "6 games" in stored.output
+    assert "all 6 games are already recorded" in stored.stderr and "none was played" in stored.stderr
+    assert not (tmp_path / "arena.lock").exists()
+
+
+def test_arena_help_lists_every_agent() -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    for command in ("arena", "play"):
+        shown = CliRunner().invoke(main, [command, "--help"]).output
+        assert "Agents:" in shown, command
+        listed = shown.split("Agents:")[1]
+        for entry in registry.agent_entries().values():
+            assert entry.usage() in listed, (command, entry.name)
+
+
+def test_a_lock_deleted_by_a_releasing_run_is_not_held(tmp_path, monkeypatch) -> None:
+    """A run that opened the lock file just before the holder released (and deleted) it locks the file it opened;
+    it must notice that the file is gone and lock the new one, or two runs could hold "the" lock at once."""
+    from seasons_agents import arena_lock
+
+    first = arena_module.FolderLock(tmp_path)
+    first.acquire()
+    assert (tmp_path / "arena.lock").read_text().split()[0] == str(os.getpid())
+    first.release()
+    assert not (tmp_path / "arena.lock").exists()
+    real_open, opened = os.open, []
+
+    def open_then_released(path, flags, mode=0o777):
+        handle = real_open(path, flags, mode)
+        if not opened:  # the holder releases (deletes the file) right after this run opened it
+            opened.append(handle)
+            os.unlink(path)
+        return handle
+
+    second, third = arena_module.FolderLock(tmp_path), arena_module.FolderLock(tmp_path)
+    monkeypatch.setattr(arena_lock.os, "open", open_then_released)
+    second.acquire()
+    monkeypatch.undo()
+    try:
+        assert (tmp_path / "arena.lock").exists()
+        with pytest.raises(arena_module.ArenaFolderError, match="in use by another arena run"):
+            third.acquire()
+    finally:
+        second.release()
 
 
 def test_arena_command_rejects_unknown_agents(tmp_path) -> None:
@@ -273,11 +323,8 @@ class LastLegal(RandomAgent):
 
 
 def _child_env() -> dict[str, str]:
-    """The environment of a child Python that imports this checkout's code."""
-    import os
-    from pathlib import Path
-
-    return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    """The environment of a child Python that imports the installed packages (not the checkout's folders)."""
+    return installed_environment()
 
 
 def _lines(folder) -> list[dict]:
@@ -363,7 +410,6 @@ def test_each_game_is_on_disk_before_the_next_is_played(tmp_path, monkeypatch) -
 def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path) -> None:
     import os
     import subprocess
-    import sys
 
     Arena(_config(), tmp_path).run(progress=False)
     holder = arena_module.FolderLock(tmp_path)
@@ -377,7 +423,7 @@ def test_a_second_run_on_the_same_folder_is_refused_naming_the_holder(tmp_path) 
     script = "import sys, time; from seasons_agents.arena import FolderLock; FolderLock(sys.argv[1]).acquire(); "
     script += "print('held', flush=True); time.sleep(60)"
     child = subprocess.Popen(
-        [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=_child_env()
+        [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=_child_env(), cwd=tmp_path
     )
     try:
         assert child.stdout.readline().strip() == "held"
@@ -554,7 +600,6 @@ def test_three_agents_with_unmet_pairs_plot_blank_cells_and_print_the_summary(tm
 
 def test_plotting_leaves_the_matplotlib_backend_alone(tmp_path) -> None:
     import subprocess
-    import sys
 
     summary = Arena(_config(), tmp_path).run(progress=False)
     (tmp_path / "summary.json").write_text(json.dumps(summary))
@@ -568,6 +613,7 @@ def test_plotting_leaves_the_matplotlib_backend_alone(tmp_path) -> None:
         text=True,
         check=True,
         env=_child_env(),
+        cwd=tmp_path,
     )
     assert out.stdout.strip() == "svg"
     assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
@@ -701,7 +747,6 @@ def test_records_that_do_not_bear_out_are_refused_on_resume(tmp_path, change, fa
 
 def test_a_stale_lock_is_taken_over_only_from_a_process_that_is_not_its_arena(tmp_path) -> None:
     import subprocess
-    import sys
 
     Arena(_config(), tmp_path).run(progress=False)
     lock = tmp_path / "arena.lock"

@@ -52,7 +52,19 @@ def test_simulate_each_level(level: str, tmp_path: Path) -> None:
 def test_simulate_defaults_and_progress() -> None:
     result = run("--games", "3")
     assert result.exit_code == 0, result.output
-    assert "3 random games, 2 players, level magician, seeds 0..2" in result.output
+    assert "3 random games, 2 players, level archmage, seeds 0..2" in result.output
+
+
+def test_every_game_command_defaults_to_the_same_level() -> None:
+    """``simulate``, ``arena`` and ``play`` start from the same game (the full one, archmage) unless told."""
+    import click
+
+    context = click.Context(main)
+    defaults = {
+        name: next(p.default for p in main.get_command(context, name).params if p.name == "level")
+        for name in ("simulate", "arena", "play")
+    }
+    assert set(defaults.values()) == {"archmage"}, defaults
 
 
 def test_workers_do_not_change_results(tmp_path: Path) -> None:
@@ -108,15 +120,12 @@ def test_play_random_game_is_deterministic(level: str) -> None:
 @pytest.mark.parametrize("module", ["seasons_env.cli", "seasons_env"])
 def test_python_dash_m_runs_every_command(module: str) -> None:
     """``python -m seasons_env.cli`` and ``python -m seasons_env`` know every command of ``seasons``."""
-    import os
     import subprocess
-    import sys
 
-    root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    from installed import run_installed
 
     def python_m(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=env)
+        return run_installed(args, module=module)
 
     listing = python_m("--help")
     assert listing.returncode == 0, listing.stderr

@@ -4,13 +4,13 @@ nav, no API reference entry that names something missing, and no warning of any 
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from installed import installed_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -36,7 +36,7 @@ def config() -> dict:
     reason="the docs extra is not installed (pip install -c constraints.txt -e '.[docs]')",
 )
 def test_the_site_builds_strictly_without_a_warning(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1"}
+    env = {**installed_environment(), "NO_MKDOCS_2_WARNING": "1"}
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
         cwd=ROOT,
@@ -106,7 +106,7 @@ def test_the_readme_is_short_and_its_python_runs(tmp_path: Path) -> None:
     assert len(code) >= 2, "the tour's engine and environment examples"
     script = tmp_path / "readme.py"
     script.write_text("\n\n".join(code), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    env = {**installed_environment(), "MPLBACKEND": "Agg"}
     result = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )

@@ -11,7 +11,6 @@ page may mark a block that cannot run here (it needs a cluster) with the fence `
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import click
 import pytest
+from installed import installed_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIALS = sorted((ROOT / "docs" / "tutorials").glob("*.md"))
@@ -71,13 +71,7 @@ def test_tutorial_runs_and_its_commands_parse(page: Path, tmp_path: Path, monkey
     if runnable:
         script = tmp_path / f"{page.stem}.py"
         script.write_text("\n\n".join(runnable), encoding="utf-8")
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-            "MPLBACKEND": "Agg",
-            "NUMBA_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-        }
+        env = installed_environment({"MPLBACKEND": "Agg", "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
         result = subprocess.run(
             [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
         )

@@ -39,10 +39,48 @@ def test_registered_and_made_by_id() -> None:
     assert info["action_mask"].shape == (seasons_env.NUM_ACTIONS,) and info["action_mask"].any()
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("engine", ENGINES)
 def test_gymnasium_check_env(engine: str) -> None:
-    gymnasium_check_env(SeasonsGymEnv(num_players=2, engine=engine))
+    """Gymnasium's checker passes without a warning (it warned of the unbounded Box(-inf, inf) before)."""
+    gymnasium_check_env(SeasonsGymEnv(num_players=2, engine=engine), skip_render_check=True)
+
+
+@pytest.mark.parametrize(("num_players", "level"), [(2, "archmage"), (3, "magician"), (4, "apprentice")])
+def test_random_games_never_leave_the_observation_box(num_players: int, level: str) -> None:
+    """Every seat's observation at every position of random games lies in the bounded observation space, and
+    every feature's bound is finite."""
+    from random_play import random_game
+
+    from seasons_env.encoding import OBSERVATION_HIGH, OBSERVATION_LOW, encode_observation
+
+    space = SeasonsGymEnv(num_players=num_players, level=level).observation_space
+    assert (
+        np.isfinite(space.high).all()
+        and (space.low == OBSERVATION_LOW).all()
+        and (space.high == OBSERVATION_HIGH).all()
+    )
+    largest = np.zeros_like(OBSERVATION_HIGH)
+
+    def observe(game: Game) -> None:
+        for seat in range(num_players):
+            obs = encode_observation(game, seat)
+            assert space.contains(obs), [i for i in np.flatnonzero((obs < space.low) | (obs > space.high))]
+            np.maximum(largest, obs, out=largest)
+
+    for seed in range(3):
+        random_game(num_players, level, seed, on_step=observe)
+    assert largest.max() > 1  # counts were seen: the check is not of an empty vector
+
+
+def test_crystals_beyond_the_documented_bound_are_shown_at_the_bound() -> None:
+    from seasons_env.encoding import CRYSTAL_SCALE, OBSERVATION_HIGH, SELF_SCALARS, encode_observation
+    from seasons_env.engine.serialization import MAX_CRYSTALS
+
+    game = Game.new(2, "archmage", seed=1)
+    game.crystals[0] = 10 * MAX_CRYSTALS
+    obs = encode_observation(game, 0)
+    assert obs[SELF_SCALARS] == OBSERVATION_HIGH[SELF_SCALARS] == MAX_CRYSTALS / CRYSTAL_SCALE
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -82,11 +120,19 @@ def test_callable_opponents_are_asked_with_their_own_observation(engine: str) ->
     assert seen and all(shape == env.observation_space.shape for shape in seen)
 
 
-def test_illegal_actions_penalize_or_raise() -> None:
+def test_illegal_actions_lose_or_raise() -> None:
     env = SeasonsGymEnv()
+    assert env.illegal == "lose"
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step(A.END_TURN)
     assert reward == -1.0 and terminated and info["illegal_action"]
+    lose = SeasonsGymEnv(illegal="lose")
+    lose.reset(seed=0)
+    assert lose.step(A.END_TURN)[1:3] == (-1.0, True)
+    with pytest.warns(DeprecationWarning, match="'penalize' is deprecated .* use 'lose'"):
+        assert SeasonsGymEnv(illegal="penalize").illegal == "lose"
+    with pytest.raises(ValueError, match="illegal must be one of lose, raise; got 'forfeit'"):
+        SeasonsGymEnv(illegal="forfeit")
     strict = SeasonsGymEnv(illegal="raise")
     strict.reset(seed=0)
     before = strict.game.to_dict()
@@ -199,7 +245,7 @@ def test_step_accepts_any_integral_scalar(form: str, engine: str) -> None:
     ],
 )
 def test_step_rejects_non_integral_actions(action: object, error: type, message: str) -> None:
-    env = SeasonsGymEnv()  # illegal="penalize": a wrong type is still an error, not a move
+    env = SeasonsGymEnv()  # illegal="lose": a wrong type is still an error, not a move
     env.reset(seed=0)
     before = env.game.to_dict()
     with pytest.raises(error, match=f"action must be .*{message}"):

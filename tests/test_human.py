@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 
 import pytest
@@ -50,7 +51,8 @@ def test_a_full_game_with_junk_help_and_board_in_between() -> None:
     # The board, the decision in words and the numbered options were shown.
     assert "Seasons - 2 players, archmage" in text and "player 0 (you):" in text
     assert "Player 0 (you), draft_pick: Draft: pick a card" in text and "   1. choose card: " in text
-    assert "hand: 1 cards" in text  # the opponent's hand is shown only as a count
+    assert "hand: 1 card," in text  # the opponent's hand is shown only as a count
+    assert not re.search(r"\b1 (cards|crystals)\b", text)  # one is singular
     # Each junk line was answered with a message, and the help with the commands and this decision.
     assert text.count("is not a number or a command") == 2 * 2  # "abc" and "1.5", twice
     assert text.count("Please type a number from 1 to") == 2
@@ -62,7 +64,9 @@ def test_a_full_game_with_junk_help_and_board_in_between() -> None:
     # The scripted person always chose option 1: the same game as an agent that always takes the first action.
     same = play_game([FirstAgent(), RandomAgent()], level="archmage", seed=SEED, agent_seed=AGENT_SEED)
     assert (record.scores, record.winners, record.decisions) == (same.scores, same.winners, same.decisions)
-    assert f"Game over. Scores {record.scores}" in text  # the final board
+    # the final board, then one summary of the outcome in words (no raw line of lists before it)
+    assert "Game over. Scores" not in text and str(record.scores) not in text
+    assert text.count("Game over") == 1 and text.index("Final scores") > text.rindex("Seasons - 2 players")
 
 
 def test_the_human_can_sit_at_any_seat_of_a_bigger_game() -> None:
@@ -155,3 +159,18 @@ def test_digits_other_than_ascii_are_refused_with_a_message(junk: str) -> None:
     agent = HumanAgent(io.StringIO(f"{junk}\n1\n"), out)
     assert agent.act(game, 0, legal) == legal[0]
     assert f"{junk!r} is not a number or a command: type a number from 1 to {len(legal)}" in out.getvalue()
+
+
+def test_the_board_counts_in_words_and_ends_with_the_outcome_in_words() -> None:
+    from random_play import random_game
+
+    from seasons_env.rendering import counted, render_text
+
+    assert [counted(n, "crystal") for n in (0, 1, 2, -1)] == ["0 crystals", "1 crystal", "2 crystals", "-1 crystals"]
+    game, _ = random_game(2, "archmage", seed=4)
+    assert game.is_over
+    board = render_text(game)
+    scores = ", ".join(f"player {p} {s}" for p, s in enumerate(game.scores()))
+    assert board.splitlines()[-1].startswith(f"Game over. Scores: {scores}; winner")
+    assert str(game.scores()) not in board and not re.search(r"\b1 (cards|crystals)\b", board)
+    assert "Game over" not in render_text(game, outcome=False)

@@ -81,9 +81,7 @@ def _child(code: str, folder: Path, **environment: str) -> dict:
     env.pop("NUMBA_OPT", None)
     if "SEASONS_KERNEL_INNER_OPT" not in environment:
         env.pop("SEASONS_KERNEL_INNER_OPT", None)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(folder), str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")]
-    )
+    env["PYTHONPATH"] = str(folder)  # the child module only: the packages are the installed ones
     done = subprocess.run(
         [sys.executable, "-c", "import compile_child"], env=env, cwd=folder, capture_output=True, text=True, check=True
     )

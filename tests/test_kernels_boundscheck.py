@@ -3,10 +3,9 @@
 Compiled kernels do not check indices: an index out of range reads or writes the memory beside the array, which may
 pass every comparison by luck or corrupt another row. With bounds checking on, the same index raises ``IndexError``
 and the test fails. Bounds-checked code is other machine code, so it is compiled into a kernel cache of its own and
-never mixed with the ordinary kernels: ``SEASONS_KERNEL_CACHE`` set to a ``boundscheck`` folder beside the ordinary
-cache, whose subfolder is named by the sources' hash like the ordinary one, so that any checkout of the same sources
-(a fresh clone, another worktree) reuses it. From an empty cache the run takes three to four minutes on a 2-core
-machine, most of it compiling; with the cache warm, under a minute (docs/vector.md).
+never mixed with the ordinary kernels: ``SEASONS_KERNEL_CACHE`` set to a temporary folder, deleted when the tests of
+this module end, so that the suite leaves nothing of it (about 100 MB) in the user's cache folder. The run compiles
+every kernel, three to four minutes on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -14,6 +13,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,9 +44,19 @@ def _bounds_checked_environment(cache: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def boundscheck_cache() -> Path:
-    """The parent folder of the bounds-checked kernels' cache (the child names its ``kernels-<hash>`` folder)."""
-    return CACHE_DIR.parent / "boundscheck"
+def boundscheck_cache() -> Iterator[Path]:
+    """The parent folder of the bounds-checked kernels' cache (the child names its ``kernels-<hash>`` folder): a
+    temporary folder, deleted with everything compiled into it when this module's tests end."""
+    with tempfile.TemporaryDirectory(prefix="seasons-boundscheck-") as folder:
+        yield Path(folder)
+
+
+def test_the_bounds_checked_kernels_are_compiled_into_a_temporary_folder(boundscheck_cache: Path) -> None:
+    """Not into the user's cache folder, where the suite would leave about 100 MB behind."""
+    folder = boundscheck_cache.resolve()
+    assert folder.is_relative_to(Path(tempfile.gettempdir()).resolve()), folder
+    assert not folder.is_relative_to(CACHE_DIR.parent.resolve()), folder
+    assert _bounds_checked_environment(boundscheck_cache)["SEASONS_KERNEL_CACHE"] == str(boundscheck_cache)
 
 
 @pytest.mark.slow

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import pickle
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from installed import installed_environment, run_installed
 
 from seasons_agents import HeuristicAgent, PolicyAgent, play_game
 from seasons_agents.learned import shipped_model_path
@@ -19,8 +19,6 @@ from seasons_agents.policy_format import CheckpointError
 from seasons_agents.policy_numpy import load_numpy_policy, read_policy_file
 from seasons_env import Game
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _positions(count_per_game: int) -> tuple[np.ndarray, list[list[int]]]:
@@ -213,21 +211,20 @@ def _without_torch(tmp_path: Path) -> dict[str, str]:
     shim = tmp_path / "no-torch"
     shim.mkdir()
     (shim / "torch.py").write_text("raise ImportError('torch is not installed in this test')\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(shim), str(ROOT)]), NUMBA_NUM_THREADS="1")
-    return env
+    return {"PYTHONPATH": str(shim), "NUMBA_NUM_THREADS": "1"}
 
 
 def test_the_arena_s_default_lineup_runs_without_torch(tmp_path: Path) -> None:
     """`seasons arena` seats the learned agent, the heuristic and random by default, with torch unimportable (in
     the worker processes too)."""
     env = _without_torch(tmp_path)
-    check = "import sys, agents; a = agents.PolicyAgent(); print(a.backend, 'torch' in sys.modules and 'torch')"
-    probe = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True, timeout=120)
-    assert probe.returncode == 0 and probe.stdout.split() == ["numpy", "False"], probe.stderr
-    args = ["arena", "--games", "6", "--workers", "2", "--no-progress", "--out", str(tmp_path / "arena")]
-    result = subprocess.run(
-        [sys.executable, "-m", "seasons_env.cli", *args], env=env, capture_output=True, text=True, timeout=300
+    check = "import sys, seasons_agents as a; print(a.PolicyAgent().backend, 'torch' in sys.modules and 'torch')"
+    probe = subprocess.run(
+        [sys.executable, "-c", check], env=installed_environment(env), cwd=tmp_path, capture_output=True, timeout=120
     )
+    assert probe.returncode == 0 and probe.stdout.split() == [b"numpy", b"False"], probe.stderr
+    args = ["arena", "--games", "6", "--workers", "2", "--no-progress", "--out", str(tmp_path / "arena")]
+    result = run_installed(args, env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     rows = {line.split()[0] for line in result.stdout.splitlines() if line.split()}
     assert {"learned", "heuristic", "random"} <= rows and "6 games, 2 players" in result.stdout

@@ -91,7 +91,7 @@ def test_illegal_action_raises_and_changes_nothing(engine: str) -> None:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_illegal_action_penalized_ends_the_game(engine: str) -> None:
-    env = seasons_env.raw_env(num_players=3, illegal="penalize", engine=engine)
+    env = seasons_env.raw_env(num_players=3, illegal="lose", engine=engine)
     env.reset(seed=0)
     env.step(A.END_TURN)
     assert all(env.terminations.values())
@@ -215,7 +215,7 @@ def test_step_accepts_any_integral_scalar(form, engine: str) -> None:
         assert env.state() == reference.state() and env.agent_selection == reference.agent_selection
 
 
-@pytest.mark.parametrize("illegal", ["raise", "penalize"])
+@pytest.mark.parametrize("illegal", ["raise", "lose"])
 @pytest.mark.parametrize(
     ("action", "error", "message"),
     [

@@ -359,13 +359,23 @@ def test_cli_replay_notable_games_of_an_arena_folder(tmp_path: Path) -> None:
         record["seats"] = ["alpha", "beta"] if index % 2 == 0 else ["beta", "alpha"]
         record["game_index"] = index
         records.append(record)
+    records.insert(0, records.pop())  # an interrupted run's records are not in game order: line != game_index + 1
     folder = tmp_path / "arena"
     folder.mkdir()
     (folder / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     expected = notable_games(records)
     result = CliRunner().invoke(main, ["replay", str(folder), "--notable", "--html", str(tmp_path / "notable.html")])
     assert result.exit_code == 0, result.output
-    assert f"highest score: {folder / 'games.jsonl'} line {expected['highest_score']['index'] + 1}" in result.output
+    best_number = expected["highest_score"]["game_index"]
+    line = expected["highest_score"]["index"] + 1
+    assert f"highest score: game {best_number} (--game {best_number}; {folder / 'games.jsonl'} line {line})" in (
+        result.output
+    )
+    # the number shown is the one --game takes: it picks the same game
+    chosen = CliRunner().invoke(
+        main, ["replay", str(folder), "--game", str(best_number), "--png", str(tmp_path / "b.png")]
+    )
+    assert chosen.exit_code == 0, chosen.output
     page = (tmp_path / "notable-highest-score.html").read_text(encoding="utf-8")
     best = records[expected["highest_score"]["index"]]
     assert _page_data(page)["steps"][-1]["view"]["players"][0]["score"] == best["scores"][0]

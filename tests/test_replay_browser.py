@@ -7,6 +7,7 @@ the text it shows is compared with the engine's positions. A screenshot is kept 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,8 @@ import numpy as np
 import pytest
 
 from seasons_env import Game
-from seasons_env.engine.data import CARD_NAMES
+from seasons_env.engine import steps
+from seasons_env.engine.data import CARD_NAMES, SEASONS
 from seasons_env.picture import board_view
 from seasons_env.rendering import decision_words
 from seasons_env.replay import Replay, make_record, parse_record, write_html
@@ -89,8 +91,17 @@ def test_replay_page_steps_forward_and_back_in_chromium(tmp_path: Path) -> None:
                 if game.is_over:
                     assert page.inner_text("#pending") == "Game over"
                 else:
-                    words = decision_words(game.pending_decision)  # never the decision's internal name
+                    words = decision_words(game.pending_decision)
                     assert page.inner_text("#pending") == f"Player {game.current_player} decides: {words}"
+                # no rules-internal name anywhere on the page (decisions are shown in words)
+                shown = page.inner_text("body")
+                assert not [name for name in steps.KINDS if re.search(rf"\b{name}\b", shown) and "_" in name]
+                # the season written on the page is the wheel's; dice of an earlier season say so
+                season = SEASONS[game.season]
+                assert page.text_content("#season") == season and season in page.inner_text("#where")
+                caption = page.inner_text("#board .head")
+                if SEASONS[game.dice_season] != season and game.rolled:
+                    assert f"into {season}" in caption, caption
                 policy = replay.policy(k)
                 if policy is None:
                     assert page.is_hidden("#policy-title")

@@ -95,7 +95,7 @@ def test_rllib_env_check_passes_and_unmasked_samples_are_penalized(num_players):
 
 
 def test_rllib_env_check_fails_when_illegal_actions_raise():
-    # why "penalize" is the default: RLlib's check samples unmasked actions. It resets with seed 42 but samples from
+    # why "lose" is the default: RLlib's check samples unmasked actions. It resets with seed 42 but samples from
     # unseeded action spaces, which now and then drew a legal action (a few percent of runs): seeded here.
     env = SeasonsMultiAgentEnv({"illegal": "raise"})
     for agent in env.possible_agents:
@@ -383,3 +383,19 @@ def test_training_script_smoke_preset_trains_checkpoints_resumes_and_evaluates(l
     assert (tmp_path / "latest_checkpoint").read_text() == "checkpoint-000003"
     assert sorted(p.name for p in tmp_path.glob("checkpoint-*")) == ["checkpoint-000003"]
     assert ray.is_initialized()  # the caller's Ray is left running
+
+
+def test_training_script_takes_a_relative_out_and_resumes_from_it(local_ray, tmp_path, monkeypatch, capsys):
+    """``--out runs/rllib-smoke`` as the tutorial writes it: Ray is given absolute paths (a relative one failed after
+    iteration 1 with pyarrow's "URI has empty scheme", and --resume then found no checkpoint)."""
+    from seasons_training import train_rllib
+
+    monkeypatch.chdir(tmp_path)
+    args = ["--preset", "smoke", "--timesteps", "256", "--final-eval-games", "1", "--out", "runs/rllib-smoke"]
+    assert train_rllib.main(args) == 0
+    out = tmp_path / "runs" / "rllib-smoke"
+    assert (out / "latest_checkpoint").read_text() == "checkpoint-000001" and (out / "checkpoint-000001").is_dir()
+    assert train_rllib.main([*args[:3], "512", *args[4:], "--resume"]) == 0
+    assert f"resumed from {out / 'checkpoint-000001'}" in capsys.readouterr().out
+    assert (out / "latest_checkpoint").read_text() == "checkpoint-000002"
+    assert RLlibPolicyAgent.load(out / "policy").name == "rllib"

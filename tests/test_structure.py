@@ -9,6 +9,7 @@ private name, or the file, line and forbidden import."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -313,3 +314,140 @@ def test_no_module_assigns_all_twice() -> None:
 def test_a_second_all_is_caught() -> None:
     assert all_assignments(ast.parse("__all__ = ['a']\nx = 1\n__all__ = ['b']\n")) == 2
     assert all_assignments(ast.parse("__all__ = ['a', 'b']\n")) == 1
+
+
+# ---------------------------------------------------------------------------- tests run the product as installed
+
+#: How a test starts a process.
+SPAWNERS = {"run", "Popen", "call", "check_call", "check_output"}
+#: A module of the project run with ``python -m``.
+PROJECT_MODULE = re.compile(r"^(seasons_env|seasons_agents|seasons_training|agents|training)(\.|$)")
+#: Inline code that runs a command's entry point (``python -c "from seasons_env.cli import main; main()"``).
+INLINE_COMMAND = re.compile(r"(seasons_env|seasons_training|seasons_agents)(\.\w+)*\s+import\s+main\b")
+#: An expression naming the checkout's folder.
+CHECKOUT_PATH = re.compile(r"\bROOT\b|\bCHECKOUT\b|\broot\b|__file__|parents\[\d\]|getcwd\(\)|Path\.cwd\(\)|^'\.'$")
+
+
+def _strings(node: ast.AST, assigned: dict[str, ast.AST]) -> list[str]:
+    """The string constants of a command line, in order, following a variable to the list it was assigned."""
+    found = []
+    for part in ast.walk(node):
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            found.append(part.value)
+        elif isinstance(part, ast.Name) and part.id in assigned and assigned[part.id] is not node:
+            found += _strings(assigned.pop(part.id), assigned)
+    return found
+
+
+def runs_a_command_bypassing_the_helper(strings: list[str]) -> bool:
+    """Whether a command line (its string constants) runs ``seasons`` or a project module, or calls a command's
+    ``main`` inline."""
+    for i, word in enumerate(strings):
+        if word == "seasons" or word.endswith(("/seasons", "/seasons-train")):
+            return True
+        if word == "-m" and i + 1 < len(strings) and PROJECT_MODULE.match(strings[i + 1]):
+            return True
+        if INLINE_COMMAND.search(word):
+            return True
+    return False
+
+
+def bypassing_calls(tree: ast.Module) -> list[int]:
+    """The lines of subprocess calls in ``tree`` that run the project's commands without ``tests/installed.py``."""
+    lines = []
+    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
+        assigned = {
+            target.id: node.value
+            for node in ast.walk(scope)
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        for node in ast.walk(scope):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name not in SPAWNERS:
+                continue
+            command = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "args"), None)
+            if command is not None and runs_a_command_bypassing_the_helper(_strings(command, dict(assigned))):
+                lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def checkout_on_pythonpath(tree: ast.Module) -> list[int]:
+    """The lines of ``tree`` that put the checkout on ``PYTHONPATH`` (a dict entry, keyword, item assignment or
+    ``setenv`` whose value names the checkout's folder)."""
+    values: list[tuple[int, ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            values += [
+                (node.lineno, v)
+                for k, v in zip(node.keys, node.values, strict=True)
+                if isinstance(k, ast.Constant) and k.value == "PYTHONPATH"
+            ]
+        elif isinstance(node, ast.Call):
+            values += [(node.lineno, k.value) for k in node.keywords if k.arg == "PYTHONPATH"]
+            arguments = [a.value for a in node.args[:1] if isinstance(a, ast.Constant)]
+            if arguments == ["PYTHONPATH"] and len(node.args) > 1:
+                values.append((node.lineno, node.args[1]))
+        elif isinstance(node, ast.Assign):
+            values += [
+                (node.lineno, node.value)
+                for target in node.targets
+                if isinstance(target, ast.Subscript) and ast.unparse(target.slice) == "'PYTHONPATH'"
+            ]
+    return sorted(
+        {line for line, value in values if any(CHECKOUT_PATH.search(ast.unparse(part)) for part in ast.walk(value))}
+    )
+
+
+def test_tests_run_the_projects_commands_through_the_installed_helper() -> None:
+    """Every test that runs ``seasons`` or ``python -m`` a project module goes through ``run_installed`` or
+    ``start_installed`` (tests/installed.py), and no test puts the checkout on ``PYTHONPATH``: the product is tested
+    as a user installs it, so a module or file missing from the installed package fails a test."""
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path.name == "installed.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        shown = path.relative_to(ROOT)
+        offenders += [f"{shown}:{line}: runs a project command (use run_installed)" for line in bypassing_calls(tree)]
+        offenders += [f"{shown}:{line}: the checkout on PYTHONPATH" for line in checkout_on_pythonpath(tree)]
+    assert not offenders, offenders
+
+
+def test_the_installed_check_catches_planted_offenders() -> None:
+    offenders = {
+        "direct": 'import subprocess\nsubprocess.run(["seasons", "arena"])\n',
+        "module": 'import subprocess, sys\nsubprocess.run([sys.executable, "-m", "seasons_env.cli", "play"])\n',
+        "variable": (
+            "import subprocess, sys\ndef f():\n"
+            '    command = [sys.executable, "-m", "seasons_training", "train"]\n'
+            "    subprocess.Popen([*command, '--resume'])\n"
+        ),
+        "inline": (
+            "from subprocess import Popen\nimport sys\n"
+            'Popen([sys.executable, "-c", "import sys; from seasons_env.cli import main; sys.exit(main())"])\n'
+        ),
+        "keyword": 'import subprocess\nsubprocess.check_output(args=["python", "-m", "seasons_agents.arena"])\n',
+    }
+    for name, source in offenders.items():
+        assert bypassing_calls(ast.parse(source)), name
+    pythonpaths = {
+        "dict": 'env = {**os.environ, "PYTHONPATH": str(ROOT)}\n',
+        "keyword": "env = dict(os.environ, PYTHONPATH=os.pathsep.join([shim, str(ROOT)]))\n",
+        "item": 'env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])\n',
+        "setenv": 'monkeypatch.setenv("PYTHONPATH", str(root))\n',
+    }
+    for name, source in pythonpaths.items():
+        assert checkout_on_pythonpath(ast.parse(source)) == [1], name
+    allowed = (
+        "import subprocess, sys\n"
+        'run_installed(["arena", "--games", "2"])\n'
+        'start_installed(["train"], module="seasons_training")\n'
+        'subprocess.run([sys.executable, "-m", "pytest", "tests"])\n'
+        'subprocess.run([sys.executable, "-m", "mkdocs", "build"])\n'
+        'env = {**os.environ, "PYTHONPATH": str(shim)}\n'
+    )
+    assert not bypassing_calls(ast.parse(allowed)) and not checkout_on_pythonpath(ast.parse(allowed))

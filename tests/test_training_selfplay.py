@@ -4,10 +4,8 @@ smoke preset trained, killed, resumed and evaluated."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 from dataset_rows import synthetic_rows
+from installed import run_installed, start_installed
 
 from seasons_agents.network import CheckpointError, load_policy
 from seasons_env import Game
@@ -315,11 +314,9 @@ def test_smoke_preset_trains_is_killed_resumes_and_evaluates(tmp_path) -> None:
     """The CI run of the whole command from nothing (data set, clone, DAgger, PPO): SIGTERM after PPO's first
     checkpoint, then --resume to the end."""
     out = tmp_path / "run"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-m", "seasons_training", "train", "--preset", "smoke", "--out", str(out)]
-    command.append("--no-progress")
-    process = subprocess.Popen(
-        [*command, "--steps", "100000"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    command = ["train", "--preset", "smoke", "--out", str(out), "--no-progress"]
+    process = start_installed(
+        [*command, "--steps", "100000"], module="seasons_training", stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
     deadline = time.monotonic() + 120
     while not (out / CHECKPOINT).exists() and process.poll() is None and time.monotonic() < deadline:
@@ -337,9 +334,7 @@ def test_smoke_preset_trains_is_killed_resumes_and_evaluates(tmp_path) -> None:
     first_curve = (out / "curve.png").read_bytes()
     resumed = Trainer.resume(out, log=lambda _: None)
     assert resumed.steps == steps and resumed.league.pool == pool
-    result = subprocess.run(
-        [*command, "--resume", "--steps", str(steps + 256)], cwd=ROOT, env=env, capture_output=True, text=True
-    )
+    result = run_installed([*command, "--resume", "--steps", str(steps + 256)], module="seasons_training")
     assert result.returncode == 0, result.stdout + result.stderr
     final = torch.load(out / CHECKPOINT, weights_only=True)
     assert final["steps"] == steps + 256

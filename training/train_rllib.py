@@ -101,6 +101,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     for key, value in PRESETS[args.preset].items():
         if getattr(args, key) is None:
             setattr(args, key, value)
+    # Ray reads a relative path as a URI without a scheme (pyarrow's "URI has empty scheme"): every path it is given
+    # is absolute, from here on.
+    args.out = args.out.expanduser().resolve()
     for key in ("timesteps", "num_envs", "rollout", "minibatch", "epochs", "eval_interval", "checkpoint_every"):
         if getattr(args, key) < 1:
             parser.error(f"--{key.replace('_', '-')} must be at least 1; got {getattr(args, key)}")
@@ -112,7 +115,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def save_checkpoint(algorithm, out: Path) -> Path:
     """A new ``checkpoint-<iteration>`` folder, then the pointer to it replaced atomically, then older ones removed:
-    a kill at any moment leaves ``latest_checkpoint`` naming a whole checkpoint."""
+    a kill at any moment leaves ``latest_checkpoint`` naming a whole checkpoint. The folder is absolute (Ray takes a
+    relative one for a URI and fails)."""
+    out = Path(out).expanduser().resolve()
     folder = out / f"checkpoint-{algorithm.iteration:06d}"
     if folder.exists():
         shutil.rmtree(folder)
@@ -125,6 +130,8 @@ def save_checkpoint(algorithm, out: Path) -> Path:
 
 
 def latest_checkpoint(out: Path) -> Path:
+    """The absolute folder of the checkpoint ``OUT/latest_checkpoint`` names (``SystemExit`` saying what is wrong)."""
+    out = Path(out).expanduser().resolve()
     pointer = out / "latest_checkpoint"
     if not pointer.is_file():
         raise SystemExit(f"--resume: {pointer} does not exist (no checkpoint was saved in {out})")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..engine import IllegalActionError, check_choice
 from ..engine.actions import NUM_ACTIONS
-from ..pettingzoo_env import ILLEGAL
+from ..pettingzoo_env import illegal_policy
 from ..rewards import REWARDS
 from .backends import DEFAULT_ENGINE
 from .core import VectorGame, check_seed
@@ -33,8 +33,8 @@ class LearnerStep:
 
     observations: np.ndarray  # the learner's observation; for a game that ended, its terminal observation
     rewards: np.ndarray  # float32: the learner's reward (self-play: the reward of the seat that acted)
-    ended: np.ndarray  # the episode ended in this step (game over, or an illegal action under "penalize")
-    illegal: np.ndarray  # the learner's action was illegal ("penalize": the episode ended with reward -1)
+    ended: np.ndarray  # the episode ended in this step (game over, or an illegal action under "lose")
+    illegal: np.ndarray  # the learner's action was illegal ("lose": the episode ended with reward -1)
     acted: np.ndarray  # the seat whose action this step played, -1 where no action was played
     final_rewards: np.ndarray  # float32 [N, P]: every seat's reward in the games that ended (zeros elsewhere)
     final_scores: np.ndarray  # int64 [N, P]: scores of the games that ended (zeros elsewhere)
@@ -56,13 +56,13 @@ class LearnerBatch:
         agent_seat: int | str = 0,
         self_play: bool = False,
         reward: str = "win",
-        illegal: str = "penalize",
+        illegal: str = "lose",
         seed: int = 0,
         engine: str = DEFAULT_ENGINE,
         threads: int = 1,
     ) -> None:
         check_choice("reward", reward, REWARDS)
-        check_choice("illegal", illegal, ILLEGAL)
+        illegal = illegal_policy(illegal)
         if not isinstance(self_play, bool):
             raise ValueError(f"self_play must be True or False; got {self_play!r}")
         self.batch = VectorGame(

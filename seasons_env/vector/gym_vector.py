@@ -16,7 +16,7 @@ No sub-environment objects and no per-env wrappers: the observations ``[N, OBSER
   restarts only the games where ``m`` is True.
 - Reward at the end of a game (``"win"``, ``"score"`` or ``"rank"``); in self-play it is the reward of the seat
   that played the last action, and ``infos["final_rewards"]`` (``[N, P]``, masked by ``"_final_rewards"``) gives
-  every seat's. An illegal action ends that game's episode with reward -1 (``illegal="penalize"``, the default,
+  every seat's. An illegal action ends that game's episode with reward -1 (``illegal="lose"``, the default,
   so that ``action_space.sample()`` works) or raises ``IllegalActionError`` and changes nothing (``"raise"``).
 - ``action_masks()`` → bool ``[N, NUM_ACTIONS]`` (also ``infos["action_mask"]``); a game waiting for its
   autoreset allows every action (it is ignored), so that a masked policy never sees an empty mask.
@@ -32,7 +32,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..encoding import OBSERVATION_SIZE
+from ..encoding import OBSERVATION_HIGH, OBSERVATION_LOW
 from ..engine.actions import NUM_ACTIONS
 from ..env_inputs import reset_options
 from .backends import DEFAULT_ENGINE
@@ -57,7 +57,7 @@ class SeasonsVectorEnv(VectorEnv):
         agent_seat: int | str = 0,
         self_play: bool = False,
         reward: str = "win",
-        illegal: str = "penalize",
+        illegal: str = "lose",
         render_mode: None = None,
         engine: str = DEFAULT_ENGINE,
         threads: int = 1,
@@ -80,7 +80,7 @@ class SeasonsVectorEnv(VectorEnv):
         self.num_envs = self.learner.num_envs
         self.num_players = self.learner.num_players
         self.render_mode = None
-        self.single_observation_space = spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32)
+        self.single_observation_space = spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

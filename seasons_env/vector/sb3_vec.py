@@ -13,7 +13,7 @@ same step: ``infos[i]["terminal_observation"]`` holds the learner's last observa
 ``infos[i]["final_rewards"]`` / ``["final_scores"]`` every seat's result, and the returned observation is the new
 game's. ``action_masks()`` → bool ``[N, NUM_ACTIONS]`` (what MaskablePPO reads through
 ``env_method("action_masks")``). An illegal action raises ``IllegalActionError`` by default (``illegal="raise"``:
-with masks it is a bug) or ends the episode with reward -1 (``"penalize"``).
+with masks it is a bug) or ends the episode with reward -1 (``"lose"``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from ..encoding import OBSERVATION_SIZE
+from ..encoding import OBSERVATION_HIGH, OBSERVATION_LOW
 from ..engine.actions import NUM_ACTIONS
 from .backends import DEFAULT_ENGINE
 from .driver import LearnerBatch
@@ -57,7 +57,7 @@ class SeasonsVecEnv(VecEnv):
         self._started = False
         super().__init__(
             self.learner.num_envs,
-            spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
+            spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, dtype=np.float32),
             spaces.Discrete(NUM_ACTIONS),
         )
 

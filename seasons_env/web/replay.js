@@ -30,17 +30,27 @@
     box.appendChild(right);
     return box;
   }
+  // The dice are rolled at the start of a round: when the season marker has moved on since (a card, or the end of
+  // the game), the caption says so, so that the dice's season never contradicts the wheel's.
+  function diceCaption(view) {
+    if (view.dice_season === view.season) return "Dice rolled (" + view.dice_season + " dice)";
+    if (view.over) return "Dice of the last round (" + view.dice_season + " dice); the season marker has since " +
+      "passed the end of year 3, into " + view.season;
+    return "Dice rolled this round (" + view.dice_season + " dice, before the season marker moved into " +
+      view.season + ")";
+  }
   function board(view) {
     const root = el("div");
     const head = el("div", {class: "head"});
     head.appendChild(SeasonsBoard.wheel(view, {width: 200, height: 200}));
-    head.appendChild(SeasonsBoard.dice(view, "Dice rolled (" + view.dice_season + " dice)",
+    head.appendChild(SeasonsBoard.dice(view, diceCaption(view),
       (d) => SeasonsBoard.die(d, view.dice_season, (owner) => "player " + owner).wrap));
     const info = el("div", {class: "info"});
     const label = el("span", {class: "label", id: "view-label"}, view.seat === null ? "GOD VIEW: every hand and library shown" : "As seen by player " + view.seat);
     label.style.background = view.seat === null ? "#212126" : data.seatColors[view.seat];
     info.appendChild(label);
-    info.appendChild(el("div", {id: "where"}, view.season + ", space " + view.position + " of 12; first player " + view.first_player));
+    const when = view.past_end ? "Game ended after year 3; the marker is in " + view.season : "Year " + view.year + ", " + view.season;
+    info.appendChild(el("div", {id: "where"}, when + ", space " + view.position + " of 12; first player " + view.first_player));
     info.appendChild(el("div", {id: "piles"}, "Draw pile " + view.draw_pile + " cards, discard pile " + view.discard_pile));
     if (view.over) info.appendChild(el("div", {id: "pending"}, "Game over"));
     else {
