@@ -143,12 +143,13 @@ def test_data_config_names_bad_fields() -> None:
 
 
 def test_generate_clone_and_dagger_commands(tmp_path) -> None:
+    """The commands as docs/training.md shows them, their outputs in folders that do not exist yet (made)."""
     runner = CliRunner()
-    data = tmp_path / "d.npz"
+    data = tmp_path / "runs" / "d.npz"
     args = ["generate", "--games", "4", "--level", "apprentice", "--workers", "1", "--no-progress", "--out", str(data)]
     result = runner.invoke(training_main, args)
     assert result.exit_code == 0, result.output
-    model = tmp_path / "m.pt"
+    model = tmp_path / "models" / "m.pt"
     args = ["clone", str(data), "--out", str(model), "--epochs", "2", "--hidden", "32", "--layers", "1"]
     result = runner.invoke(training_main, [*args, "--card-dim", "4", "--threads", "1"])
     assert result.exit_code == 0, result.output

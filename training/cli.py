@@ -22,10 +22,18 @@ def _player_counts(value: str) -> tuple[int, ...]:
     return counts
 
 
-def _folder_exists(path: Path, option: str) -> None:
-    """Refuse an output file that cannot be written (no such folder, a read-only one), before any work."""
+def _output_file(path: Path, option: str) -> None:
+    """Make the output file's folder if it is missing (``--out runs/data.npz`` in a new folder, as ``seasons train
+    --out`` makes its run folder), and refuse a file that cannot be written there, before any work."""
     from seasons_env.cli import check_output_option
+    from seasons_env.files import OutputPathError, check_output_folder
 
+    if not path.parent.exists():
+        try:
+            check_output_folder(path.parent)
+        except OutputPathError as error:
+            raise click.BadParameter(str(error), param_hint=option) from None
+        path.parent.mkdir(parents=True, exist_ok=True)
     check_output_option(path, option.strip("'"))
 
 
@@ -79,7 +87,7 @@ def generate(
 
     from .data import DataConfig, generate, save_dataset
 
-    _folder_exists(out, "'--out'")
+    _output_file(out, "'--out'")
     try:
         config = DataConfig(
             games=games,
@@ -137,7 +145,7 @@ def clone_command(
     from .clone import CloneConfig, clone
     from .errors import BadFileError, TrainingDiverged
 
-    _folder_exists(out, "'--out'")
+    _output_file(out, "'--out'")
     try:  # the network's limits, a finite --lr and the seed's range are checked where they are defined
         config = CloneConfig(
             epochs=epochs,
