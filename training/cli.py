@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -248,8 +249,9 @@ def train(
         result = run.run(progress=progress)
     except (BadFileError, CheckpointError, TrainingDiverged) as error:
         raise click.ClickException(str(error)) from None
-    if not result["stopped"]:
-        click.echo(f"trained {result['steps']} steps; policy in {out / 'policy.pt'}, curve in {out / 'curve.png'}")
+    if result["stopped"]:  # by SIGTERM or Ctrl-C: the run says where it stopped; the status says why
+        raise SystemExit(128 + (result.get("signal") or signal.SIGINT))
+    click.echo(f"trained {result['steps']} steps; policy in {out / 'policy.pt'}, curve in {out / 'curve.png'}")
 
 
 def _with_deprecations_shown(function: Callable, *args: object) -> object:
