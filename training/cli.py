@@ -214,7 +214,8 @@ def train(
     (each finished stage's file SHA-256 and wall time), then PPO's checkpoint.pt (every checkpoint_every steps,
     and on SIGTERM/Ctrl-C), policy.pt (for 'seasons arena --agents learned:OUT/policy.pt,...'), tb/
     (TensorBoard), history.jsonl and curve.png (win rate against the wall time since the run started). A stage
-    stopped by SIGTERM/Ctrl-C runs again from its start on --resume; PPO continues from its checkpoint.
+    stopped by SIGTERM/Ctrl-C runs again from its start on --resume; PPO continues from its checkpoint. A stopped
+    run exits with status 130 (Ctrl-C) or 143 (SIGTERM).
     """
     preset_given = ctx.get_parameter_source("preset") is not click.core.ParameterSource.DEFAULT
     _run_folder_writable(out)
