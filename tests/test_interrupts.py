@@ -9,11 +9,15 @@ process (signals fired at a compiled search over and over) and on the installed 
 
 from __future__ import annotations
 
+import contextlib
+import http.client
+import json
 import os
 import signal
 import subprocess
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -347,3 +351,49 @@ def test_seasons_train_stopped_by_sigterm_in_ppo_exits_143_with_a_resumable_chec
     assert "Traceback" not in output and "stopped at step" in output, output
     assert (out / CHECKPOINT).is_file()
     assert Trainer.resume(out, log=lambda _: None).steps % 128 == 0
+
+
+def _web_call(url: str, path: str, body: dict | None = None) -> dict:
+    base, token = url.split("/?token=")
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json"} if data else {}
+    request = urllib.request.Request(f"{base}{path}?token={token}", data=data, headers=headers)
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return json.loads(response.read())
+
+
+def _web_call_ended_by_the_stop(url: str, move: dict) -> None:
+    with contextlib.suppress(OSError, http.client.HTTPException):  # the server stops before it answers
+        _web_call(url, "/api/action", move)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_the_web_server_stopped_while_a_compiled_search_thinks_keeps_the_record(tmp_path: Path, signum: int) -> None:
+    """The agents think in a thread of the server: the server stops (130 or 143) with the game on disk, and the search
+    under way ends with the process, without a crash."""
+    record = tmp_path / "game.json"
+    process = start_installed(
+        ["play", "--web", "--no-browser", "--vs", "ismcts:100000", "--seed", "4", "--record", str(record)],
+        cwd=tmp_path,
+        env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = process.stdout.readline().strip()
+        now = _web_call(url, "/api/state")
+        while now["moves"] < 25:  # the draft and the library split (the agent's heuristic answers them)
+            now = _web_call(url, "/api/action", {"action": now["legal"][0]["action"]})
+        move = {"action": now["legal"][0]["action"]}  # answered once the agent's search is over: sent meanwhile
+        threading.Thread(target=_web_call_ended_by_the_stop, args=(url, move)).start()
+        time.sleep(1.5)
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 128 + signum, err
+    assert "Traceback" not in err and "Segmentation fault" not in err, err
+    assert "Server stopped" in out
+    assert len(load_replay(record).record.actions) >= 25
