@@ -270,9 +270,9 @@ def test_ctrl_c_at_the_prompt_stops_the_game_with_status_130(tmp_path: Path) -> 
     load_replay(record)
 
 
-def test_an_arena_stopped_while_a_compiled_search_thinks_exits_130_at_once(tmp_path: Path) -> None:
-    """One game in the arena's own process (one worker): Ctrl-C within a search of a million iterations (tens of
-    seconds in one compiled call before) stops the run within a call of the bounded search."""
+def test_an_arena_stopped_while_a_compiled_search_thinks_exits_130(tmp_path: Path) -> None:
+    """One game in the arena's own process (one worker): Ctrl-C while ISMCTS searches stops the run within a call of
+    the bounded search, with the arena's message and status."""
     out = tmp_path / "arena"
     process = start_installed(
         [
