@@ -195,8 +195,8 @@ def play(
 ) -> None:
     """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit.
 
-    Ctrl-C or SIGTERM stops the game too, at a prompt or while an agent thinks (exit status 130 or 143), after
-    writing the record of the game so far.
+    Ctrl-C or SIGTERM stops the game too, at a prompt or while an agent thinks (exit status 130 or 143); --record
+    then holds the game so far.
 
     With --web, in the browser: the address (with its token) is the first line printed."""
     try:
