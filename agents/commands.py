@@ -15,6 +15,7 @@ import click
 from seasons_env.cli import check_output_option
 from seasons_env.engine import LEVELS
 from seasons_env.files import OutputPathError
+from seasons_env.interrupts import exit_status, sigterm_stops
 from seasons_env.registry import agent_entries, make_agent, parse_agent_spec
 from seasons_env.replay import MAX_SEED
 
@@ -206,6 +207,9 @@ def play(
 ) -> None:
     """Play a game at the terminal against agents: numbered options, 'h' for help, 'q' to quit.
 
+    Ctrl-C or SIGTERM stops the game too, at a prompt or while an agent thinks (exit status 130 or 143); --record
+    then holds the game so far.
+
     With --web, in the browser: the address (with its token) is the first line printed."""
     try:
         parse_agent_spec(opponent, "--vs")
@@ -225,11 +229,15 @@ def play(
         )
     if record_path is not None:
         check_output_option(record_path, "--record")  # before the game, which would otherwise be lost at its end
-    run_terminal_game(
-        functools.partial(make_agent, opponent),
-        num_players=players,
-        level=level,
-        seed=seed,
-        human_seat=seat,
-        record_path=record_path,
-    )
+    try:
+        with sigterm_stops():
+            run_terminal_game(
+                functools.partial(make_agent, opponent),
+                num_players=players,
+                level=level,
+                seed=seed,
+                human_seat=seat,
+                record_path=record_path,
+            )
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: the game's goodbye (and record) is written
+        raise SystemExit(exit_status(stop)) from None

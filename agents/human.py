@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 import secrets
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from seasons_env.engine import steps
 from seasons_env.engine.actions import SEASON_MOVES, decode, instance_of_activation
 from seasons_env.engine.data import CARD_BY_NAME, CARD_NAMES, CARDS, ENERGIES, SEASONS, TRANSMUTE_RATE, card_of
 from seasons_env.files import OutputPathError, check_output_file
+from seasons_env.interrupts import held_signals
 from seasons_env.rendering import card_choice_is_public, counted, face_label, render_text
 from seasons_env.replay import MAX_SEED, make_record, write_record
 
@@ -293,9 +295,9 @@ class HumanAgent:
         self.output_stream.flush()
         try:
             line = self.input_stream.readline()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # Ctrl-C (or a stop signal) at the prompt stops the game as during an agent's turn
             self.say()
-            raise QuitGame from None
+            raise
         if not line:  # end of input
             self.say()
             raise QuitGame
@@ -416,9 +418,11 @@ def run_terminal_game(
 ) -> GameRecord | None:
     """Play one game: the person at ``human_seat``, ``opponent_factory(seat)`` (or ``opponent_factory()``) at the
     other seats. Prints the final scores and the winner and returns the ``GameRecord``; returns ``None`` if
-    the person quit, after a goodbye line with the scores so far. With ``record_path``, the game's record
-    (every action, for ``seasons replay``) is written there atomically, also for a game left unfinished. The seed
-    is told only once the game is over; ``agent_seed`` seeds the other seats (``play_game``; ``None``: at random)."""
+    the person quit, after a goodbye line with the scores so far. Ctrl-C (``KeyboardInterrupt``; SIGTERM too inside
+    ``seasons_env.interrupts.sigterm_stops``) stops the game the same way, at a prompt or while an agent thinks, and
+    is raised again. With ``record_path``, the game's record (every action, for ``seasons replay``) is written there
+    atomically, also for a game left unfinished. The seed is told only once the game is over; ``agent_seed`` seeds
+    the other seats (``play_game``; ``None``: at random)."""
     if not 0 <= human_seat < num_players:
         raise ValueError(f"human_seat must be a seat 0..{num_players - 1}; got {human_seat!r}")
     if record_path is not None:
@@ -447,13 +451,12 @@ def run_terminal_game(
     try:
         record = play_game(agents, level=level, seed=seed, agent_seed=agent_seed)
     except QuitGame:
-        game = _replay(num_players, level, seed, log)
-        say(f"Goodbye: you left the game. Scores so far: {_score_line(game.scores(), names, human_seat)}.")
-        say(_seed_line(seed))
-        if record_path is not None:
-            write_record(record_path, make_record(num_players, level, seed, log, seats=names))
-            say(f"Record of the unfinished game written to {record_path} (seasons replay {record_path}).")
+        _leave("Goodbye: you left the game.", num_players, level, seed, log, names, human_seat, record_path, say)
         return None
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM (``interrupts.Stopped``), at a prompt or in an agent's turn
+        name = signal.Signals(getattr(stop, "signum", signal.SIGINT)).name
+        _leave(f"Game stopped by {name}.", num_players, level, seed, log, names, human_seat, record_path, say)
+        raise
     game = _replay(num_players, level, seed, log)
     if record_path is not None:
         saved = make_record(num_players, level, seed, log, seats=names, scores=record.scores, winners=record.winners)
@@ -474,6 +477,28 @@ def run_terminal_game(
     if record_path is not None:
         say(f"Game record written to {record_path} (seasons replay {record_path}).")
     return record
+
+
+def _leave(
+    why: str,
+    num_players: int,
+    level: str,
+    seed: int,
+    log: list[int],
+    names: Sequence[str],
+    human_seat: int,
+    record_path: Path | None,
+    say: Callable[[str], None],
+) -> None:
+    """The goodbye of a game left unfinished: the scores so far, the seed, and the record written (with Ctrl-C and
+    SIGTERM held meanwhile, so that a second one does not cut the record short; acted on once it is written)."""
+    with held_signals():
+        game = _replay(num_players, level, seed, log)
+        say(f"{why} Scores so far: {_score_line(game.scores(), names, human_seat)}.")
+        say(_seed_line(seed))
+        if record_path is not None:
+            write_record(record_path, make_record(num_players, level, seed, log, seats=names))
+            say(f"Record of the unfinished game written to {record_path} (seasons replay {record_path}).")
 
 
 def _seed_line(seed: int) -> str:

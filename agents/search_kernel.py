@@ -36,6 +36,7 @@ from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.engine.chance import key_of_seed
 from seasons_env.engine.machine import Game
+from seasons_env.interrupts import deliver_held, held_signals
 from seasons_env.vector.arrays import ArrayState, pack
 from seasons_env.vector.kernels.hidden_kernels import determinize_row, hidden_pool_size
 from seasons_env.vector.kernels.machine import OVER, STOPPED, apply_row, run
@@ -351,6 +352,12 @@ def root_children(seat, links, stats, visits, rewards):
 
 #: Iterations per compiled call when the budget is in seconds (the clock is read between calls).
 _TIMED_CALL = 8
+#: Iterations per compiled call with a budget of iterations (signals are acted on between calls: a few hundredths
+#: of a second apart). The first call runs ``_BUDGET_OFFSET`` more, so that no call ends at a multiple of 16
+#: iterations, where the compiled ISMCTS checks whether its choice is settled (``ismcts_kernel.SETTLE_EVERY``): a call
+#: that stops early then returns fewer iterations than asked, and the calls together make the same search as one call.
+_BUDGET_CALL = 256
+_BUDGET_OFFSET = 8
 
 
 class RowSearch(ABC):
@@ -393,9 +400,10 @@ class RowSearch(ABC):
         or as many as fit in ``seconds`` when given. Returns the root's children of ``seat`` by action (visits
         int64 ``[NUM_ACTIONS]``, summed rewards float64) and the iterations run; None when the position reached a
         step without a kernel (the caller searches with the reference engine)."""
-        state = pack([view])  # kept referenced while the kernels read it: the struct does not own its arrays
-        found = self.run_row(kernel_arrays(state), seat, seed, iterations, exploration, scale, seconds)
-        del state
+        with held_signals():  # kernel_arrays is a compiled call too
+            state = pack([view])  # kept referenced while the kernels read it: the struct does not own its arrays
+            found = self.run_row(kernel_arrays(state), seat, seed, iterations, exploration, scale, seconds)
+            del state
         return found
 
     def run_row(
@@ -409,7 +417,23 @@ class RowSearch(ABC):
         seconds: float | None = None,
     ) -> tuple[np.ndarray, np.ndarray, int] | None:
         """``run`` from row 0 of ``root`` (the kernels' struct of an array state holding the seat's view; the caller
-        keeps its arrays referenced)."""
+        keeps its arrays referenced).
+
+        Ctrl-C and SIGTERM are held while the kernels run (``seasons_env.interrupts``) and acted on between calls of
+        at most ``_BUDGET_CALL`` iterations: a signal's handler raising inside compiled code breaks it."""
+        with held_signals():
+            return self._run_held(root, seat, seed, iterations, exploration, scale, seconds)
+
+    def _run_held(
+        self,
+        root: object,
+        seat: int,
+        seed: int,
+        iterations: int,
+        exploration: float,
+        scale: float,
+        seconds: float | None,
+    ) -> tuple[np.ndarray, np.ndarray, int] | None:
         num_players = root.crystals.shape[1]
         work = self._work_row(num_players)
         baseline = np.empty(num_players, dtype=np.float64)
@@ -423,11 +447,18 @@ class RowSearch(ABC):
         links[0, FIRST] = -1
         settings = (exploration, scale, baseline)
         if seconds is None:
-            links, stats, ran = self._iterations(
-                root, seat, iterations, iterations, settings, (counters, links, stats), work
-            )
-            if ran == NEEDS_REFERENCE:
-                return None
+            done = 0
+            while done < iterations:
+                count = min(iterations - done, _BUDGET_CALL if done else _BUDGET_CALL + _BUDGET_OFFSET)
+                links, stats, ran = self._iterations(
+                    root, seat, count, iterations, settings, (counters, links, stats), work
+                )
+                if ran == NEEDS_REFERENCE:
+                    return None
+                if ran < count:  # the search stopped early: the choice is settled
+                    break
+                done += ran
+                deliver_held()
         else:
             deadline = time.perf_counter() + seconds
             while True:
@@ -437,6 +468,7 @@ class RowSearch(ABC):
                     return None
                 if time.perf_counter() >= deadline:
                     break
+                deliver_held()
         visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
         rewards = np.zeros(NUM_ACTIONS, dtype=np.float64)
         root_children(seat, links, stats, visits, rewards)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -221,7 +222,8 @@ def train(
     (each finished stage's file SHA-256 and wall time), then PPO's checkpoint.pt (every checkpoint_every steps,
     and on SIGTERM/Ctrl-C), policy.pt (for 'seasons arena --agents learned:OUT/policy.pt,...'), tb/
     (TensorBoard), history.jsonl and curve.png (win rate against the wall time since the run started). A stage
-    stopped by SIGTERM/Ctrl-C runs again from its start on --resume; PPO continues from its checkpoint.
+    stopped by SIGTERM/Ctrl-C runs again from its start on --resume; PPO continues from its checkpoint. A stopped
+    run exits with status 130 (Ctrl-C) or 143 (SIGTERM).
     """
     preset_given = ctx.get_parameter_source("preset") is not click.core.ParameterSource.DEFAULT
     _run_folder_writable(out)
@@ -256,8 +258,9 @@ def train(
         result = run.run(progress=progress)
     except (BadFileError, CheckpointError, TrainingDiverged) as error:
         raise click.ClickException(str(error)) from None
-    if not result["stopped"]:
-        click.echo(f"trained {result['steps']} steps; policy in {out / 'policy.pt'}, curve in {out / 'curve.png'}")
+    if result["stopped"]:  # by SIGTERM or Ctrl-C: the run says where it stopped; the status says why
+        raise SystemExit(128 + (result.get("signal") or signal.SIGINT))
+    click.echo(f"trained {result['steps']} steps; policy in {out / 'policy.pt'}, curve in {out / 'curve.png'}")
 
 
 def _with_deprecations_shown(function: Callable, *args: object) -> object:

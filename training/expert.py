@@ -227,6 +227,7 @@ class ExpertIteration:
         # learning runs here (cuda without a GPU is refused now, before any work); the searches decide on the CPU
         self.device = resolve_device(config.device)
         self._stop = False
+        self.stop_signal: int | None = None  # the signal that stopped the run
         self._pool = None  # the worker processes, started by the first chunk a run plays
         path = self.folder / STATE
         self.state = self._read_state(path) if path.exists() else None
@@ -322,9 +323,10 @@ class ExpertIteration:
 
     def _on_signal(self, signum: int, frame: object) -> None:
         self._stop = True
+        self.stop_signal = self.stop_signal or signum
 
     def run(self, progress: bool = True) -> dict:
-        """The phases left; ``{"rounds", "stopped", "history"}``."""
+        """The phases left; ``{"rounds", "stopped", "history", "signal"}`` (the signal that stopped it, or None)."""
         import torch
 
         c = self.config
@@ -359,7 +361,8 @@ class ExpertIteration:
         if self._stop and self.state["phase"] != "done":
             self.log(f"stopped in round {self.state['round']} ({self.state['phase']}); --resume continues it")
         stopped = self.state["phase"] != "done"
-        return {"rounds": self.state["round"], "stopped": stopped, "history": self.state["history"]}
+        signum = self.stop_signal if stopped else None
+        return {"rounds": self.state["round"], "stopped": stopped, "history": self.state["history"], "signal": signum}
 
     def _generate(self, round_: int, progress: bool) -> bool:
         """The round's games, chunk by chunk (those saved before are kept); True when every chunk is saved."""

@@ -54,12 +54,16 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class StageStopped(BaseException):
-    """SIGTERM or Ctrl-C during a warm-start stage (a BaseException, like KeyboardInterrupt: nothing catches it
-    on the way out, and the data generation's worker pool is terminated as its ``with`` block exits)."""
+    """SIGTERM or Ctrl-C (``signum``) during a warm-start stage (a BaseException, like KeyboardInterrupt: nothing
+    catches it on the way out, and the data generation's worker pool is terminated as its ``with`` block exits)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 def _raise_stop(signum: int, frame: object) -> None:
-    raise StageStopped(signal.Signals(signum).name)
+    raise StageStopped(signum)
 
 
 def read_stages(folder: Path) -> dict[str, dict]:
@@ -167,15 +171,16 @@ class TrainingRun:
         return cls(folder, config, log)
 
     def run(self, progress: bool = True) -> dict:
-        """The stages not finished yet, then PPO; ``{"steps", "stopped", "history", "stopped_in"}``."""
+        """The stages not finished yet, then PPO; ``{"steps", "stopped", "history", "stopped_in", "signal"}``
+        (``signal``: the number of the signal that stopped the run, or None)."""
         from .ppo import POLICY
 
         if self.config.algorithm == EXPERT_STAGE:
             return self._expert(progress)
         if self.trainer is None:
-            stopped_in = self._warm_start(progress)
-            if stopped_in is not None:
-                return {"steps": 0, "stopped": True, "history": [], "stopped_in": stopped_in}
+            stop = self._warm_start(progress)
+            if stop is not None:
+                return {"steps": 0, "stopped": True, "history": [], "stopped_in": stop[0], "signal": stop[1]}
         result = self.trainer.run(progress=progress)
         if not result["stopped"]:
             trainer, records = self.trainer, read_stages(self.folder)
@@ -208,9 +213,9 @@ class TrainingRun:
         steps = expert.state["decisions"]
         return {**result, "steps": steps, "stopped_in": EXPERT_STAGE if result["stopped"] else None}
 
-    def _warm_start(self, progress: bool) -> str | None:
+    def _warm_start(self, progress: bool) -> tuple[str, int] | None:
         """Run the unfinished warm-start stages and make the PPO trainer (under the same signal handlers, until
-        the trainer's own take over); the name of the stage a signal stopped, or None."""
+        the trainer's own take over); the name of the stage a signal stopped and the signal's number, or None."""
         from .ppo import Trainer
 
         previous = signal.signal(signal.SIGTERM, _raise_stop), signal.signal(signal.SIGINT, _raise_stop)
@@ -243,12 +248,12 @@ class TrainingRun:
             if warm_stages(self.config):
                 self.log(f"warm start done in {before:.0f} s; PPO from {warm_model_path(self.config, self.folder)}")
             self.trainer = Trainer(self.folder, self.config, log=self.log, wall_start=before)
-        except StageStopped:
+        except StageStopped as stop:
             if stage is None:
                 self.log("stopped before PPO started; --resume starts it")
-                return PPO_STAGE
+                return PPO_STAGE, stop.signum
             self.log(f"stopped during stage {stage.name}; --resume runs it again from its start")
-            return stage.name
+            return stage.name, stop.signum
         finally:
             signal.signal(signal.SIGTERM, previous[0])
             signal.signal(signal.SIGINT, previous[1])

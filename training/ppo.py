@@ -173,6 +173,7 @@ class Trainer:
         self.vec.start()
         torch.manual_seed(config.seed)
         self._stop = False
+        self.stop_signal: int | None = None  # the signal that stopped the run
 
     # ------------------------------------------------------------------ the schedule of games
 
@@ -271,6 +272,7 @@ class Trainer:
             config = TrainConfig.from_dict({**config.to_dict(), "steps": steps}, "--steps")
         self = cls.__new__(cls)
         self.folder, self.config, self.log, self._stop = Path(folder), config, log, False
+        self.stop_signal = None
         self.steps, self.updates = count_field(state, "steps", where), count_field(state, "updates", where)
         self.saved_steps = self.steps
         self.seconds = seconds_field(state, "seconds", where)
@@ -309,6 +311,7 @@ class Trainer:
 
     def _on_signal(self, signum: int, frame: object) -> None:
         self._stop = True
+        self.stop_signal = self.stop_signal or signum
 
     def run(self, progress: bool = True) -> dict:
         c = self.config
@@ -363,7 +366,7 @@ class Trainer:
         if stopped:
             self.save()
             self.log(f"stopped at step {self.steps}; checkpoint written to {self.folder / CHECKPOINT}")
-        return {"steps": self.steps, "stopped": stopped, "history": self.history}
+        return {"steps": self.steps, "stopped": stopped, "history": self.history, "signal": self.stop_signal}
 
     def _collect(self) -> tuple[dict, list]:
         c = self.config
