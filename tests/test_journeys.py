@@ -3,7 +3,8 @@ run as written from a neutral folder.
 
 The wheel of this checkout is installed (without its dependencies, which the test environment already has) into a
 fresh virtual environment that sees the test environment's packages; the checkout is never on the path. For each
-page, its ``python`` blocks run top to bottom as one script in an empty folder, then each line of its ``bash`` blocks
+page, its ``python`` blocks run top to bottom as one script in an empty folder (a block titled ``(not run...)`` is
+left out: it needs a cluster or a server, and its title names the test that covers it), then each line of its ``bash`` blocks
 runs in that folder with the virtual environment's ``bin`` first on ``PATH`` (so ``seasons`` and ``python`` are the
 installed ones), as written, in the page's order. Two kinds of line are left out: a long run (``LONG``), for the small
 variant that the page itself gives (checked to be one of the page's commands), and what cannot run here
@@ -64,6 +65,10 @@ LONG = {
     ),
     ("docs/tutorials/self-play.md", r"seasons arena --agents learned:runs/quick/"): (
         "seasons arena --agents learned:runs/smoke/policy.pt,learned,heuristic --games 4 --out runs/smoke-arena"
+    ),
+    ("docs/tutorials/your-agent.md", r"seasons arena .* --games 400"): (
+        "seasons arena --agents lookahead.py:LookaheadAgent,heuristic,random --games 6 --level apprentice "
+        "--out results/try"
     ),
     ("docs/tutorials/rllib.md", r"python -m seasons_training.train_rllib --preset (quick|full)"): (
         "python -m seasons_training.train_rllib --preset smoke --out runs/rllib-smoke"
