@@ -4,12 +4,12 @@ run as written from a neutral folder.
 The wheel of this checkout is installed (without its dependencies, which the test environment already has) into a
 fresh virtual environment that sees the test environment's packages; the checkout is never on the path. For each
 page, its ``python`` blocks run top to bottom as one script in an empty folder (a block titled ``(not run...)`` is
-left out: it needs a cluster or a server, and its title names the test that covers it), then each line of its ``bash`` blocks
-runs in that folder with the virtual environment's ``bin`` first on ``PATH`` (so ``seasons`` and ``python`` are the
-installed ones), as written, in the page's order. Two kinds of line are left out: a long run (``LONG``), for the small
-variant that the page itself gives (checked to be one of the page's commands), and what cannot run here
-(``NOT_RUN``: installing, the test suite itself, a cluster, a person at the keyboard), each with the test that
-covers it.
+left out: it needs a cluster or a server, and its title names the test that covers it), then each line of its
+``bash`` blocks runs in that folder with the virtual environment's ``bin`` first on ``PATH`` (so ``seasons`` and
+``python`` are the installed ones), as written, in the page's order. Two kinds of line are left out: a long run
+(``LONG``), for the small variant that the page itself gives (checked to be one of the page's commands), and what
+cannot run here (``NOT_RUN``: installing, the test suite itself, a cluster, a person at the keyboard), each with the
+test that covers it.
 
 Slow (a wheel build, then minutes of commands), still run in CI.
 """
