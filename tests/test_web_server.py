@@ -225,7 +225,7 @@ def test_idle_sockets_beyond_the_cap_cannot_lock_the_player_out(tmp_path: Path) 
 def test_the_documented_script_plays_a_whole_game(tmp_path: Path, capsys) -> None:
     """The script of docs/web.md, as written but for the address and the token, plays a game to its end."""
     page = (Path(__file__).resolve().parents[1] / "docs" / "web.md").read_text(encoding="utf-8")
-    (script,) = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
+    (script,) = re.findall(r"```python[^\n]*\n(.*?)```", page, flags=re.DOTALL)
     with web_server(tmp_path, "random", 2, "apprentice", seed=5) as server:
         port, token = server.server_address[1], server.table.token
         assert 'url = "http://127.0.0.1:PORT"' in script and 'token = "TOKEN"' in script
