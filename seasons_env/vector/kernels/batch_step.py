@@ -21,7 +21,7 @@ import numpy as np
 from seasons_env.engine import actions as A
 from seasons_env.engine.chance import MIX_M1, MIX_M2, SEED_DOMAIN
 
-from . import kernel
+from . import kernel, wrapping_kernel
 from .machine import OVER, REFERENCE, REFERENCE_APPLY, STOPPED, apply_row, handled
 from .new_game import deal_row
 from .row_copy import copy_row
@@ -46,7 +46,7 @@ def entropy_words(value: int) -> np.ndarray:
     return np.array(words, dtype=np.uint64)
 
 
-@kernel
+@wrapping_kernel
 def _hashmix(value, hash_const):
     """SeedSequence's hashmix of ``value`` with ``hash_const[0]`` (advanced): 32-bit words held in uint64."""
     value ^= hash_const[0]
@@ -55,13 +55,13 @@ def _hashmix(value, hash_const):
     return value ^ (value >> _XSHIFT)
 
 
-@kernel
+@wrapping_kernel
 def _mix(x, y):
     result = (_MIX_MULT_L * x - _MIX_MULT_R * y) & _MASK32
     return result ^ (result >> _XSHIFT)
 
 
-@kernel
+@wrapping_kernel
 def game_key(seed_words, index, episode):
     """The chance key of ``Game.new(seed=game_seed(seed, index, episode))``; ``seed_words`` is
     ``entropy_words(seed)``."""
