@@ -7,10 +7,10 @@ import inspect
 
 import click
 import pytest
-from seasons_agents import arena_config, web_commands
-from seasons_training import ppo, train_maskable_ppo
 
+from seasons_agents import arena_config, web_commands
 from seasons_env.deprecation import renamed_keywords
+from seasons_training import ppo, train_maskable_ppo
 
 RENAMED_FUNCTIONS = [
     arena_config.lineups,
@@ -43,9 +43,9 @@ def test_play_web_accepts_players_with_a_warning() -> None:
     options = {"opponent": "random", "level": "apprentice", "seed": None, "seat": 3, "record_path": None}
     options |= {"port": 0, "open_browser": False, "humans": 1, "resume": None}
     # seat 3 of 2 players is refused before any server starts: the old keyword reached the check
-    with pytest.warns(DeprecationWarning, match="play_web: 'players' is deprecated"):
-        with pytest.raises(click.BadParameter, match="with 2 players; got 3"):
-            web_commands.play_web(ctx, players=2, **options)
+    deprecated = pytest.warns(DeprecationWarning, match="play_web: 'players' is deprecated")
+    with deprecated, pytest.raises(click.BadParameter, match="with 2 players; got 3"):
+        web_commands.play_web(ctx, players=2, **options)
     with pytest.raises(click.BadParameter, match="with 2 players; got 3"):
         web_commands.play_web(ctx, num_players=2, **options)
 
