@@ -19,10 +19,11 @@ Kernels as plain Python. With ``SEASONS_KERNELS=python`` in the environment when
 (``pytest --kernels=python`` sets it for the tests), ``kernel`` and ``inline_kernel`` return the function itself and
 the struct is a plain object (``structs.py``): nothing is compiled, every kernel runs in the Python interpreter, the
 same code on the same arrays, so the rules and differential tests start at once and a debugger stops inside a kernel
-(about 6 times slower than the reference engine). The results are the same as compiled: where numba computes in 64
-bits and NumPy would keep a small field's type (``np.uint8 + 1`` is a uint8 under NumPy 2), the kernels cast the
-field to ``np.int64`` first. NumPy warns on an integer overflow in Python mode, and the tests in that mode make the
-warning an error; ``wrapping_kernel`` marks the hashes whose 64-bit arithmetic wraps around on purpose.
+(slower than the reference engine: a mode for tests and debugging). The results are the same as compiled: where
+numba computes in 64 bits and NumPy would keep a small field's type (``np.uint8 + 1`` is a uint8 under NumPy 2), the
+kernels cast the field to ``np.int64`` first. NumPy warns on an integer overflow in Python mode, and the tests in
+that mode make the warning an error; ``wrapping_kernel`` marks the hashes whose 64-bit arithmetic wraps around on
+purpose.
 
 Every kernel is made with ``kernel`` (below). Compiled code is cached on disk (numba's ``cache=True``) in a folder
 named by a hash of every source file the kernels are built from and the card data (``CACHE_DIR``): the kernel
