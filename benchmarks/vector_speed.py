@@ -39,7 +39,7 @@ from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector import VectorGame, game_seed
 from seasons_env.vector.policies import sample_legal
 
-GOAL_RATIO = 10.0  # batched / reference at batch 1,024 (issue 11), once the array kernels land
+GOAL_RATIO = 10.0  # batched / reference at batch 1,024 (issue 11)
 ROUNDS = 3
 
 
