@@ -27,6 +27,10 @@ import pytest
 
 #: The most workers ``-n auto`` starts.
 MAX_WORKERS = 4
+#: Test modules about compiling the kernels (numba's cache, signatures, bounds checking): skipped in Python mode.
+COMPILED_ONLY = frozenset(
+    {"test_compile_command.py", "test_kernel_compile.py", "test_vector_kernel_cache.py", "test_kernels_boundscheck.py"}
+)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -61,6 +65,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("SEASONS_KERNELS", "").strip().lower() == "python":
+        skip = pytest.mark.skip(reason="checks the compiled kernels; --kernels=python runs them as Python")
+        for item in items:
+            if item.path.name in COMPILED_ONLY:
+                item.add_marker(skip)
     slow = [item for item in items if item.get_closest_marker("slow") is not None]
     if slow:
         first = set(slow)
