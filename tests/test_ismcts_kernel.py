@@ -207,13 +207,6 @@ def test_the_prelude_goes_to_the_heuristic_unless_searched() -> None:
     assert searching.last_iterations > 0
 
 
-def test_the_agent_searches_on_the_reference_engine_where_the_kernels_cannot(monkeypatch) -> None:
-    view, seat, legal = _turn_view(3, 50)
-    monkeypatch.setattr(type(compiled_ismcts()), "run", lambda *args, **kwargs: None)
-    agent = ISMCTSAgent(seed=0, iterations=20, engine="kernels")
-    assert agent.act(view, seat, legal) in legal and agent.last_iterations > 0
-
-
 def test_engines_are_chosen_and_checked() -> None:
     assert ISMCTSAgent().engine == "kernels"
     assert ISMCTSAgent(rollout_depth=3).engine == "reference"
