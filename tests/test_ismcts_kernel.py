@@ -16,6 +16,7 @@ from seasons_agents.ismcts_kernel import compiled_ismcts, leaf_rewards_of_row, r
 from seasons_env import Game
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector.arrays import pack
+from seasons_env.vector.kernels import PYTHON_KERNELS
 from seasons_env.vector.kernels.structs import kernel_arrays
 
 
@@ -172,7 +173,8 @@ def test_the_compiled_search_stops_once_the_choice_is_settled() -> None:
     assert agent.last_iterations < budget
     timed = ISMCTSAgent(seed=0, seconds=0.3)
     root = timed.search(view, seat)
-    assert timed.last_iterations % 8 == 0 and timed.last_iterations > ran
+    # a timed search never settles early; compiled, 0.3 s holds more iterations than the settled search ran
+    assert timed.last_iterations % 8 == 0 and (PYTHON_KERNELS or timed.last_iterations > ran)
     assert sum(child.visits for child in root.children.values()) == timed.last_iterations == root.visits
 
 
