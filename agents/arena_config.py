@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from seasons_env import LEVELS, __version__
-from seasons_env.deprecation import deprecation_message, renamed_argument
+from seasons_env.deprecation import deprecation_message, renamed_argument, renamed_keywords
 from seasons_env.engine import check_choice, check_num_players
 from seasons_env.records import MAX_SEED, current_versions
 from seasons_env.registry import parse_agent_spec
@@ -144,11 +144,13 @@ def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
-    """The agent choices for one block of games (before rotation)."""
-    if len(agents) >= players:
-        return list(itertools.combinations(agents, players))
-    return [tuple(agents[k % len(agents)] for k in range(players))]
+@renamed_keywords
+def lineups(agents: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
+    """The agent choices for one block of games (before rotation). ``players`` is the deprecated name of
+    ``num_players``."""
+    if len(agents) >= num_players:
+        return list(itertools.combinations(agents, num_players))
+    return [tuple(agents[k % len(agents)] for k in range(num_players))]
 
 
 def seating(config: ArenaConfig, game_index: int) -> tuple[tuple[str, ...], int]:

@@ -232,9 +232,8 @@ class ISMCTSAgent(SeededAgent):
 
             seed = int(self.rng.integers(2**63))
             found = compiled_ismcts().run(view, seat, seed, self.iterations, self.exploration, self.scale, self.seconds)
-            if found is not None:
-                visits, rewards, self.last_iterations = found
-                return root_of(visits, rewards, self.last_iterations, seat)
+            visits, rewards, self.last_iterations = found
+            return root_of(visits, rewards, self.last_iterations, seat)
         root = Node()
         # Rewards are centred on the evaluation of the root view, so that a big lead or deficit does not
         # saturate the logistic and leave every action looking the same.

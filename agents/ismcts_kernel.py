@@ -30,7 +30,6 @@ from .search_kernel import (
     DONE,
     FIRST,
     KEY,
-    NEEDS_REFERENCE,
     NEXT,
     REWARD,
     USED,
@@ -91,7 +90,7 @@ def ismcts_iterations(root, seat, count, limit, exploration, scale, baseline, co
     """Run ``count`` iterations of the search from row 0 of ``root`` (the seat's view, at its decision) on the tree
     (``links``, ``stats``, ``counters``; ``search_kernel``), row 0 of ``work`` being played on, stopping early once the
     choice is settled when ``limit`` (the search's iteration budget) is positive; returns the tree's arrays (grown if
-    they had to) and how many iterations ran (``NEEDS_REFERENCE`` at a step without a kernel)."""
+    they had to) and how many iterations ran."""
     n = baseline.shape[0]
     task = np.empty(STEP_WIDTH, dtype=np.int64)
     out = np.empty(NUM_ACTIONS, dtype=np.int64)
@@ -143,8 +142,6 @@ def ismcts_iterations(root, seat, count, limit, exploration, scale, baseline, co
             if untried_count > 0:
                 break
             node = chosen
-        if status != STOPPED and status != OVER:
-            return links, stats, NEEDS_REFERENCE
         leaf_rewards(work, status, seat, baseline, scale, margins, shares, rewards)
         backup(links, stats, counters, path_nodes, path_players, depth, rewards)
         ran += 1

@@ -47,9 +47,10 @@ def kernel_cache_folder(label: str) -> Path:
     return kernels.CACHE_DIR.parent / f"{kernels.CACHE_DIR.name}-{label}-{group_digest(label)}"
 
 
-def group_kernel(label: str, inline: bool = False) -> Callable[[Callable], Callable]:
-    """The ``kernel`` decorator of the group ``label``: its kernels cached in ``kernel_cache_folder(label)``."""
-    return kernels.kernel_in(kernel_cache_folder(label), inline=inline)
+def group_kernel(label: str, inline: bool = False, wrapping: bool = False) -> Callable[[Callable], Callable]:
+    """The ``kernel`` decorator of the group ``label`` (``inline``, ``wrapping``: as ``kernels.kernel_in``): its
+    kernels cached in ``kernel_cache_folder(label)``."""
+    return kernels.kernel_in(kernel_cache_folder(label), inline=inline, wrapping=wrapping)
 
 
 __all__ = ["KERNEL_GROUPS", "group_digest", "group_kernel", "group_sources", "kernel_cache_folder"]

@@ -152,9 +152,7 @@ class PolicyISMCTSAgent(SeededAgent):
         """Run the search from the seat's view (at a decision of ``seat``); returns the root, its children keyed by
         ``seat * NUM_ACTIONS + action`` (the compiled search's root holds only those children)."""
         if self.engine == "kernels":
-            root = self._search_compiled(view, seat, self.seconds)
-            if root is not None:
-                return root
+            return self._search_compiled(view, seat, self.seconds)
         root = _Node()
         baseline = self._drive(self._margins_steps(view))
         self.last_iterations = run_iterations(
@@ -169,9 +167,7 @@ class PolicyISMCTSAgent(SeededAgent):
         the same root as ``search`` when every request is answered as ``forward`` would. The compiled search asks
         nothing: its steps return the root at once."""
         if self.engine == "kernels":
-            root = self._search_compiled(view, seat, None)
-            if root is not None:
-                return root
+            return self._search_compiled(view, seat, None)
         root = _Node()
         baseline = yield from self._margins_steps(view)
         for _ in range(self.iterations):
@@ -179,14 +175,12 @@ class PolicyISMCTSAgent(SeededAgent):
         self.last_iterations = self.iterations
         return root
 
-    def _search_compiled(self, view: Game, seat: int, seconds: float | None) -> Node | None:
-        """The compiled search's root (None at a position with a step the rules kernels do not handle)."""
+    def _search_compiled(self, view: Game, seat: int, seconds: float | None) -> Node:
+        """The compiled search's root."""
         if self._compiled is None:
             self._compiled = compiled_search(self.policy.model_path)
         seed = int(self.rng.integers(2**63))
         found = self._compiled.run(view, seat, seed, self.iterations, self.exploration, self.scale, seconds)
-        if found is None:
-            return None
         visits, rewards, self.last_iterations = found
         return root_of(visits, rewards, self.last_iterations, seat)
 

@@ -50,6 +50,8 @@ from .policy_kernel import PolicyKernel, forward_row, value_row
 
 #: The compiled searches' kernel decorator (``kernel_cache.py``), shared with ``policy_kernel.py``.
 kernel = group_kernel("search")
+#: Its kernels whose 64-bit arithmetic wraps around on purpose (``seasons_env.vector.kernels.wrapping_kernel``).
+wrapping_kernel = group_kernel("search", wrapping=True)
 
 #: ``links`` columns.
 KEY, VISITS, AVAIL, FIRST, NEXT, EXPANDED = range(6)
@@ -57,15 +59,13 @@ KEY, VISITS, AVAIL, FIRST, NEXT, EXPANDED = range(6)
 PRIOR, REWARD = range(2)
 #: ``counters``: nodes used, the stream's key and counter, iterations run.
 USED, STREAM_KEY, STREAM_COUNTER, DONE = range(4)
-#: A search stopped at a step the rules kernels do not handle (none does today): run the reference search.
-NEEDS_REFERENCE = -1
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@kernel
+@wrapping_kernel
 def _word(counters):
     """The stream's next 64-bit word (``chance.word``)."""
     key = np.uint64(counters[STREAM_KEY])
@@ -247,7 +247,7 @@ def backup(links, stats, counters, path_nodes, path_players, depth, rewards):
 def search_iterations(root, seat, net, count, exploration, scale, baseline, counters, links, stats, work):
     """Run ``count`` iterations of the search from row 0 of ``root`` (the seat's view, at its decision) on the tree
     (``links``, ``stats``, ``counters``; see the module), row 0 of ``work`` being played on; returns the tree's arrays
-    (grown if they had to) and how many iterations ran (``NEEDS_REFERENCE`` at a step without a kernel)."""
+    (grown if they had to) and how many iterations ran."""
     n = baseline.shape[0]
     task = np.empty(STEP_WIDTH, dtype=np.int64)
     out = np.empty(NUM_ACTIONS, dtype=np.int64)
@@ -320,8 +320,6 @@ def search_iterations(root, seat, net, count, exploration, scale, baseline, coun
                 links[chosen, EXPANDED] = 1
                 break
             node = chosen
-        if status != STOPPED and status != OVER:
-            return links, stats, NEEDS_REFERENCE
         _rewards(work, status, net, baseline, scale, obs, h, g, margins, rewards)
         backup(links, stats, counters, path_nodes, path_players, depth, rewards)
     return links, stats, count
@@ -395,11 +393,10 @@ class RowSearch(ABC):
         exploration: float,
         scale: float,
         seconds: float | None = None,
-    ) -> tuple[np.ndarray, np.ndarray, int] | None:
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         """Search ``view`` (``seat``'s view, at its decision) with the stream of ``seed``: ``iterations`` iterations,
         or as many as fit in ``seconds`` when given. Returns the root's children of ``seat`` by action (visits
-        int64 ``[NUM_ACTIONS]``, summed rewards float64) and the iterations run; None when the position reached a
-        step without a kernel (the caller searches with the reference engine)."""
+        int64 ``[NUM_ACTIONS]``, summed rewards float64) and the iterations run."""
         with held_signals():  # kernel_arrays is a compiled call too
             state = pack([view])  # kept referenced while the kernels read it: the struct does not own its arrays
             found = self.run_row(kernel_arrays(state), seat, seed, iterations, exploration, scale, seconds)
@@ -415,7 +412,7 @@ class RowSearch(ABC):
         exploration: float,
         scale: float,
         seconds: float | None = None,
-    ) -> tuple[np.ndarray, np.ndarray, int] | None:
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         """``run`` from row 0 of ``root`` (the kernels' struct of an array state holding the seat's view; the caller
         keeps its arrays referenced).
 
@@ -433,7 +430,7 @@ class RowSearch(ABC):
         exploration: float,
         scale: float,
         seconds: float | None,
-    ) -> tuple[np.ndarray, np.ndarray, int] | None:
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         num_players = root.crystals.shape[1]
         work = self._work_row(num_players)
         baseline = np.empty(num_players, dtype=np.float64)
@@ -453,8 +450,6 @@ class RowSearch(ABC):
                 links, stats, ran = self._iterations(
                     root, seat, count, iterations, settings, (counters, links, stats), work
                 )
-                if ran == NEEDS_REFERENCE:
-                    return None
                 if ran < count:  # the search stopped early: the choice is settled
                     break
                 done += ran
@@ -463,9 +458,7 @@ class RowSearch(ABC):
             deadline = time.perf_counter() + seconds
             while True:
                 tree = (counters, links, stats)
-                links, stats, ran = self._iterations(root, seat, _TIMED_CALL, 0, settings, tree, work)
-                if ran == NEEDS_REFERENCE:
-                    return None
+                links, stats, _ = self._iterations(root, seat, _TIMED_CALL, 0, settings, tree, work)
                 if time.perf_counter() >= deadline:
                     break
                 deliver_held()

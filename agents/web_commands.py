@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from seasons_env.deprecation import renamed_keywords
 from seasons_env.files import OutputPathError, check_output_file, check_output_folder
 
 from .web_server import DEFAULT_RECORD_FOLDER, run_web_game
@@ -18,10 +19,11 @@ def _given(ctx: click.Context, name: str) -> bool:
     return ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
 
 
+@renamed_keywords
 def play_web(
     ctx: click.Context,
     opponent: str,
-    players: int,
+    num_players: int,
     level: str,
     seed: int | None,
     seat: int,
@@ -31,19 +33,20 @@ def play_web(
     humans: int,
     resume: Path | None,
 ) -> None:
-    """Check the options of ``seasons play --web`` and serve the game until Ctrl-C or SIGTERM."""
+    """Check the options of ``seasons play --web`` and serve the game until Ctrl-C or SIGTERM. ``players`` is the
+    deprecated name of ``num_players``."""
     if resume is not None:
         given = [f"--{name}" for name in SETTINGS_OF_THE_RECORD if _given(ctx, name)]
         if given:
             raise click.BadParameter(
                 f"a resumed game's {', '.join(given)} come from its record; leave them out", param_hint="'--resume'"
             )
-    elif seat >= players:
+    elif seat >= num_players:
         raise click.BadParameter(
-            f"seat must be 0..{players - 1} with {players} players; got {seat}", param_hint="'--seat'"
+            f"seat must be 0..{num_players - 1} with {num_players} players; got {seat}", param_hint="'--seat'"
         )
-    elif humans > players:
-        raise click.BadParameter(f"{humans} people cannot sit at {players} seats", param_hint="'--humans'")
+    elif humans > num_players:
+        raise click.BadParameter(f"{humans} people cannot sit at {num_players} seats", param_hint="'--humans'")
     try:  # where the record goes, checked before the server starts (the default: a new file in results/play)
         if record_path is not None:
             check_output_file(record_path)
@@ -58,7 +61,7 @@ def play_web(
     try:
         status = run_web_game(
             opponent if resume is None or _given(ctx, "opponent") else None,
-            players,
+            num_players,
             level,
             seed,
             seat,

@@ -1,13 +1,15 @@
 """seasons-env: the rules engine and reinforcement-learning environments for the board game Seasons.
 
 The engine (``Game``) needs only numpy. The environments need the ``rl`` extra (``pip install seasons-env[rl]``);
-importing this package registers them under one id, ``"seasons_env/Seasons-v0"``:
+importing this package registers them under one id, ``"seasons_env/Seasons-v1"`` (``ENV_ID``: its version,
+``ENV_VERSION``, goes up whenever the rules, the observation or the actions change; an older id is refused by both
+registries with an error naming the current one):
 
 - PettingZoo AEC: ``seasons_env.env(**kwargs)`` (or ``raw_env`` without PettingZoo's order-enforcing wrapper),
   or through PettingZoo's registry (PettingZoo 1.27 and later):
-  ``pettingzoo.make("aec", "seasons_env/Seasons-v0", **kwargs)``, the same environment as ``env()``.
-- Gymnasium single-agent: ``gymnasium.make("seasons_env/Seasons-v0", **kwargs)``; N games in one batched
-  environment: ``gymnasium.make_vec("seasons_env/Seasons-v0", num_envs=N, vectorization_mode="vector_entry_point")``
+  ``pettingzoo.make("aec", "seasons_env/Seasons-v1", **kwargs)``, the same environment as ``env()``.
+- Gymnasium single-agent: ``gymnasium.make("seasons_env/Seasons-v1", **kwargs)``; N games in one batched
+  environment: ``gymnasium.make_vec("seasons_env/Seasons-v1", num_envs=N, vectorization_mode="vector_entry_point")``
   (``seasons_env.vector``).
 
 Where things live (``docs/engine.md`` maps every module, and which places to edit for a change):
@@ -37,8 +39,15 @@ from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS, describe_action
 #: The package's version: its one source (pyproject.toml reads it; CHANGELOG.md lists the releases).
 __version__ = "0.2.0"
 
-GYM_ENV_ID = "seasons_env/Seasons-v0"
-PETTINGZOO_ENV_ID = "seasons_env/Seasons-v0"
+#: The environments' version, in their id: raised whenever the rules (a golden playthrough changes), the observation
+#: (``OBSERVATION_VERSION``), the actions (``ACTION_TABLE_VERSION``) or the position format (``STATE_VERSION``)
+#: change, so that results and models made on one version are not mixed with another's. Version 1: state format 3,
+#: observation 2, action table 1 (version 0: the id of the releases before).
+ENV_VERSION = 1
+#: The id both registries know the environments by (``gymnasium.make``, ``pettingzoo.make("aec", ...)``).
+ENV_ID = f"seasons_env/Seasons-v{ENV_VERSION}"
+GYM_ENV_ID = ENV_ID
+PETTINGZOO_ENV_ID = ENV_ID
 
 if importlib.util.find_spec("gymnasium") is not None:
     import gymnasium
@@ -71,6 +80,8 @@ def __getattr__(name: str):
 
 __all__ = [
     "ACTION_TABLE_VERSION",
+    "ENV_ID",
+    "ENV_VERSION",
     "GYM_ENV_ID",
     "LEVELS",
     "NUM_ACTIONS",

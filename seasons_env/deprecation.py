@@ -2,13 +2,17 @@
 
 The project names one concept one way (``num_players``, not ``players``). Where the old name was public (a
 function keyword, an RLlib ``env_config`` key, a training configuration field), ``renamed`` maps it to the new name,
-warns, and refuses a mapping that gives both.
+warns, and refuses a mapping that gives both; ``renamed_keywords`` does the same for a function's keyword arguments.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+F = TypeVar("F", bound=Callable)
 
 #: Old public name -> new name, removed one release after the rename.
 RENAMED = {"players": "num_players"}
@@ -43,3 +47,18 @@ def renamed_argument(new_value: object, old_value: object, old: str, new: str, w
         raise ValueError(f"{where}: give {new}= only; {old}= is its deprecated name, and both were given")
     warnings.warn(deprecation_message(old, new, where), DeprecationWarning, stacklevel=3)
     return old_value
+
+
+def renamed_keywords(function: F) -> F:
+    """Decorate ``function`` (whose parameters have the new names) to accept each old name of ``RENAMED`` as a
+    keyword for its new one, with a ``DeprecationWarning`` naming the function; giving both is a ``ValueError``.
+    Positional calls are unchanged."""
+    where = function.__qualname__
+
+    @functools.wraps(function)
+    def accepting_old_names(*args: object, **kwargs: object) -> object:
+        if any(old in kwargs for old in RENAMED):
+            kwargs = renamed(kwargs, where, stacklevel=3)
+        return function(*args, **kwargs)
+
+    return accepting_old_names  # type: ignore[return-value]

@@ -1,6 +1,6 @@
 """Gymnasium single-agent view: one seat learns, the others are played by given opponents.
 
-``gymnasium.make("seasons_env/Seasons-v0", num_players=2, opponents=...)`` after ``import seasons_env``.
+``gymnasium.make("seasons_env/Seasons-v1", num_players=2, opponents=...)`` after ``import seasons_env``.
 
 - Observation: the flat float32 vector of ``seasons_env.encoding`` for the learning seat.
 - Action: ``Discrete(314)``; ``action_masks()`` gives the legal ones (sb3-contrib's MaskablePPO reads it) and

@@ -3,7 +3,7 @@
 | | |
 |---|---|
 | Import | `from seasons_env import env, raw_env` |
-| Registry | `pettingzoo.make("aec", "seasons_env/Seasons-v0", **kwargs)` (PettingZoo 1.27+) |
+| Registry | `pettingzoo.make("aec", "seasons_env/Seasons-v1", **kwargs)` (PettingZoo 1.27+) |
 | Agents | `player_0` … `player_{n-1}` (seat order, clockwise) |
 | Action space | `Discrete(314)`: the engine's fixed action table (`docs/actions.md`) |
 | Observation space | `Dict(observation=Box(float32, (OBSERVATION_SIZE,)), action_mask=Box(int8, (314,)))` |
@@ -21,7 +21,7 @@ illegal action raises `IllegalActionError` and changes nothing (`illegal="raise"
 for the offender and 0 for the others (`illegal="lose"`, as PettingZoo's classic environments do).
 
 Two ways to create it, the same environment: ``seasons_env.env(num_players=3)`` and, through PettingZoo's
-registry (which ``import seasons_env`` fills), ``pettingzoo.make("aec", "seasons_env/Seasons-v0",
+registry (which ``import seasons_env`` fills), ``pettingzoo.make("aec", "seasons_env/Seasons-v1",
 num_players=3)``.
 
 Engines: ``engine="reference"`` (the default) steps the Python reference engine; ``engine="kernels"`` steps the

@@ -92,11 +92,6 @@ def register_agent(
     _agents[name] = AgentEntry(name, factory, summary, argument, argument_optional, check, tuple(file_suffixes))
 
 
-def unregister_agent(name: str) -> None:
-    """Forget ``name`` (for tests and for plugins that replace an agent)."""
-    _agents.pop(name, None)
-
-
 def _load_plugins() -> None:
     global _loaded
     with _lock:

@@ -9,19 +9,28 @@ The suite runs on every core with pytest-xdist (``python -m pytest -n auto``, th
 one worker a core, at most ``MAX_WORKERS`` (each worker loads the compiled kernels and torch: memory, not cores, is
 what a big machine runs out of), and the tests marked ``slow`` are handed out first so that the longest ones do not
 start last and leave one worker running alone at the end.
+
+``--kernels=python`` runs the rules kernels as plain Python (``SEASONS_KERNELS=python``, docs/vector.md): nothing is
+compiled, so the rules, differential and scenario tests start at once and a debugger stops inside a kernel. The option
+sets the variable before any test module imports the kernels (this module imports ``scenario`` only when needed), and
+the tests' subprocesses inherit it.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Iterator
 
 import pytest
-import scenario
 
 #: The most workers ``-n auto`` starts.
 MAX_WORKERS = 4
+#: Test modules about compiling the kernels (numba's cache, signatures, bounds checking): skipped in Python mode.
+COMPILED_ONLY = frozenset(
+    {"test_compile_command.py", "test_kernel_compile.py", "test_vector_kernel_cache.py", "test_kernels_boundscheck.py"}
+)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -29,7 +38,26 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, min(cores, MAX_WORKERS))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--kernels",
+        choices=("compiled", "python"),
+        default=None,
+        help="run the rules kernels compiled (numba, the default) or as plain Python (SEASONS_KERNELS)",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    mode = config.getoption("kernels")
+    if mode is not None:
+        imported = sys.modules.get("seasons_env.vector.kernels")
+        if imported is not None and imported.KERNEL_MODE != mode:
+            raise pytest.UsageError(f"--kernels={mode}: the kernels were imported {imported.KERNEL_MODE} already")
+        os.environ["SEASONS_KERNELS"] = mode
+    if (mode or os.environ.get("SEASONS_KERNELS", "").strip().lower()) == "python":
+        # compiled kernels compute in 64 bits; NumPy keeps a small integer's type, so an overflow in a kernel run as
+        # Python is a difference from the compiled code, not noise (the hashes that wrap on purpose silence it)
+        config.addinivalue_line("filterwarnings", "error:overflow encountered:RuntimeWarning")
     # xdist's workers ignore SIGINT, and a child process inherits that: give the tests' subprocesses (a server stopped
     # with Ctrl-C) the handler they get when started from a terminal.
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
@@ -37,6 +65,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("SEASONS_KERNELS", "").strip().lower() == "python":
+        skip = pytest.mark.skip(reason="checks the compiled kernels; --kernels=python runs them as Python")
+        for item in items:
+            if item.path.name in COMPILED_ONLY:
+                item.add_marker(skip)
     slow = [item for item in items if item.get_closest_marker("slow") is not None]
     if slow:
         first = set(slow)
@@ -44,6 +77,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    import scenario
+
     if metafunc.definition.get_closest_marker("rules_scenario") is not None:
         metafunc.parametrize("rules_engine", scenario.ENGINES, indirect=True)
 
@@ -55,5 +90,7 @@ def rules_engine(request: pytest.FixtureRequest) -> Iterator[str | None]:
     if engine is None:
         yield None
         return
+    import scenario
+
     with scenario.engine_under_test(engine):
         yield engine

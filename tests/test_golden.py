@@ -6,13 +6,16 @@ short state summary (year, season, each seat's crystals, energy, gauge, hand and
 with their labels, the action taken (random, from ``default_rng(seed + 10_000)``), and short digests of the whole
 position (``to_dict()``), of every seat's observation and of every seat's action mask; the game's end (scores,
 winners, the final digests) closes the file.
-A change to any of them must come with a version bump (state format, observation layout or action table): each
-file's first lines name the versions it was made with.
+A change to any of them must come with a version bump (the environment's, ``ENV_VERSION`` in the ids, and the
+state format, observation layout or action table if one of them changed): each file's first lines name the versions
+it was made with.
 
 A difference fails with the first differing line, the decision it belongs to and the lines around it. Regenerate
 after a deliberate, versioned change (deterministic: the same files every time) with::
 
-    python tests/test_golden.py            # writes tests/golden/*.txt
+    python tests/test_golden.py            # writes tests/golden/*.txt (or into a folder given as its argument)
+
+which plays the games on this checkout's ``seasons_env``, whichever one is installed.
 """
 
 from __future__ import annotations
@@ -20,13 +23,20 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+if __name__ == "__main__":  # run as a script: the games of this checkout's rules, not of an installed seasons_env
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from random_play import random_game  # beside this file: on the path under pytest and as a script
 
-from seasons_env import ACTION_TABLE_VERSION
+from seasons_env import ACTION_TABLE_VERSION, ENV_VERSION
 from seasons_env.encoding import OBSERVATION_VERSION, action_mask, encode_observation
 from seasons_env.engine import STATE_VERSION, Game, steps
 from seasons_env.engine.actions import describe_action
@@ -43,7 +53,10 @@ CONTEXT = 6
 
 
 def versions() -> str:
-    return f"state {STATE_VERSION}, observation {OBSERVATION_VERSION}, action table {ACTION_TABLE_VERSION}"
+    return (
+        f"environment {ENV_VERSION}, state {STATE_VERSION}, observation {OBSERVATION_VERSION}, "
+        f"action table {ACTION_TABLE_VERSION}"
+    )
 
 
 def golden_path(level: str, players: int, seed: int) -> Path:
@@ -135,8 +148,9 @@ def test_seeded_game_playthroughs_are_unchanged(level: str, players: int, seed: 
     hint = (
         "the versions were bumped: regenerate the goldens with `python tests/test_golden.py`"
         if bumped
-        else "changed without a version bump of the state format, the observation layout or the action table "
-        "(trained models and saved positions depend on them)"
+        else "changed without a version bump of the environment (seasons_env.ENV_VERSION), with the state format, the "
+        "observation layout or the action table if one of them changed (trained models and saved positions depend "
+        "on them)"
     )
     raise AssertionError(f"{difference}\n{hint}")
 
@@ -154,17 +168,45 @@ def test_a_difference_is_reported_at_its_first_decision() -> None:
     assert first_difference(text, text, "x.txt") is None
 
 
-def main() -> None:
-    GOLDEN.mkdir(exist_ok=True)
-    for stale in GOLDEN.glob("*.txt"):
+def test_the_script_regenerates_with_the_checkouts_rules(tmp_path: Path) -> None:
+    """``python tests/test_golden.py FOLDER`` plays the games on this checkout's package even when another
+    ``seasons_env`` comes first on the path (an installed release), and writes exactly the committed goldens."""
+    decoy = tmp_path / "installed" / "seasons_env"
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text('raise ImportError("an installed seasons_env, not the checkout\'s")\n')
+    out = tmp_path / "out"
+    environment = {**os.environ, "PYTHONPATH": str(decoy.parent)}
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), str(out)],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"with the rules of {Path(__file__).resolve().parents[1] / 'seasons_env'}" in done.stdout
+    written = sorted(path.name for path in out.glob("*.txt"))
+    assert written == sorted(path.name for path in GOLDEN.glob("*.txt")) and len(written) == len(GAMES)
+    for name in written:
+        assert (out / name).read_text(encoding="utf-8") == (GOLDEN / name).read_text(encoding="utf-8"), name
+
+
+def main(folder: Path = GOLDEN, games: list[tuple[str, int, int]] = GAMES) -> None:
+    """Write the playthroughs of ``games`` into ``folder`` (the goldens by default), replacing the files there."""
+    import seasons_env
+
+    folder.mkdir(exist_ok=True)
+    for stale in folder.glob("*.txt"):
         stale.unlink()
     total = 0
-    for game in GAMES:
+    for game in games:
         text = playthrough_text(*game)
-        golden_path(*game).write_text(text, encoding="utf-8")
+        (folder / golden_path(*game).name).write_text(text, encoding="utf-8")
         total += len(text.encode())
-    print(f"wrote {len(GAMES)} playthroughs to {GOLDEN} ({total / 1e6:.2f} MB)")
+    source = Path(seasons_env.__file__).parent
+    print(f"wrote {len(games)} playthroughs to {folder} ({total / 1e6:.2f} MB) with the rules of {source}")
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else GOLDEN)  # another folder: to compare without overwriting

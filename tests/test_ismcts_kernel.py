@@ -16,6 +16,7 @@ from seasons_agents.ismcts_kernel import compiled_ismcts, leaf_rewards_of_row, r
 from seasons_env import Game
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector.arrays import pack
+from seasons_env.vector.kernels import PYTHON_KERNELS
 from seasons_env.vector.kernels.structs import kernel_arrays
 
 
@@ -172,7 +173,8 @@ def test_the_compiled_search_stops_once_the_choice_is_settled() -> None:
     assert agent.last_iterations < budget
     timed = ISMCTSAgent(seed=0, seconds=0.3)
     root = timed.search(view, seat)
-    assert timed.last_iterations % 8 == 0 and timed.last_iterations > ran
+    # a timed search never settles early; compiled, 0.3 s holds more iterations than the settled search ran
+    assert timed.last_iterations % 8 == 0 and (PYTHON_KERNELS or timed.last_iterations > ran)
     assert sum(child.visits for child in root.children.values()) == timed.last_iterations == root.visits
 
 
@@ -205,13 +207,6 @@ def test_the_prelude_goes_to_the_heuristic_unless_searched() -> None:
     start = Game.new(2, "archmage", seed=5)
     searching.act(start.determinize(0, rng), 0, start.legal_action_list())
     assert searching.last_iterations > 0
-
-
-def test_the_agent_searches_on_the_reference_engine_where_the_kernels_cannot(monkeypatch) -> None:
-    view, seat, legal = _turn_view(3, 50)
-    monkeypatch.setattr(type(compiled_ismcts()), "run", lambda *args, **kwargs: None)
-    agent = ISMCTSAgent(seed=0, iterations=20, engine="kernels")
-    assert agent.act(view, seat, legal) in legal and agent.last_iterations > 0
 
 
 def test_engines_are_chosen_and_checked() -> None:

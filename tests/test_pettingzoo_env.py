@@ -269,7 +269,7 @@ def test_unknown_reset_options_warn_and_bad_states_change_nothing() -> None:
 def test_made_through_pettingzoos_registry() -> None:
     import pettingzoo
 
-    assert seasons_env.PETTINGZOO_ENV_ID == "seasons_env/Seasons-v0"
+    assert seasons_env.PETTINGZOO_ENV_ID == "seasons_env/Seasons-v1"
     made = pettingzoo.make("aec", seasons_env.PETTINGZOO_ENV_ID, num_players=3, level="magician")
     assert isinstance(made, pettingzoo.AECEnv) and type(made) is type(seasons_env.env())
     assert made.unwrapped.num_players == 3 and made.unwrapped.level == "magician"

@@ -3,8 +3,8 @@
 
 Each case runs the reference hook (or step) on a clone of a position and the kernel on the packed position
 (through ``hooks.py`` for the hooks), then compares every field of the array state with the packed reference
-result, and return values. Whole-game play (``test_vector_rules_kernels.py``) reaches these cards only once the
-turn and summoning kernels land; this checks them directly.
+result, and return values: each hook directly, where whole-game play (``test_vector_rules_kernels.py``) reaches a
+card's rarer paths only by chance.
 """
 
 from __future__ import annotations

@@ -19,12 +19,11 @@ from random_play import level_positions
 
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
-from seasons_env.engine.behaviour import BEHAVIOUR
 from seasons_env.engine.data import CARD_OF, NUM_CARDS, Card
 from seasons_env.engine.machine import Game
 from seasons_env.engine.state import AMULET_INSTANCES
 from seasons_env.vector.arrays import FIELD_NAMES, pack, unpack
-from seasons_env.vector.kernels import hooks, payment_kernels, state_ops
+from seasons_env.vector.kernels import payment_kernels, state_ops
 from seasons_env.vector.kernels.batch import kernel_arrays
 from seasons_env.vector.kernels.tables import STEP_WIDTH
 
@@ -43,7 +42,7 @@ def _assert_equal(state, reference: Game, where: str) -> None:
         assert np.array_equal(got, want), f"{where}: field {name}: kernels {got[0]!r} != reference {want[0]!r}"
 
 
-def _lockstep(reference: Game, rng: np.random.Generator, counts: Counter, monkeypatch) -> None:
+def _lockstep(reference: Game, rng: np.random.Generator, counts: Counter) -> None:
     """Run ``payment.py``'s steps on top of ``reference`` (a position between steps) in both engines, comparing
     after every step, until another module's step is on top."""
     state = pack([reference])
@@ -80,16 +79,8 @@ def _lockstep(reference: Game, rng: np.random.Generator, counts: Counter, monkey
         else:
             reference.stack.pop()
             state_ops.pop(s, 0, task)
-            card = top[2] if kind == ENTER_PLAY else 0
-            if kind == ENTER_PLAY and not hooks.CARD_HANDLED[card]:
-                # The card's on-summon kernel is not ported yet: compare everything up to the hook.
-                with monkeypatch.context() as patch:
-                    patch.setattr(BEHAVIOUR[card], "on_summon", lambda *args: None)
-                    steps.RUN[kind](reference, top)
-                payment_kernels.enter_play_placed(s, 0, task)
-            else:
-                steps.RUN[kind](reference, top)
-                payment_kernels.run_step(s, 0, kind, task)
+            steps.RUN[kind](reference, top)
+            payment_kernels.run_step(s, 0, kind, task)
         counts[name] += 1
         if name == "after_summon" and any(
             CARD_OF[i] in (Card.STAFF_OF_SPRING, Card.YJANGS_FORGOTTEN_VASE)
@@ -169,7 +160,7 @@ def _synthesized(game: Game, rng: np.random.Generator) -> list[Game]:
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_payment_steps_match_the_reference_one_step_at_a_time(num_players: int, monkeypatch) -> None:
+def test_payment_steps_match_the_reference_one_step_at_a_time(num_players: int) -> None:
     rng = np.random.default_rng(num_players)
     positions = [
         g for g in level_positions(num_players, games_per_level=1, every=8, seed_base=31, tag=3) if not g.is_over
@@ -181,10 +172,10 @@ def test_payment_steps_match_the_reference_one_step_at_a_time(num_players: int, 
         chosen = [a for a in legal if A.is_summon(a) or a == A.BONUS_EXCHANGE or A.is_activation(a)]
         chosen += [int(a) for a in rng.choice(legal, size=min(2, len(legal)), replace=False)]
         for action in chosen:
-            _lockstep(_after_one_step(game, action), rng, counts, monkeypatch)
+            _lockstep(_after_one_step(game, action), rng, counts)
         if game.stack[-1][0] == steps.kind("turn"):
             for synthesized in _synthesized(game, rng):
-                _lockstep(synthesized, rng, counts, monkeypatch)
+                _lockstep(synthesized, rng, counts)
     for name in (
         *MINE,
         "after_summon with a Staff or a Vase",

@@ -22,6 +22,7 @@ from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.engine.chance import key_of_seed
 from seasons_env.vector import BatchedSeasons, SeasonsVecEnv, SeasonsVectorEnv, VectorGame, game_seed
 from seasons_env.vector.arrays import FIELD_NAMES
+from seasons_env.vector.kernels import PYTHON_KERNELS
 from seasons_env.vector.kernels.row_blocks import MIN_BLOCK_ROWS
 
 
@@ -157,8 +158,9 @@ def test_actions_where_and_out_of_any_layout_play_alike_and_compile_nothing_more
         assert np.array_equal(batch.observations(out=wide[:, ::2]), twin.observations())
         assert np.array_equal(batch.legal_mask(), twin.legal_mask())
     assert _positions(batch) == _positions(twin)
-    for kernel in (first_illegal, step_block, observe_rows_in_place):
-        assert len(kernel.signatures) == 1, kernel.signatures
+    if not PYTHON_KERNELS:  # compiled once whatever the arrays' layout and flags (as Python nothing is compiled)
+        for kernel in (first_illegal, step_block, observe_rows_in_place):
+            assert len(kernel.signatures) == 1, kernel.signatures
     frozen = np.zeros((size, OBSERVATION_SIZE), dtype=np.float32)
     frozen.flags.writeable = False
     with pytest.raises(ValueError, match=r"out must be a writable float32 array of shape .*; got a read-only one"):

@@ -45,6 +45,7 @@ from seasons_agents.network import (
     policy_payload,
     save_atomic_torch,
 )
+from seasons_env.deprecation import renamed_keywords
 from seasons_env.files import replace_atomically, write_atomic
 from seasons_env.statistics import wilson_interval
 from seasons_env.vector.backends import DEFAULT_ENGINE
@@ -100,25 +101,27 @@ def initial_network(config: TrainConfig, folder: Path) -> PolicyValueNet:
     return load_policy(config.init)[0]
 
 
+@renamed_keywords
 def evaluate(
     net: PolicyValueNet,
     opponent: str,
     games: int,
-    players: int,
+    num_players: int,
     level: str,
     seed: int,
     slots: int = 32,
     engine: str = DEFAULT_ENGINE,
 ) -> dict:
     """``games`` games of the greedy policy against ``opponent`` (random or heuristic) in every other seat, the
-    learner's seat rotated over each deal; win rate (ties shared) with a Wilson 95% interval, mean scores."""
+    learner's seat rotated over each deal; win rate (ties shared) with a Wilson 95% interval, mean scores.
+    ``players`` is the deprecated name of ``num_players``."""
     counter = iter(range(games))
 
     def schedule(rng: np.random.Generator) -> Deal | None:
         k = next(counter, None)
         if k is None:
             return None
-        return Deal(players, k % players, opponent, seed * 1_000_003 + k // players)
+        return Deal(num_players, k % num_players, opponent, seed * 1_000_003 + k // num_players)
 
     vec = SelfPlayGames(min(slots, games), level, schedule, {}, seed, engine)
     results = vec.start()
@@ -135,7 +138,7 @@ def evaluate(
     return {
         "opponent": opponent,
         "games": len(results),
-        "players": players,
+        "players": num_players,
         "win_rate": wins / max(len(results), 1),
         "low": low,
         "high": high,

@@ -18,10 +18,14 @@ import json
 import sys
 from pathlib import Path
 
+from seasons_env.deprecation import renamed_keywords
 from seasons_training.report import evaluation_line
 
 
-def make_env(level: str, players: int, opponents: str, reward: str, seed: int):
+@renamed_keywords
+def make_env(level: str, num_players: int, opponents: str, reward: str, seed: int):
+    """One Gymnasium environment, monitored: the learner in a random seat, ``opponents`` in the others. ``players``
+    is the deprecated name of ``num_players``."""
     from stable_baselines3.common.monitor import Monitor
 
     from seasons_env.gym_env import SeasonsGymEnv
@@ -29,29 +33,38 @@ def make_env(level: str, players: int, opponents: str, reward: str, seed: int):
     if opponents == "heuristic":
         from seasons_agents.heuristic import HeuristicAgent
 
-        policy = [HeuristicAgent(seed + k) for k in range(players - 1)]
+        policy = [HeuristicAgent(seed + k) for k in range(num_players - 1)]
     else:
         policy = "random"
     return Monitor(
-        SeasonsGymEnv(num_players=players, level=level, opponents=policy, agent_seat="random", reward=reward)
+        SeasonsGymEnv(num_players=num_players, level=level, opponents=policy, agent_seat="random", reward=reward)
     )
 
 
-def make_training_env(vec: str, envs: int, level: str, players: int, opponents: str, reward: str, seed: int):
-    """The vectorised training environment: the batched adapter, or a DummyVecEnv of single environments."""
+@renamed_keywords
+def make_training_env(vec: str, envs: int, level: str, num_players: int, opponents: str, reward: str, seed: int):
+    """The vectorised training environment: the batched adapter, or a DummyVecEnv of single environments.
+    ``players`` is the deprecated name of ``num_players``."""
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     if vec == "batched":
         from seasons_env.vector import SeasonsVecEnv
 
-        return VecMonitor(SeasonsVecEnv(envs, players, level, opponents, agent_seat="random", reward=reward, seed=seed))
-    return DummyVecEnv([lambda k=k: make_env(level, players, opponents, reward, seed + 100 * k) for k in range(envs)])
+        return VecMonitor(
+            SeasonsVecEnv(envs, num_players, level, opponents, agent_seat="random", reward=reward, seed=seed)
+        )
+    return DummyVecEnv(
+        [lambda k=k: make_env(level, num_players, opponents, reward, seed + 100 * k) for k in range(envs)]
+    )
 
 
-def evaluate(model, level: str, players: int, opponents: str, episodes: int, seed: int) -> dict:
+@renamed_keywords
+def evaluate(model, level: str, num_players: int, opponents: str, episodes: int, seed: int) -> dict:
+    """``episodes`` games of ``model`` (deterministic) against ``opponents``: win rate with a Wilson 95% interval,
+    mean score. ``players`` is the deprecated name of ``num_players``."""
     from seasons_env.statistics import wilson_interval
 
-    env = make_env(level, players, opponents, "win", seed)
+    env = make_env(level, num_players, opponents, "win", seed)
     wins = 0
     scores = []
     for episode in range(episodes):
@@ -63,7 +76,7 @@ def evaluate(model, level: str, players: int, opponents: str, episodes: int, see
             obs, _, done, _, info = env.step(int(action))
         seat = env.unwrapped.seat
         wins += seat in info.get("winners", [])
-        scores.append(info.get("scores", [0] * players)[seat])
+        scores.append(info.get("scores", [0] * num_players)[seat])
     low, high = wilson_interval(wins, episodes)
     return {
         "opponents": opponents,

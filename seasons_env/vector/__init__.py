@@ -1,7 +1,7 @@
 """Batched Seasons: many games stepped together, with observations and masks as ``[batch, ...]`` arrays.
 
 ``VectorGame`` (numpy, and numba for its compiled rules kernels) is the core. The adapters need the ``rl`` extra:
-``SeasonsVectorEnv`` (Gymnasium ``VectorEnv``, also through ``gymnasium.make_vec("seasons_env/Seasons-v0", num_envs=N,
+``SeasonsVectorEnv`` (Gymnasium ``VectorEnv``, also through ``gymnasium.make_vec("seasons_env/Seasons-v1", num_envs=N,
 vectorization_mode="vector_entry_point")``), ``SeasonsVecEnv`` (Stable-Baselines3 ``VecEnv`` for MaskablePPO)
 and ``BatchedSeasons`` (a PettingZoo-style batched loop for your own trainer). See ``docs/vector.md``.
 

@@ -173,8 +173,7 @@ class KernelBackend:
         check it, resolve it, run the game to its next decision and write the row's legal mask and, into ``obs[0]``,
         the observation of the seat that decides (once over, of the seat that made the last decision). Returns the
         call's code and its ``seats`` (the seat that decided, the seat ``obs[0]`` is now for). On ``ILLEGAL``
-        nothing changed; a step without a kernel (codes 2 and 3) is run here on the reference engine, ``obs`` left
-        unwritten."""
+        nothing changed."""
         one = self._one
         if one is None or one[0] is not obs:
             from .kernels.single_step import step_row
@@ -186,8 +185,6 @@ class KernelBackend:
         _, row, step_row, arrays, task, out, seats = one
         rules = self.rules
         code = step_row(arrays, action, rules.legal, rules.status, task, out, row, seats)
-        if code >= 2:  # REFERENCE (run on from the next step) or REFERENCE_APPLY (resolve the action first)
-            rules._on_reference(0, action if code == 3 else None)
         return code, seats
 
     def step_batch(
@@ -199,26 +196,25 @@ class KernelBackend:
         level: str,
         records: Records,
         info: tuple[np.ndarray, ...],
-    ) -> int:
+    ) -> None:
         """``VectorGame.apply`` of every game (``where`` empty) or of the games where ``where`` is True, their
         actions legal (``first_illegal``), as one compiled call per block of rows (``kernels/batch_step.py``): step
         the running games, restart the finished ones if ``autoreset`` (episode ``records.episode[i] + 1``, seeded
         as ``game_seed(seed, i, episode)``), write their ``records`` (their observations marked stale) and ``info``
-        (stepped, restarted, finished, final scores, winners). Returns how many rows reached a step without
-        a kernel: ``settle_references`` runs them, their records left to the caller."""
+        (stepped, restarted, finished, final scores, winners)."""
         from .kernels.batch_step import step_block
 
         pile, dealt, words, openings = self._restart_source(level, seed)
         rules = self.rules
         legal, status = rules.legal, rules.status
 
-        def block(k: int, s, lo: int, hi: int) -> int:
-            return step_block(
+        def block(k: int, s, lo: int, hi: int) -> None:
+            step_block(
                 s, lo, hi, actions, where, autoreset, words, openings[k], pile, dealt, legal, status,
                 *records, *info,
             )  # fmt: skip
 
-        return sum(rules.blocks.run_numbered(rules.batch_size, block))
+        rules.blocks.run_numbered(rules.batch_size, block)
 
     def _restart_source(self, level: str, seed: int) -> tuple:
         """What ``step_batch`` restarts games from: the opening's cards to shuffle, the cards dealt to each seat,
@@ -239,17 +235,6 @@ class KernelBackend:
         from .kernels.batch_step import first_illegal
 
         return first_illegal(actions, where, over, mask)
-
-    def settle_references(self, actions: np.ndarray) -> np.ndarray:
-        """Run on the reference engine the rows ``step_batch`` stopped at a step without a kernel (resolving
-        ``actions[i]`` first where the decision itself has none); returns those rows."""
-        from .kernels.machine import REFERENCE, REFERENCE_APPLY
-
-        rules = self.rules
-        rows = np.flatnonzero(rules.status >= REFERENCE)
-        for i in rows.tolist():
-            rules._on_reference(i, int(actions[i]) if rules.status[i] == REFERENCE_APPLY else None)
-        return rows
 
     def restart(self, idx: np.ndarray, games: Sequence[Game]) -> None:
         self.rules.replace(idx, games)

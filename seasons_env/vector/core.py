@@ -381,13 +381,7 @@ class VectorGame:
             self._obs_stale,
         )
         results = (info.stepped, info.restarted, info.finished, info.final_scores, info.winners)
-        if backend.step_batch(given, selected, self.autoreset, self.seed, self.level, records, results):
-            rows = backend.settle_references(given)
-            self._refresh(rows)
-            ran = rows[info.stepped[rows]]
-            info.finished[ran] = self._over[ran]
-            info.final_scores[ran] = np.where(self._over[ran, None], self._final_scores[ran], 0)
-            info.winners[ran] = self._winners[ran]
+        backend.step_batch(given, selected, self.autoreset, self.seed, self.level, records, results)
         return info
 
     def _refuse(self, actions: np.ndarray, first: int, count: int) -> None:
@@ -425,7 +419,7 @@ class VectorGame:
                 np.zeros((1, p), dtype=np.bool_),
                 np.zeros(1, dtype=np.bool_),
             )
-        # The game ended (or a step ran on the reference engine): the general bookkeeping, as ``apply`` does it.
+        # The game ended: the general bookkeeping, as ``apply`` does it.
         row = np.zeros(1, dtype=np.int64)
         self._last_player[0] = seats[0]
         self._refresh(row)

@@ -18,7 +18,6 @@ Two levels, one module:
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -172,8 +171,6 @@ class KernelDivergence(AssertionError):
 class Comparison:
     games: int
     decisions: int
-    #: Steps run on the reference engine, by kind (the kinds without kernels).
-    reference_steps: Counter
 
 
 def compare_random_play(num_players: int, level: str, games: int, seed: int, check_every: int = 1) -> Comparison:
@@ -208,7 +205,7 @@ def compare_play_from(
             references[i].apply(action)
             if step % check_every == 0 or references[i].is_over:
                 _check(batch, references[i], i, step, action)
-    return Comparison(len(references), decisions, batch.reference_steps)
+    return Comparison(len(references), decisions)
 
 
 def _check(batch: RulesBatch, reference: Game, i: int, step: int, action: int) -> None:

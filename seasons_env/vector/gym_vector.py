@@ -1,6 +1,6 @@
 """``SeasonsVectorEnv``: a Gymnasium ``VectorEnv`` over a ``VectorGame``, N games in one object.
 
-    envs = gymnasium.make_vec("seasons_env/Seasons-v0", num_envs=64, vectorization_mode="vector_entry_point")
+    envs = gymnasium.make_vec("seasons_env/Seasons-v1", num_envs=64, vectorization_mode="vector_entry_point")
 
 No sub-environment objects and no per-env wrappers: the observations ``[N, OBSERVATION_SIZE]`` and masks
 ``[N, NUM_ACTIONS]`` come from the batch's arrays.

@@ -112,8 +112,6 @@ class CompiledGame:
             return
         if code < 0:
             self._refuse(action)
-        if code >= 2:  # a step without a kernel: the reference engine runs it (never with today's kernels)
-            self._rules._on_reference(0, action if code == 3 else None)
         self._refresh()
 
     def _refuse(self, action: int) -> None:

@@ -12,10 +12,18 @@ and dispatches each step kind to the module that owns it; ``batch.py`` (``RulesB
 ``new_game.py`` deals new games, ``single_step.py`` is one game's step and observation in one call,
 ``batch_step.py`` a ``VectorGame`` step (steps, restarts, every array written) in one call per block of rows,
 ``row_copy.py`` copies rows, ``row_blocks.py`` runs disjoint blocks of rows on several threads, ``structs.py`` holds
-the arrays as one struct and ``tables.py`` the engine's facts as the tables they compile in. A step kind whose
-kernel module does not list it in ``KINDS_HANDLED`` (``SUPPORTED`` in ``machine.py``; the lists are generated from
-the engine's registry) is run by the reference engine on that row (unpack, run to the next decision, pack), so a
-batch is always exact.
+the arrays as one struct and ``tables.py`` the engine's facts as the tables they compile in. Every step kind and
+every card has its kernels (each module's ``KINDS_HANDLED`` is generated from the engine's registry).
+
+Kernels as plain Python. With ``SEASONS_KERNELS=python`` in the environment when this package is first imported
+(``pytest --kernels=python`` sets it for the tests), ``kernel`` and ``inline_kernel`` return the function itself and
+the struct is a plain object (``structs.py``): nothing is compiled, every kernel runs in the Python interpreter, the
+same code on the same arrays, so the rules and differential tests start at once and a debugger stops inside a kernel
+(slower than the reference engine: a mode for tests and debugging). The results are the same as compiled: where
+numba computes in 64 bits and NumPy would keep a small field's type (``np.uint8 + 1`` is a uint8 under NumPy 2), the
+kernels cast the field to ``np.int64`` first. NumPy warns on an integer overflow in Python mode, and the tests in
+that mode make the warning an error; ``wrapping_kernel`` marks the hashes whose 64-bit arithmetic wraps around on
+purpose.
 
 Every kernel is made with ``kernel`` (below), or with ``kernel_in(folder)`` for kernels cached in a folder of their
 own (the compiled agents'). Compiled code is cached on disk (numba's ``cache=True``) in a folder named by a hash of
@@ -45,12 +53,14 @@ the figures.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import numba
+import numpy as np
 from numba.core import config
 from numba.core.compiler_lock import global_compiler_lock
 
@@ -68,6 +78,8 @@ __all__ = [
     "CACHE_DIR",
     "CACHE_TOP",
     "INNER_OPT",
+    "KERNEL_MODE",
+    "PYTHON_KERNELS",
     "TRUST_VARIABLE",
     "NotCached",
     "ProjectCacheLocator",
@@ -77,6 +89,7 @@ __all__ = [
     "kernel_in",
     "load_only",
     "source_digest",
+    "wrapping_kernel",
 ]
 
 
@@ -84,6 +97,25 @@ def source_digest(package: Path = Path(__file__).parents[2]) -> str:
     """A hash of the sources under ``package`` (the ``seasons_env`` folder) that the kernels import, of the card data
     and of numba's version (``disk_cache.closure_digest``)."""
     return closure_digest(package)
+
+
+#: The values of ``SEASONS_KERNELS``: ``compiled`` (the default) or ``python``.
+KERNEL_MODES = ("compiled", "python")
+
+
+def _kernel_mode() -> str:
+    """``SEASONS_KERNELS`` (module docstring, "Kernels as plain Python"): ``compiled`` when unset."""
+    text = os.environ.get("SEASONS_KERNELS", "").strip().lower() or "compiled"
+    if text not in KERNEL_MODES:
+        raise ValueError(f"SEASONS_KERNELS must be 'compiled' or 'python'; got {os.environ['SEASONS_KERNELS']!r}")
+    return text
+
+
+#: How the kernels run, read once when this package is first imported: ``compiled`` (numba) or ``python`` (each
+#: kernel the plain Python function it is written as).
+KERNEL_MODE = _kernel_mode()
+#: True when the kernels run as plain Python (``SEASONS_KERNELS=python``).
+PYTHON_KERNELS = KERNEL_MODE == "python"
 
 
 def _inner_opt() -> int | None:
@@ -158,14 +190,28 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
 _COMPILING = threading.local()
 
 
-def kernel_in(folder: Path, inline: bool = False) -> Callable[[Callable], numba.core.registry.CPUDispatcher]:
-    """The ``kernel`` (or ``inline_kernel``) decorator for kernels cached in ``folder`` instead of ``CACHE_DIR``: the
-    compiled agents' kernels, whose folder's name also carries a hash of their own sources."""
+def kernel_in(
+    folder: Path, inline: bool = False, wrapping: bool = False
+) -> Callable[[Callable], numba.core.registry.CPUDispatcher | Callable]:
+    """The ``kernel`` decorator (``inline_kernel`` with ``inline``, ``wrapping_kernel`` with ``wrapping``) for kernels
+    cached in ``folder``: ``CACHE_DIR`` for the rules kernels, a folder of their own for the compiled agents', whose
+    name also carries a hash of their own sources. With ``SEASONS_KERNELS=python`` it returns the function itself,
+    run by the Python interpreter."""
     options = {"nopython": True, "nogil": True, "no_cfunc_wrapper": True}
     if inline:
         options["inline"] = "always"
 
-    def decorate(func: Callable) -> numba.core.registry.CPUDispatcher:
+    def decorate(func: Callable) -> numba.core.registry.CPUDispatcher | Callable:
+        if PYTHON_KERNELS:
+            if not wrapping:
+                return func
+
+            @functools.wraps(func)
+            def wraps_around(*args):
+                with np.errstate(over="ignore"):
+                    return func(*args)
+
+            return wraps_around
         dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions=dict(options))
         dispatcher.cache_in(folder)
         return dispatcher
@@ -176,9 +222,13 @@ def kernel_in(folder: Path, inline: bool = False) -> Callable[[Callable], numba.
 #: The decorator of every rules kernel: ``numba.njit(cache=True, nogil=True)``, compiled without the Python
 #: interpreter and cached on disk in ``CACHE_DIR``, once per argument type rather than once per constant argument, at
 #: ``INNER_OPT`` when compiled for another kernel (if set), and without a C-callable wrapper (``KernelDispatcher``, the
-#: module docstring).
+#: module docstring). With ``SEASONS_KERNELS=python``, the function itself.
 kernel = kernel_in(CACHE_DIR)
 #: A ``kernel`` whose body numba copies into each kernel that calls it (``inline="always"``) instead of compiling it by
 #: itself: for a few lines called from many places with argument types that vary (``state_ops.push``), where each set
 #: of types would otherwise be a compilation of its own. Python can still call it (compiled then).
 inline_kernel = kernel_in(CACHE_DIR, inline=True)
+#: A ``kernel`` whose unsigned 64-bit arithmetic wraps around on purpose (the chance stream's and the seeds' hashes).
+#: Compiled it is a ``kernel``; as plain Python it runs with NumPy's integer-overflow warning off, which stays on for
+#: every other kernel, where an overflow is a difference from the compiled code (module docstring).
+wrapping_kernel = kernel_in(CACHE_DIR, wrapping=True)

@@ -1,15 +1,12 @@
 """``RulesBatch``: B games held as an array state and advanced by the rules kernels (``machine.py``).
 
-The Python side of the kernels: it checks actions against the legal masks, calls ``machine.apply_rows`` for the
-whole batch at once, and runs on the reference engine the rows that reach a step without a kernel (unpack the
-row, ``Game.apply`` or ``Game._run`` to the next decision, pack it back), so that the batch is always exactly
-what the reference engine would reach. ``reference_steps`` counts those rows by step kind. With ``threads`` > 1 the
-kernels run on disjoint blocks of rows at once (``row_blocks.py``); the rows end the same whatever the count.
+The Python side of the kernels: it checks actions against the legal masks and calls ``machine.apply_rows`` for the
+whole batch at once; each row stays exactly what the reference engine would reach. With ``threads`` > 1 the kernels
+run on disjoint blocks of rows at once (``row_blocks.py``); the rows end the same whatever the count.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -38,8 +35,6 @@ class RulesBatch:
         self.blocks = RowBlocks(state, self.arrays, threads)
         self.legal = legal
         self.status = np.zeros(state.batch_size, dtype=np.int64)
-        #: Rows run on the reference engine, by the kind of the step that had no kernel.
-        self.reference_steps: Counter[str] = Counter()
         self._openings: dict[str, tuple[ArrayState, np.ndarray, int]] = {}
 
     def __getstate__(self) -> dict:
@@ -69,7 +64,6 @@ class RulesBatch:
         batch = cls(pack(games), np.zeros((len(games), A.NUM_ACTIONS), dtype=np.bool_), threads)
         rows = np.arange(len(games), dtype=np.int64)
         machine.run_rows(batch.arrays, rows, batch.legal, batch.status)
-        batch._settle(rows)
         return batch
 
     @property
@@ -121,7 +115,6 @@ class RulesBatch:
         self.state.chance_key[rows] = keys
         legal, status = self.legal, self.status
         self.blocks.run(rows.size, lambda s, lo, hi: deal_rows(s, rows[lo:hi], pile, dealt, legal, status))
-        self._settle(rows)
 
     def opening(self, level: str) -> tuple[ArrayState, np.ndarray, int]:
         """``Game.opening`` of this batch's player count at ``level``, packed, its cards to shuffle and how many
@@ -159,9 +152,6 @@ class RulesBatch:
             self._refuse(int(rows[k]), int(actions[k]))
         masks, status = self.legal, self.status
         self.blocks.run(rows.size, lambda s, lo, hi: machine.apply_rows(s, rows[lo:hi], actions[lo:hi], masks, status))
-        for k in np.flatnonzero(self.status[rows] == machine.REFERENCE_APPLY):
-            self._on_reference(int(rows[k]), int(actions[k]))
-        self._settle(rows)
 
     def _refuse(self, i: int, action: int) -> None:
         if self.state.over[i]:
@@ -173,21 +163,3 @@ class RulesBatch:
             f"game {i}: action {action} ({label}) is not legal for decision {steps.KINDS[top[0]]!r} of player "
             f"{top[1]}; legal: {legal}"
         )
-
-    def _settle(self, rows: np.ndarray) -> None:
-        """Run on the reference engine, to its next decision, every row stopped at a step without a kernel."""
-        for i in rows[self.status[rows] == machine.REFERENCE].tolist():
-            self._on_reference(i, None)
-
-    def _on_reference(self, i: int, action: int | None) -> None:
-        game = unpack(self.state, i)
-        self.reference_steps[steps.KINDS[game.stack[-1][0]]] += 1
-        if action is None:
-            game._run()
-        else:
-            game.apply(action)
-        pack_into(self.state, [i], [game])
-        self.legal[i] = False
-        self.legal[i, game.legal_action_list()] = True
-        # The reference engine stopped at a decision (or the end): the kernels take over from there.
-        self.status[i] = machine.OVER if game.is_over else machine.STOPPED

@@ -21,8 +21,8 @@ import numpy as np
 from seasons_env.engine import actions as A
 from seasons_env.engine.chance import MIX_M1, MIX_M2, SEED_DOMAIN
 
-from . import kernel
-from .machine import OVER, REFERENCE, REFERENCE_APPLY, STOPPED, apply_row, handled
+from . import kernel, wrapping_kernel
+from .machine import OVER, STOPPED, apply_row
 from .new_game import deal_row
 from .row_copy import copy_row
 from .tables import STEP_WIDTH
@@ -46,7 +46,7 @@ def entropy_words(value: int) -> np.ndarray:
     return np.array(words, dtype=np.uint64)
 
 
-@kernel
+@wrapping_kernel
 def _hashmix(value, hash_const):
     """SeedSequence's hashmix of ``value`` with ``hash_const[0]`` (advanced): 32-bit words held in uint64."""
     value ^= hash_const[0]
@@ -55,13 +55,13 @@ def _hashmix(value, hash_const):
     return value ^ (value >> _XSHIFT)
 
 
-@kernel
+@wrapping_kernel
 def _mix(x, y):
     result = (_MIX_MULT_L * x - _MIX_MULT_R * y) & _MASK32
     return result ^ (result >> _XSHIFT)
 
 
-@kernel
+@wrapping_kernel
 def game_key(seed_words, index, episode):
     """The chance key of ``Game.new(seed=game_seed(seed, index, episode))``; ``seed_words`` is
     ``entropy_words(seed)``."""
@@ -158,14 +158,12 @@ def step_block(
     info_scores,
     info_winners,
 ):
-    """Step rows ``lo..hi-1`` as the module docstring says; returns how many rows stopped at a step without a
-    kernel (status ``REFERENCE`` or ``REFERENCE_APPLY``: the caller runs them on the reference engine and writes
-    their records). ``episode`` .. ``obs_stale`` are ``VectorGame``'s arrays of the same names; ``stepped`` ..
-    ``info_winners`` the ``StepInfo`` being built, all False / zero before the call. Arrays are passed one by one,
-    not in a struct or tuple: each call then holds its own references to them, none shared between the threads."""
+    """Step rows ``lo..hi-1`` as the module docstring says. ``episode`` .. ``obs_stale`` are ``VectorGame``'s arrays
+    of the same names; ``stepped`` .. ``info_winners`` the ``StepInfo`` being built, all False / zero before the
+    call. Arrays are passed one by one, not in a struct or tuple: each call then holds its own references to them,
+    none shared between the threads."""
     task = np.empty(STEP_WIDTH, dtype=np.int64)
     out = np.empty(A.NUM_ACTIONS, dtype=np.int64)
-    references = 0
     for i in range(lo, hi):
         if where.shape[0] > 0 and not where[i]:
             continue
@@ -180,15 +178,8 @@ def step_block(
         else:
             stepped[i] = True
             last_player[i] = current[i]
-            if not handled(s, i, np.int64(s.stack[i, s.stack_depth[i] - 1, 0])):
-                status[i] = REFERENCE_APPLY
-                references += 1
-                continue
             code = apply_row(s, i, actions[i], task, out, legal)
         status[i] = code
-        if code == REFERENCE:
-            references += 1
-            continue
         mask[i] = legal[i]
         done = code == OVER
         over[i] = done
@@ -209,4 +200,3 @@ def step_block(
                 info_scores[i] = final_scores[i]
                 info_winners[i] = winners[i]
         obs_stale[i] = True
-    return references

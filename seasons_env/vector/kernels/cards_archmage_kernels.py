@@ -2,8 +2,7 @@
 resolutions) for one row of an array state. See ``machine.py`` for the dispatch and ``state_ops.py`` for the shared
 operations.
 
-``KINDS_HANDLED`` names the step kinds this module implements; the machine runs any other kind of this
-module's engine counterpart on the reference engine (exact, slower).
+``KINDS_HANDLED`` names the step kinds this module implements: every kind its engine counterpart registers.
 """
 
 from __future__ import annotations
@@ -68,7 +67,7 @@ ALL_ENERGY = 0b1111
 #: Step kinds (names from ``steps.KINDS``) whose rules this module implements: every kind ``engine/cards_archmage.py``
 #: registers (generated from the engine's registry, so a kind added there fails here until it is ported).
 KINDS_HANDLED: tuple[str, ...] = steps.kinds_registered_by("seasons_env.engine.cards_archmage")
-#: Card ids whose every hook below is implemented (the others' rows run on the reference engine).
+#: Card ids whose hooks this module implements.
 CARDS_HANDLED: tuple[int, ...] = ARCHMAGE_CARDS  # from the card data
 
 #: ``NOT_ITEM_INSTANCE[instance]``: the instance is a familiar (Necrotic Kriss's targets, Idol of the Familiar).

@@ -2,9 +2,9 @@
 steps, decisions' options and resolutions) for one row of an array state. See ``machine.py`` for the dispatch and
 ``state_ops.py`` for the shared operations.
 
-``KINDS_HANDLED`` names the step kinds this module implements; the machine runs any other kind of this
-module's engine counterpart on the reference engine (exact, slower). Each hook dispatches on the card id; a card
-without a given hook behaves as ``Behaviour``'s default (no effect, ``can_activate`` False, ``end_of_game`` 0).
+``KINDS_HANDLED`` names the step kinds this module implements: every kind its engine counterpart registers. Each hook
+dispatches on the card id; a card without a given hook behaves as ``Behaviour``'s default (no effect,
+``can_activate`` False, ``end_of_game`` 0).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ DISCARD_TOKENS = steps.kind("discard_tokens")
 #: Step kinds (names from ``steps.KINDS``) whose rules this module implements: every kind ``engine/cards_basic.py``
 #: registers (generated from the engine's registry, so a kind added there fails here until it is ported).
 KINDS_HANDLED: tuple[str, ...] = steps.kinds_registered_by("seasons_env.engine.cards_basic")
-#: Card ids whose every hook below is implemented (the others' rows run on the reference engine).
+#: Card ids whose hooks this module implements.
 CARDS_HANDLED: tuple[int, ...] = BASIC_CARDS  # from the card data
 
 # Where the arguments sit in a step row. ``push(s, i, kind, player, a0, ...)`` writes a0 at column 2, and the

@@ -2,8 +2,7 @@
 for one row of an array state. See ``machine.py`` for the dispatch and ``state_ops.py`` for the shared
 operations.
 
-``KINDS_HANDLED`` names the step kinds this module implements; the machine runs any other kind of this
-module's engine counterpart on the reference engine (exact, slower).
+``KINDS_HANDLED`` names the step kinds this module implements: every kind its engine counterpart registers.
 
 Each function mirrors the engine function of the same role in ``flow.py`` (``_run_<kind>``, ``_opt_<kind>``,
 ``_res_<kind>``, ``activate``, ``_end_turn``) and ``State.summonable_from_hand``; steps the engine pushes as

@@ -19,10 +19,6 @@ ACTIVATION_READS_HAND = np.array(
 )
 CRYSTAL_COST = np.array([False, *(BEHAVIOUR[c].crystal_cost for c in range(1, NUM_CARDS + 1))], dtype=np.bool_)
 STORES_TOKENS = np.array([False, *(BEHAVIOUR[c].stores_tokens for c in range(1, NUM_CARDS + 1))], dtype=np.bool_)
-#: ``CARD_HANDLED[card]``: every hook of the card has a kernel.
-CARD_HANDLED = np.zeros(NUM_CARDS + 1, dtype=np.bool_)
-for _card in (*basic.CARDS_HANDLED, *archmage.CARDS_HANDLED):
-    CARD_HANDLED[_card] = True
 
 
 @inline_kernel

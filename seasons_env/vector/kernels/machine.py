@@ -7,10 +7,8 @@ the row of ``legal``) if it has two or more options, or one option when its opti
 a decision with one option is resolved by itself, one with none skipped. ``apply_rows`` resolves the chosen
 actions then runs each row on.
 
-A step the kernels do not handle yet stops the loop with ``REFERENCE``: the caller (``batch.py``) runs that row on
-the reference engine up to its next decision. A kind is handled when its module lists it in ``KINDS_HANDLED``;
-a kind that calls card hooks (``HOOK_KINDS``) is handled on a row only if every card whose hook it may call has
-kernels (``hooks.CARD_HANDLED``).
+Every step kind has its kernels: each kind is dispatched to the kernel module that ports the engine module
+registering it (``OWNER``), whose ``KINDS_HANDLED`` lists them.
 
 The loop and the dispatch are ``inline_kernel``: their bodies are compiled inside the kernels Python calls
 (``run_rows``, ``apply_rows``, ``single_step.step_row``, ``new_game.deal_rows``) rather than each by itself, which
@@ -25,18 +23,13 @@ from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 
 from . import cards_archmage_kernels, cards_basic_kernels, flow_kernels, inline_kernel, kernel, payment_kernels
-from .hooks import CARD_HANDLED
 from .state_ops import pop, push_overflows
-from .tables import CARD_OF_INSTANCE, HAS_PRIVATE, IS_DECISION, NUM_KINDS, STEP_WIDTH, column
+from .tables import HAS_PRIVATE, IS_DECISION, NUM_KINDS, STEP_WIDTH
 
 #: What ``run`` stopped at.
 STOPPED = 0  # a decision with its legal actions written
 OVER = 1  # the game ended
-REFERENCE = 2  # a step the kernels do not handle is on top: run the row on the reference engine
-REFERENCE_APPLY = 3  # (apply_rows) the decision answered has no kernel: resolve it on the reference engine
-STATUS_NAMES = ("stopped", "over", "reference", "reference_apply")
 
-_MODULES = (flow_kernels, payment_kernels, cards_basic_kernels, cards_archmage_kernels)
 _FLOW, _PAYMENT, _BASIC, _ARCHMAGE = range(4)
 _SOURCE = {"flow": _FLOW, "payment": _PAYMENT, "cards_basic": _BASIC, "cards_archmage": _ARCHMAGE}
 
@@ -51,38 +44,6 @@ def _owner_of_kinds() -> np.ndarray:
 
 
 OWNER = _owner_of_kinds()
-#: ``SUPPORTED[kind]``: the kind's owner module implements it.
-SUPPORTED = np.zeros(NUM_KINDS, dtype=np.bool_)
-for _index, _module in enumerate(_MODULES):
-    for _name in _module.KINDS_HANDLED:
-        if OWNER[steps.kind(_name)] != _index:
-            raise RuntimeError(f"{_module.__name__} lists {_name!r}, a kind another engine module registers")
-        SUPPORTED[steps.kind(_name)] = True
-
-_ENTER_PLAY = steps.kind("enter_play")
-_ENTER_PLAY_CARD = column("enter_play", "card")
-#: Kinds whose rules call card hooks (on summon, activations (the turn and the Die of Malice window), end of round,
-#: season change, end of game).
-HOOK_KINDS = np.zeros(NUM_KINDS, dtype=np.bool_)
-for _name in ("turn", "die_of_malice_window", "enter_play", "round_end_effects", "season_change", "game_end"):
-    HOOK_KINDS[steps.kind(_name)] = True
-_ALL_CARDS_HANDLED = bool(CARD_HANDLED[1:].all())
-
-
-@inline_kernel
-def handled(s, i, kind):
-    """Whether the kernels handle the step on top of row ``i`` (of kind ``kind``)."""
-    if not SUPPORTED[kind]:
-        return False
-    if _ALL_CARDS_HANDLED or not HOOK_KINDS[kind]:
-        return True
-    if kind == _ENTER_PLAY and not CARD_HANDLED[s.stack[i, s.stack_depth[i] - 1, _ENTER_PLAY_CARD]]:
-        return False
-    for p in range(s.in_play_count.shape[1]):
-        for k in range(s.in_play_count[i, p]):
-            if not CARD_HANDLED[CARD_OF_INSTANCE[s.in_play[i, p, k]]]:
-                return False
-    return True
 
 
 @inline_kernel
@@ -137,15 +98,13 @@ def _resolve(s, i, kind, task, action):
 
 @inline_kernel
 def run(s, i, task, out, legal):
-    """Run row ``i`` to its next decision (``Game._run``); returns ``STOPPED``, ``OVER`` or ``REFERENCE``."""
+    """Run row ``i`` to its next decision (``Game._run``); returns ``STOPPED`` or ``OVER``."""
     while s.stack_depth[i] > 0:
         if s.overflow_check[i]:
             s.overflow_check[i] = False
             push_overflows(s, i)
         top = s.stack_depth[i] - 1
         kind = np.int64(s.stack[i, top, 0])
-        if not handled(s, i, kind):
-            return REFERENCE
         if not IS_DECISION[kind]:
             pop(s, i, task)
             _run_step(s, i, kind, task)
@@ -179,22 +138,17 @@ def run_rows(s, rows, legal, status):
 
 @kernel
 def apply_rows(s, rows, actions, legal, status):
-    """Resolve ``actions[k]`` (legal: the caller checked) in row ``rows[k]``, then run it to its next decision. A
-    row whose decision has no kernel is left as it is, with status ``REFERENCE_APPLY``."""
+    """Resolve ``actions[k]`` (legal: the caller checked) in row ``rows[k]``, then run it to its next decision."""
     task = np.empty(STEP_WIDTH, dtype=np.int64)
     out = np.empty(A.NUM_ACTIONS, dtype=np.int64)
     for k in range(rows.shape[0]):
         i = rows[k]
-        kind = np.int64(s.stack[i, s.stack_depth[i] - 1, 0])
-        if not handled(s, i, kind):
-            status[i] = REFERENCE_APPLY
-            continue
         status[i] = apply_row(s, i, actions[k], task, out, legal)
 
 
 @inline_kernel
 def apply_row(s, i, action, task, out, legal):
-    """Resolve ``action`` (legal, and its decision handled: the caller checked) in row ``i``, then run the row to
+    """Resolve ``action`` (legal: the caller checked) in row ``i``, then run the row to
     its next decision; returns ``run``'s status."""
     kind = np.int64(s.stack[i, s.stack_depth[i] - 1, 0])
     pop(s, i, task)

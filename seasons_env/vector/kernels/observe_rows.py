@@ -149,7 +149,7 @@ def observe_row(s, i, observer, out):
     position = np.int64(s.position[i])
     out[E.POSITION + position - 1] = 1.0
     out[E.SEASON + (position - 1) // 3] = 1.0
-    out[E.DICE_SEASON + s.dice_season[i]] = 1.0
+    out[E.DICE_SEASON + np.int64(s.dice_season[i])] = 1.0
     out[E.FIRST + (np.int64(s.first_player[i]) - observer) % n] = 1.0
     turn_player = np.int64(s.turn_player[i])
     if turn_player >= 0:
@@ -162,7 +162,7 @@ def observe_row(s, i, observer, out):
     _public_scalars(s, i, p, out, E.SELF_SCALARS)
     out[E.SELF_SCALARS + 7] = 1.0 if turn_player == p and can_transmute else 0.0
     out[E.SELF_SCALARS + 8] = 1.0 if turn_player == p and used_bonus else 0.0
-    out[E.SELF_BONUSES + s.bonuses_used[i, p]] = 1.0
+    out[E.SELF_BONUSES + np.int64(s.bonuses_used[i, p])] = 1.0
     for t in range(4):
         out[E.SELF_RESERVE + t] = s.reserve[i, p, t]
     _player_stored(s, i, p, out, E.SELF_STORED)
@@ -189,7 +189,7 @@ def observe_row(s, i, observer, out):
         at = E.OPPONENTS + (k - 1) * E.OPP_FEATURES
         out[at + E.OPP_PRESENT] = 1.0
         _public_scalars(s, i, q, out, at + E.OPP_SCALARS)
-        out[at + E.OPP_BONUSES + s.bonuses_used[i, q]] = 1.0
+        out[at + E.OPP_BONUSES + np.int64(s.bonuses_used[i, q])] = 1.0
         for t in range(4):
             out[at + E.OPP_RESERVE + t] = s.reserve[i, q, t]
         _player_stored(s, i, q, out, at + E.OPP_STORED)

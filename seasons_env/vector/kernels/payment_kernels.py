@@ -2,8 +2,7 @@
 for one row of an array state. See ``machine.py`` for the dispatch and ``state_ops.py`` for the shared
 operations.
 
-``KINDS_HANDLED`` names the step kinds this module implements; the machine runs any other kind of this
-module's engine counterpart on the reference engine (exact, slower).
+``KINDS_HANDLED`` names the step kinds this module implements: every kind its engine counterpart registers.
 
 Token sources are numbered as in the action table: 0 the reserve, 1 and 2 the Amulet of Water copies (a source
 counts only while its copy is in the player's play, ``State.amulet_sources``).

@@ -10,7 +10,7 @@ import numpy as np
 from seasons_env.engine import actions as A
 
 from . import kernel
-from .machine import OVER, REFERENCE_APPLY, STOPPED, apply_row, handled
+from .machine import OVER, STOPPED, apply_row
 from .observe_rows import observe_row
 
 #: ``step_row`` refused the action (out of the table, not legal now, or the game is over); nothing changed.
@@ -19,19 +19,14 @@ ILLEGAL = -1
 
 @kernel
 def step_row(s, action, legal, status, task, out, obs, seats):
-    """Play ``action`` in row 0 and write ``obs``; returns ``ILLEGAL`` (nothing changed), ``STOPPED``, ``OVER``,
-    or, for a step without a kernel, ``REFERENCE`` / ``REFERENCE_APPLY`` (the caller runs it on the reference
-    engine). ``seats[0]`` is set to the seat that decided, ``seats[1]`` to the seat whose observation ``obs`` holds
+    """Play ``action`` in row 0 and write ``obs``; returns ``ILLEGAL`` (nothing changed), ``STOPPED`` or ``OVER``.
+    ``seats[0]`` is set to the seat that decided, ``seats[1]`` to the seat whose observation ``obs`` holds
     (-1: none was written)."""
     if action < 0 or action >= A.NUM_ACTIONS or s.over[0] or s.stack_depth[0] == 0 or not legal[0, action]:
         return ILLEGAL
     top = s.stack_depth[0] - 1
-    kind = np.int64(s.stack[0, top, 0])
     seats[0] = np.int64(s.stack[0, top, 1])
     seats[1] = -1
-    if not handled(s, 0, kind):
-        status[0] = REFERENCE_APPLY
-        return REFERENCE_APPLY
     code = apply_row(s, 0, action, task, out, legal)
     status[0] = code
     if code == STOPPED:

@@ -18,7 +18,7 @@ from seasons_env.engine import steps
 from seasons_env.engine.chance import GAMMA
 from seasons_env.engine.data import Card
 
-from . import inline_kernel, kernel
+from . import inline_kernel, kernel, wrapping_kernel
 from .tables import (
     AMULET_OF_WATER_INSTANCES,
     BONUS_PENALTY,
@@ -66,7 +66,7 @@ _ARCANO_LEECH = int(Card.ARCANO_LEECH)
 # ---------------------------------------------------------------------------- chance (engine/chance.py)
 
 
-@kernel
+@wrapping_kernel
 def below(s, i, n):
     """``Chance.below(n)``: a uniform int in ``0..n-1`` from the row's stream; advances its counter."""
     z = s.chance_key[i] + (s.chance_counter[i] + np.uint64(1)) * _GAMMA
