@@ -15,7 +15,6 @@ import functools
 import json
 import re
 import secrets
-import signal
 import threading
 import time
 import webbrowser
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from seasons_env.interrupts import exit_status, sigterm_stops
 from seasons_env.replay import Replay, html_page, parse_record
 
 from .web_connections import GuardedHandler, GuardedHTTPServer
@@ -345,14 +345,6 @@ class PlayServer(GuardedHTTPServer):
         return f"http://{HOST}:{self.server_address[1]}/?once={self.table.one_time_code()}"
 
 
-class Stopped(Exception):
-    """SIGTERM asked the server to stop."""
-
-
-def _raise_stopped(signum: int, frame: object) -> None:
-    raise Stopped
-
-
 def serve(
     first: WebGame,
     new_game: Callable[[], WebGame],
@@ -372,16 +364,13 @@ def serve(
     say(f"Record: {first.record_path} (written after every move). Ctrl-C stops the server.")
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(server.browser_url(),), daemon=True).start()
-    previous = signal.signal(signal.SIGTERM, _raise_stopped)
     status = 0
     try:
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        status = 128 + signal.SIGINT
-    except Stopped:
-        status = 128 + signal.SIGTERM
+        with sigterm_stops():  # SIGTERM stops the server as Ctrl-C does
+            server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt as stop:
+        status = exit_status(stop)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         server.server_close()
         game = table.game
         game.stop()
