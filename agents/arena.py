@@ -36,7 +36,6 @@ ratings in ``seasons_env.statistics``. Every name is importable from here as wel
 
 from __future__ import annotations
 
-import contextlib
 import io
 import itertools
 import json
@@ -46,11 +45,11 @@ import os
 import secrets
 import signal
 import stat
-import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 from seasons_env.files import check_output_file, check_output_folder, write_atomic
+from seasons_env.interrupts import Stopped, sigterm_stops
 from seasons_env.registry import make_agent
 from seasons_env.statistics import Z95, rate, wilson_interval
 
@@ -318,7 +317,7 @@ class Arena:
         self.check_writable()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.notes = []
-        with _sigterm_stops_the_run(), FolderLock(self.out_dir) as lock:
+        with sigterm_stops(), FolderLock(self.out_dir) as lock:
             if lock.note:
                 self.notes.append(lock.note)
             found = self._read()
@@ -411,30 +410,8 @@ class Arena:
         write_index(summary, self.out_dir)
 
 
-class ArenaStopped(KeyboardInterrupt):
-    """A run stopped by a signal (``signum``); the finished games are on disk and the same run resumes from them."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _raise_stopped(signum: int, frame: object) -> None:
-    raise ArenaStopped(signum)
-
-
-@contextlib.contextmanager
-def _sigterm_stops_the_run() -> Iterator[None]:
-    """SIGTERM raises in the parent as Ctrl-C does, so that leaving the pool's ``with`` terminates its workers and the
-    folder's lock is released; by default SIGTERM would end the parent alone and leave its workers playing on."""
-    if threading.current_thread() is not threading.main_thread():  # signal handlers belong to the main thread
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_stopped)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+#: The exception that stops a run at SIGTERM (``seasons_env.interrupts.Stopped``, a ``KeyboardInterrupt``).
+ArenaStopped = Stopped
 
 
 def _leave_interrupts_to_the_parent() -> None:

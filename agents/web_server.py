@@ -15,7 +15,6 @@ import functools
 import json
 import re
 import secrets
-import signal
 import threading
 import time
 import webbrowser
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from seasons_env.interrupts import exit_status, sigterm_stops
 from seasons_env.replay import Replay, html_page, parse_record
 
 from .web_connections import GuardedHandler, GuardedHTTPServer
@@ -36,6 +36,36 @@ HOST = "127.0.0.1"
 #: Where a game without --record is recorded (a new file per game).
 DEFAULT_RECORD_FOLDER = Path("results") / "play"
 MAX_BODY = 4096
+#: The deepest nesting of arrays and objects a request body may have (a body is a flat object; deeper ones are
+#: refused before parsing, whatever the interpreter's recursion limit).
+MAX_NESTING = 100
+
+
+def nesting_depth(raw: bytes) -> int:
+    """How deep the arrays and objects of the JSON text ``raw`` nest (brackets inside strings not counted); stops
+    counting once past ``MAX_NESTING``."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_NESTING:
+                break
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
 #: How long the one-time address the browser is opened on stays valid (it is valid once).
 ONE_TIME_SECONDS = 300.0
 #: How long a POST waits for the agents before answering with the state as it is (the page then polls).
@@ -222,6 +252,9 @@ class Handler(GuardedHandler):
                 f"the body did not arrive within {self.server.request_timeout:g} s ({length} bytes announced)",
             )
             return None
+        if nesting_depth(raw) > MAX_NESTING:  # a limit of its own: the parser's depends on the recursion limit
+            self._error(HTTPStatus.BAD_REQUEST, "the body is nested too deeply: it is a flat JSON object")
+            return None
         try:
             body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as error:
@@ -345,14 +378,6 @@ class PlayServer(GuardedHTTPServer):
         return f"http://{HOST}:{self.server_address[1]}/?once={self.table.one_time_code()}"
 
 
-class Stopped(Exception):
-    """SIGTERM asked the server to stop."""
-
-
-def _raise_stopped(signum: int, frame: object) -> None:
-    raise Stopped
-
-
 def serve(
     first: WebGame,
     new_game: Callable[[], WebGame],
@@ -372,16 +397,13 @@ def serve(
     say(f"Record: {first.record_path} (written after every move). Ctrl-C stops the server.")
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(server.browser_url(),), daemon=True).start()
-    previous = signal.signal(signal.SIGTERM, _raise_stopped)
     status = 0
     try:
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        status = 128 + signal.SIGINT
-    except Stopped:
-        status = 128 + signal.SIGTERM
+        with sigterm_stops():  # SIGTERM stops the server as Ctrl-C does
+            server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt as stop:
+        status = exit_status(stop)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         server.server_close()
         game = table.game
         game.stop()

@@ -384,8 +384,9 @@ def test_the_web_server_stopped_while_a_compiled_search_thinks_keeps_the_record(
         url = process.stdout.readline().strip()
         now = _web_call(url, "/api/state")
         while now["moves"] < 25:  # the draft and the library split (the agent's heuristic answers them)
-            now = _web_call(url, "/api/action", {"action": now["legal"][0]["action"]})
-        move = {"action": now["legal"][0]["action"]}  # answered once the agent's search is over: sent meanwhile
+            now = _web_call(url, "/api/action", {"action": now["legal"][0]["action"], "move": now["move"]})
+        # answered once the agent's search is over: sent meanwhile
+        move = {"action": now["legal"][0]["action"], "move": now["move"]}
         threading.Thread(target=_web_call_ended_by_the_stop, args=(url, move)).start()
         time.sleep(1.5)
         process.send_signal(signum)
