@@ -66,8 +66,12 @@ _HOLDING = _Holding()
 def _blocked() -> Iterator[None]:
     """The held signals blocked by the kernel while handlers are swapped: one arriving meanwhile waits, and its handler
     runs once the swap is whole (``pthread_sigmask`` runs pending handlers when it returns)."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+    # The mask is read first and changed inside ``try``: a handler that raises as soon as a call returns (a signal
+    # that arrived just before the block) must not leave the signals blocked, for this thread and for every process
+    # it starts afterwards (a child inherits the mask and would never see Ctrl-C or SIGTERM).
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, ())
     try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)

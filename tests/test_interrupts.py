@@ -29,7 +29,7 @@ from seasons_agents.ismcts_kernel import compiled_ismcts
 from seasons_agents.learned import shipped_model_path
 from seasons_agents.policy_ismcts import compiled_search
 from seasons_env import Game
-from seasons_env.interrupts import Stopped, deliver_held, exit_status, held_signals
+from seasons_env.interrupts import HELD, Stopped, deliver_held, exit_status, held_signals
 from seasons_env.replay import load_replay
 
 
@@ -75,6 +75,29 @@ def test_ctrl_c_held_raises_keyboard_interrupt_once_the_block_is_left_and_the_ha
     assert reached
     assert signal.getsignal(signal.SIGINT) is handler
     assert exit_status(KeyboardInterrupt()) == 130 and exit_status(Stopped(signal.SIGTERM)) == 143
+
+
+def test_a_handler_raising_as_the_signals_are_blocked_leaves_them_unblocked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signal that arrived just before the handlers are swapped runs its handler as soon as the blocking call
+    returns; if that handler raises, the held signals must not stay blocked (processes started afterwards inherit the
+    mask: they would ignore Ctrl-C and SIGTERM)."""
+    real = signal.pthread_sigmask
+
+    def raising_after_blocking(how: int, mask) -> set:
+        previous = real(how, mask)
+        if how == signal.SIG_BLOCK and set(mask) & set(HELD):
+            raise KeyboardInterrupt  # the handler of a signal that was pending
+        return previous
+
+    monkeypatch.setattr(signal, "pthread_sigmask", raising_after_blocking)
+    try:
+        with pytest.raises(KeyboardInterrupt), held_signals():
+            pass
+        monkeypatch.undo()
+        blocked = set(signal.pthread_sigmask(signal.SIG_BLOCK, ())) & set(HELD)
+    finally:
+        real(signal.SIG_UNBLOCK, HELD)  # whatever happened, the rest of the suite gets them unblocked
+    assert not blocked, blocked
 
 
 # ---------------------------------------------------------------------- compiled searches in this process
