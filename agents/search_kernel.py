@@ -419,53 +419,41 @@ class RowSearch(ABC):
         Ctrl-C and SIGTERM are held while the kernels run (``seasons_env.interrupts``) and acted on between calls of
         at most ``_BUDGET_CALL`` iterations: a signal's handler raising inside compiled code breaks it."""
         with held_signals():
-            return self._run_held(root, seat, seed, iterations, exploration, scale, seconds)
-
-    def _run_held(
-        self,
-        root: object,
-        seat: int,
-        seed: int,
-        iterations: int,
-        exploration: float,
-        scale: float,
-        seconds: float | None,
-    ) -> tuple[np.ndarray, np.ndarray, int]:
-        num_players = root.crystals.shape[1]
-        work = self._work_row(num_players)
-        baseline = np.empty(num_players, dtype=np.float64)
-        self._baseline(root, seat, baseline)
-        counters = np.zeros(4, dtype=np.int64)
-        counters[USED] = 1
-        counters[STREAM_KEY] = np.uint64(key_of_seed(seed)).view(np.int64)
-        capacity = 16 * max(4, min(iterations, 4096))  # grown when a search needs more
-        links = np.zeros((capacity, 6), dtype=np.int64)
-        stats = np.zeros((capacity, 2), dtype=np.float64)
-        links[0, FIRST] = -1
-        settings = (exploration, scale, baseline)
-        if seconds is None:
-            done = 0
-            while done < iterations:
-                count = min(iterations - done, _BUDGET_CALL if done else _BUDGET_CALL + _BUDGET_OFFSET)
-                links, stats, ran = self._iterations(
-                    root, seat, count, iterations, settings, (counters, links, stats), work
-                )
-                if ran < count:  # the search stopped early: the choice is settled
-                    break
-                done += ran
-                deliver_held()
-        else:
-            deadline = time.perf_counter() + seconds
-            while True:
-                tree = (counters, links, stats)
-                links, stats, _ = self._iterations(root, seat, _TIMED_CALL, 0, settings, tree, work)
-                if time.perf_counter() >= deadline:
-                    break
-                deliver_held()
-        visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        rewards = np.zeros(NUM_ACTIONS, dtype=np.float64)
-        root_children(seat, links, stats, visits, rewards)
-        return visits, rewards, int(counters[DONE])
+            num_players = root.crystals.shape[1]
+            work = self._work_row(num_players)
+            baseline = np.empty(num_players, dtype=np.float64)
+            self._baseline(root, seat, baseline)
+            counters = np.zeros(4, dtype=np.int64)
+            counters[USED] = 1
+            counters[STREAM_KEY] = np.uint64(key_of_seed(seed)).view(np.int64)
+            capacity = 16 * max(4, min(iterations, 4096))  # grown when a search needs more
+            links = np.zeros((capacity, 6), dtype=np.int64)
+            stats = np.zeros((capacity, 2), dtype=np.float64)
+            links[0, FIRST] = -1
+            settings = (exploration, scale, baseline)
+            if seconds is None:
+                done = 0
+                while done < iterations:
+                    count = min(iterations - done, _BUDGET_CALL if done else _BUDGET_CALL + _BUDGET_OFFSET)
+                    links, stats, ran = self._iterations(
+                        root, seat, count, iterations, settings, (counters, links, stats), work
+                    )
+                    if ran < count:  # the search stopped early: the choice is settled
+                        break
+                    done += ran
+                    deliver_held()
+            else:
+                deadline = time.perf_counter() + seconds
+                while True:
+                    tree = (counters, links, stats)
+                    links, stats, _ = self._iterations(root, seat, _TIMED_CALL, 0, settings, tree, work)
+                    if time.perf_counter() >= deadline:
+                        break
+                    deliver_held()
+            visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
+            rewards = np.zeros(NUM_ACTIONS, dtype=np.float64)
+            root_children(seat, links, stats, visits, rewards)
+            return visits, rewards, int(counters[DONE])
 
 
 class CompiledSearch(RowSearch):
