@@ -28,9 +28,27 @@ from seasons_env.files import write_atomic
 CALIBRATION_SEED = 910_000
 
 
+def _games_by_count(text: str, counts: list[int]) -> dict[int, int] | None:
+    """``--games`` as games per player count: ``3000`` for every count, or ``2=3000,3=2000,4=1500``."""
+    try:
+        if "=" not in text:
+            return {count: int(text) for count in counts} if int(text) > 0 else None
+        pairs = dict(word.split("=") for word in text.split(","))
+        games = {int(count): int(number) for count, number in pairs.items()}
+    except ValueError:
+        return None
+    if set(games) != set(counts) or min(games.values()) < 1:
+        return None
+    return games
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=3000, help="games at each player count")
+    parser.add_argument(
+        "--games",
+        default="3000",
+        help="games at each player count: one number, or one per count as 2=3000,3=2000,4=1500",
+    )
     parser.add_argument("--players", default=",".join(map(str, PLAYER_COUNTS)), help="player counts, e.g. 2,3,4")
     parser.add_argument("--level", default="archmage")
     parser.add_argument("--workers", type=int, default=2)
@@ -40,12 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples of the intervals")
     args = parser.parse_args(argv)
     counts = sorted({int(word) for word in args.players.split(",")})
-    if not set(counts) <= set(PLAYER_COUNTS) or args.games < 1:
-        parser.error(f"--players must be among {list(PLAYER_COUNTS)} and --games positive")
+    if not set(counts) <= set(PLAYER_COUNTS):
+        parser.error(f"--players must be among {list(PLAYER_COUNTS)}")
+    games = _games_by_count(args.games, counts)
+    if games is None:
+        parser.error(f"--games must be a positive number or one per count as 2=3000,3=2000; got {args.games!r}")
     records = {}
     for count in counts:
         config = ArenaConfig(
-            agents=PANEL, num_players=count, games=args.games, level=args.level, seed=CALIBRATION_SEED + count
+            agents=PANEL, num_players=count, games=games[count], level=args.level, seed=CALIBRATION_SEED + count
         )
         arena = Arena(config, args.out / f"{count}p")
         arena.run(workers=args.workers, progress=True)
