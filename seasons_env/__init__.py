@@ -33,11 +33,9 @@ from __future__ import annotations
 
 import importlib.util
 
+from .common.version import __version__
 from .engine import LEVELS, Game, IllegalActionError
 from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS, describe_action
-
-#: The package's version: its one source (pyproject.toml reads it; CHANGELOG.md lists the releases).
-__version__ = "0.2.0"
 
 #: The environments' version, in their id: raised whenever the rules (a golden playthrough changes), the observation
 #: (``OBSERVATION_VERSION``), the actions (``ACTION_TABLE_VERSION``) or the position format (``STATE_VERSION``)
@@ -55,7 +53,7 @@ if importlib.util.find_spec("gymnasium") is not None:
     if GYM_ENV_ID not in gymnasium.registry:
         gymnasium.register(
             id=GYM_ENV_ID,
-            entry_point="seasons_env.gym_env:SeasonsGymEnv",
+            entry_point="seasons_env.adapters.gym_env:SeasonsGymEnv",
             # gymnasium.make_vec(GYM_ENV_ID, num_envs=N, vectorization_mode="vector_entry_point"): the batched core
             vector_entry_point="seasons_env.vector.gym_vector:make_vector_env",
         )
@@ -66,13 +64,13 @@ if importlib.util.find_spec("pettingzoo") is not None:
     # PettingZoo has a registry (``pettingzoo.make("aec", id)``) from 1.27; older releases have only ``env()``.
     # The entry point is a string, so that this import does not load the environment module.
     if hasattr(pettingzoo, "aec_registry") and PETTINGZOO_ENV_ID not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", PETTINGZOO_ENV_ID, entry_point="seasons_env.pettingzoo_env:env")
+        pettingzoo.register("aec", PETTINGZOO_ENV_ID, entry_point="seasons_env.adapters.pettingzoo_env:env")
 
 
 def __getattr__(name: str):
     # The PettingZoo adapters import pettingzoo; load them only when asked for.
     if name in ("env", "raw_env"):
-        from . import pettingzoo_env
+        from .adapters import pettingzoo_env
 
         return getattr(pettingzoo_env, name)
     raise AttributeError(f"module 'seasons_env' has no attribute {name!r}")

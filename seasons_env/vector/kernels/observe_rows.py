@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from seasons_env import encoding as E
+from seasons_env.encoders import encoding as E
 from seasons_env.engine.data import DICE_PER_SEASON, NUM_CARDS
 from seasons_env.engine.state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
 
-from ..step_codes import NO_VALUE
+from ..state.step_codes import NO_VALUE
 from . import kernel
 from .state_ops import reserve_limit
 from .tables import (
