@@ -16,11 +16,11 @@ kernels' public API", shows how they fit together.
   hidden information dealt again).
 - Reading a row (``state_ops``): ``can_transmute``, ``count_in_play``, ``hand_add``, ``hand_size``, ``has_room``,
   ``leech_toll``, ``reserve_limit``, ``reserve_total``, ``spendable``, ``transmute_bonus``.
-- The engine's facts as arrays (``tables``): ``column`` (where a step kind's argument sits in a step row), ``STEP_WIDTH`` (the width
-  of a pending step's row), ``NUM_CARDS``, ``CARD_OF_INSTANCE``, ``CARD_OF_CHOICE``, ``CARD_OF_SUMMON``,
-  ``INSTANCE_OF_ACTIVATION``, ``SUMMON_ACTION``, ``COSTS``, ``PRESTIGE_OF``, ``IS_ITEM_CARD``, ``STORED_ROW``,
-  ``TRANSMUTE_RATES``, ``BONUS_PENALTY`` and the dice faces ``DIE_OF_ACTION``, ``DIE_PIPS``, ``DIE_CRYSTALS``,
-  ``DIE_DRAW``, ``DIE_ENERGY``, ``DIE_GAUGE``, ``DIE_TRANSMUTE``.
+- The engine's facts as arrays (``tables``): ``column`` (where a step kind's argument sits in a step row),
+  ``STEP_WIDTH`` (the width of a pending step's row), ``NUM_CARDS``, ``CARD_OF_INSTANCE``, ``CARD_OF_CHOICE``,
+  ``CARD_OF_SUMMON``, ``INSTANCE_OF_ACTIVATION``, ``SUMMON_ACTION``, ``COSTS``, ``PRESTIGE_OF``, ``IS_ITEM_CARD``,
+  ``STORED_ROW``, ``TRANSMUTE_RATES``, ``BONUS_PENALTY`` and the dice faces ``DIE_OF_ACTION``, ``DIE_PIPS``,
+  ``DIE_CRYSTALS``, ``DIE_DRAW``, ``DIE_ENERGY``, ``DIE_GAUGE``, ``DIE_TRANSMUTE``.
 """
 
 from __future__ import annotations
