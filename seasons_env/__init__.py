@@ -12,18 +12,21 @@ registries with an error naming the current one):
   environment: ``gymnasium.make_vec("seasons_env/Seasons-v1", num_envs=N, vectorization_mode="vector_entry_point")``
   (``seasons_env.vector``).
 
-Where things live (``docs/engine.md`` maps every module, and which places to edit for a change):
+Where things live (``docs/engine.md`` maps every module, and which places to edit for a change). The folders are the
+layers, each importing only the ones before it:
 
 - ``engine``: the reference rules engine (``Game``), pure Python and numpy; ``engine.actions`` the action table.
-- ``encoding``: the observation and the action mask, what one seat may know.
-- ``pettingzoo_env``, ``gym_env`` (with ``env_inputs`` and ``rewards``): the environments.
+- ``common`` (the version, ``registry`` of agents and commands, ``statistics``, ``deprecation``, ``interrupts``,
+  ``simulate``), ``encoders`` (``encoding``: the observation and the action mask; ``rewards``; ``env_inputs``),
+  ``storage`` (``records``, ``files``) and ``display`` (``rendering``, ``picture``).
 - ``vector``: many games stepped together as arrays (``VectorGame``) and its Gymnasium, Stable-Baselines3 and loop
-  adapters; ``vector.kernels``: the rules compiled with numba over those arrays; ``vector.single``: one game on them.
-- ``rllib`` and ``masked_mlp``: the RLlib route; ``openspiel``: the game registered with OpenSpiel.
-- ``records``, ``replay``, ``rendering``, ``picture``, ``files``: game records, replays, the text board, the picture,
-  files written atomically.
-- ``cli`` (the ``seasons`` command), ``info``, ``simulate``, ``docgen``, ``statistics`` (intervals and ratings),
-  ``deprecation`` (renamed settings), ``registry`` (agents and commands by name).
+  adapters; ``vector.state`` the array state below ``vector.kernels``, the rules compiled with numba, whose public
+  API is ``vector.kernels.api``; ``vector.single``: one game on them.
+- ``adapters`` (``pettingzoo_env``, ``gym_env``, ``rllib`` with ``masked_mlp``, ``replay``) and ``openspiel``.
+- ``commands``: ``cli`` (the ``seasons`` command), ``info``, ``compiling``, ``docgen``.
+
+This top level holds the public entry points: the names below, and modules that are the public paths of the modules
+above (``seasons_env.encoding``, ``seasons_env.gym_env``, ``seasons_env.registry``, ...: each the same module object).
 
 The agents and the arena install as ``seasons_agents``, training as ``seasons_training``; this package never imports
 them and finds them through ``registry``, filled from entry points.
