@@ -56,9 +56,10 @@ from ..encoders.encoding import OBSERVATION_HIGH, OBSERVATION_LOW
 from ..encoders.rewards import REWARDS
 from ..engine import LEVELS, check_choice, check_num_players
 from ..engine.actions import NUM_ACTIONS
+from ..vector.environment import illegal_policy
 from .gym_env import SeasonsGymEnv
 from .masked_mlp import MaskedActorCritic, export_network, greedy_action
-from .pettingzoo_env import illegal_policy, raw_env
+from .pettingzoo_env import raw_env
 
 MULTI_AGENT_ENV = "seasons_multi_agent"
 SINGLE_AGENT_ENV = "seasons_single_agent"
