@@ -26,7 +26,6 @@ PUBLIC_PATHS = {
     "seasons_env.rllib": "seasons_env.adapters.rllib",
     "seasons_env.masked_mlp": "seasons_env.adapters.masked_mlp",
     "seasons_env.cli": "seasons_env.commands.cli",
-    "seasons_env.compiling": "seasons_env.commands.compiling",
     "seasons_env.docgen": "seasons_env.commands.docgen",
     "seasons_env.statistics": "seasons_env.common.statistics",
     "seasons_env.deprecation": "seasons_env.common.deprecation",

@@ -321,7 +321,7 @@ def test_a_sticky_shared_parent_such_as_tmp_is_accepted(tmp_path: Path) -> None:
 def test_loading_only_reports_what_would_be_compiled_and_changes_nothing(tmp_path: Path) -> None:
     """``load_only`` (``seasons compile --check``): an empty cache and a damaged entry each stop with the reason; a
     damaged entry is left as it is; a sound cache loads."""
-    from seasons_env.compiling import CompileStep, check_step
+    from seasons_env.commands.compiling import CompileStep, check_step
 
     step = CompileStep("probe", "the probe kernel", lambda: _probe(tmp_path))
     assert "cache_probe.add_one is not compiled" in check_step(step)
