@@ -41,6 +41,7 @@ PAGES = [
     "docs/training.md",
     "docs/distributed.md",
     "docs/openspiel.md",
+    "docs/bench.md",
 ]
 #: Commands a test cannot run as written (a regular expression matched at the line's start), with the reason and the
 #: test that covers them.
@@ -52,6 +53,9 @@ NOT_RUN = {
     r"seasons play --vs": "a person at the terminal: tests/test_human.py plays one through a pseudo-terminal",
     r"seasons play --web": "a person in the browser: tests/test_web_browser.py clicks a whole game",
     r"seasons replay \S+$": "steps through a game at the keyboard: tests/test_replay.py",
+    r"seasons bench heuristic --quick --players 2": (
+        "run as written by tests/test_bench.py, the frozen scale's reproduction test (not twice: minutes of games)"
+    ),
     r"python -m seasons_env.openspiel.playthrough tests/": (
         "a developer's command in a checkout (it rewrites the test suite's file): tests/test_openspiel.py compares it"
     ),
