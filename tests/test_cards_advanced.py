@@ -10,6 +10,12 @@ from __future__ import annotations
 import pytest
 from scenario import act, labels, scenario
 
+from seasons_env.engine.card_constants import (
+    AMULET_OF_EARTH_CRYSTALS,
+    BALANCE_OF_ISHTAR_CRYSTALS,
+    KAIRN_CRYSTALS,
+    STAFF_OF_SPRING_CRYSTALS,
+)
 from seasons_env.engine.data import CARD_OF, DICE
 
 pytestmark = pytest.mark.rules_scenario  # each test runs on both engines (conftest.py)
@@ -340,7 +346,7 @@ def test_arcano_leech_summoner_gives_one_crystal_before_summoning_from_hand() ->
         ],
     )
     act(game, "summon Amulet of Earth")
-    assert game.crystals == [3 - 1 + 9, 1]
+    assert game.crystals == [3 - 1 + AMULET_OF_EARTH_CRYSTALS, 1]
 
 
 def test_arcano_leech_blocks_a_summon_without_a_crystal() -> None:
@@ -386,7 +392,7 @@ def test_arcano_leech_gets_nothing_from_potion_of_dreams() -> None:
         ],
     )
     act(game, activate_label("Potion of Dreams"))
-    assert cards_in_play(game) == [AMULET_OF_EARTH] and game.crystals == [13, 0]
+    assert cards_in_play(game) == [AMULET_OF_EARTH] and game.crystals == [4 + AMULET_OF_EARTH_CRYSTALS, 0]
 
 
 def test_arcano_leech_gets_nothing_from_crystal_orb() -> None:
@@ -400,7 +406,7 @@ def test_arcano_leech_gets_nothing_from_crystal_orb() -> None:
     )
     act(game, activate_label("Crystal Orb"), "Crystal Orb: look at the top card")
     act(game, "Crystal Orb: discard 4 energy to put the top card into play")
-    assert cards_in_play(game) == [AMULET_OF_EARTH, CRYSTAL_ORB] and game.crystals == [13, 0]
+    assert cards_in_play(game) == [AMULET_OF_EARTH, CRYSTAL_ORB] and game.crystals == [4 + AMULET_OF_EARTH_CRYSTALS, 0]
 
 
 def test_arcano_leech_gets_one_crystal_for_divine_chalice_and_none_for_its_card() -> None:
@@ -413,7 +419,8 @@ def test_arcano_leech_gets_one_crystal_for_divine_chalice_and_none_for_its_card(
         draw_pile=[AMULET_OF_AIR, AMULET_OF_FIRE, RUNIC_CUBE, AMULET_OF_EARTH],
     )
     act(game, "summon Divine Chalice", "choose card: Amulet of Earth")
-    assert cards_in_play(game) == [AMULET_OF_EARTH, DIVINE_CHALICE] and game.crystals == [4 - 1 + 9, 1]
+    assert cards_in_play(game) == [AMULET_OF_EARTH, DIVINE_CHALICE]
+    assert game.crystals == [4 - 1 + AMULET_OF_EARTH_CRYSTALS, 1]
 
 
 def test_arcano_leech_of_the_summoner_takes_nothing() -> None:
@@ -465,7 +472,7 @@ def test_crystal_orb_look_then_discard_four_tokens_to_play_the_card_for_free() -
     # In (source, type) order: an earth first is forced (3 air could not make 4), then earth or air.
     assert labels(game) == ["pay earth from reserve", "pay air from reserve"] and game.reserve[0] == (0, 1, 0, 3)
     act(game, "pay air from reserve")  # then the other 2 air are forced
-    assert game.reserve[0] == (0, 1, 0, 0) and game.crystals[0] == 9
+    assert game.reserve[0] == (0, 1, 0, 0) and game.crystals[0] == AMULET_OF_EARTH_CRYSTALS
     assert cards_in_play(game) == [AMULET_OF_EARTH, CRYSTAL_ORB] and game.draw_pile == [AMULET_OF_AIR]
     assert game.orb_seen == ()
 
@@ -519,7 +526,7 @@ def test_crystal_orb_card_ignores_leech_staff_of_spring_and_vase() -> None:
     )
     act(game, activate_label("Crystal Orb"))  # under 3 crystals, looking is forced
     act(game, "Crystal Orb: discard 4 energy to put the top card into play")
-    assert game.crystals == [1 + 9, 0] and game.reserve[0] == (0, 0, 0, 0)
+    assert game.crystals == [1 + AMULET_OF_EARTH_CRYSTALS, 0] and game.reserve[0] == (0, 0, 0, 0)
     assert game.pending_decision == "turn"  # no Vase token to choose
 
 
@@ -924,7 +931,7 @@ def test_thieving_fairies_ignore_on_summon_and_permanent_effects() -> None:
         ],
     )
     act(game, "summon Amulet of Earth")
-    assert game.crystals == [5 + 9 + 3, 3]
+    assert game.crystals == [5 + AMULET_OF_EARTH_CRYSTALS + STAFF_OF_SPRING_CRYSTALS, 3]
 
 
 def test_thieving_fairies_one_crystal_stolen_one_from_the_supply() -> None:
@@ -1079,7 +1086,8 @@ def test_thieving_fairies_after_the_balance_of_ishtar_tokens_before_its_crystals
         players=[{"reserve": {"earth": 3}, "in_play": [BALANCE_OF_ISHTAR]}, {"in_play": [THIEVING_FAIRIES]}],
     )
     act(game, activate_label("Balance of Ishtar"))
-    assert game.crystals == [9, 1] and game.reserve[0] == (0, 0, 0, 0)  # nothing left to take before the 9
+    assert game.crystals == [BALANCE_OF_ISHTAR_CRYSTALS, 1]  # nothing was left to take before the Balance's crystals
+    assert game.reserve[0] == (0, 0, 0, 0)
 
 
 def test_thieving_fairies_after_kairns_token_before_its_effect() -> None:
@@ -1087,7 +1095,7 @@ def test_thieving_fairies_after_kairns_token_before_its_effect() -> None:
         players=[{"reserve": {"air": 1}, "in_play": [KAIRN]}, {"crystals": 5, "in_play": [THIEVING_FAIRIES]}],
     )
     act(game, activate_label("Kairn the Destroyer"))
-    assert game.crystals == [0, 5 + 1 - 4] and game.reserve[0] == (0, 0, 0, 0)
+    assert game.crystals == [0, 5 + 1 - KAIRN_CRYSTALS] and game.reserve[0] == (0, 0, 0, 0)
 
 
 def test_thieving_fairies_after_the_damned_souls_water_token() -> None:

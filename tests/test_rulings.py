@@ -6,6 +6,7 @@ import pytest
 from scenario import act, labels, scenario
 
 from seasons_env.engine import actions as A
+from seasons_env.engine.card_constants import AMULET_OF_EARTH_CRYSTALS
 
 pytestmark = pytest.mark.rules_scenario  # each test runs on both engines (conftest.py)
 
@@ -311,7 +312,7 @@ def test_ruling_C8_chalice_draws_what_the_piles_hold() -> None:
     act(game, "summon Divine Chalice")
     assert labels(game) == ["choose card: Amulet of Earth", "choose card: Runic Cube of Eolis"]
     act(game, "choose card: Amulet of Earth")
-    assert game.crystals[0] == 9 and game.discard_pile == [22]
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS and game.discard_pile == [22]
 
 
 def test_ruling_C9_potion_of_dreams_needs_a_card_in_hand() -> None:
