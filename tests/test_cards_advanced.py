@@ -381,7 +381,7 @@ def test_tree_of_light_one_option_per_activation() -> None:
     game = scenario(
         players=[{"crystals": TREE_OF_LIGHT_CRYSTALS + 3, "reserve": {"water": 1}, "in_play": [TREE_OF_LIGHT]}]
     )
-    act(game, activate_label("Tree of Light"), TREE_BUY, *["choose energy: air"] * TREE_OF_LIGHT_TOKENS)
+    act(game, activate_label("Tree of Light"), TREE_BUY, "choose energy: air")  # the other tokens: air, forced
     assert game.crystals[0] == 3 and game.reserve[0] == (1, 0, 0, TREE_OF_LIGHT_TOKENS)
     assert game.pending_decision == "turn"
     assert activate_label("Tree of Light") not in labels(game)
@@ -522,7 +522,12 @@ def test_crystal_orb_look_and_leave_keeps_the_top_card_known_to_its_owner_only()
     game = scenario(
         players=[
             {},
-            {"crystals": CRYSTAL_ORB_CRYSTALS, "reserve": {"water": 4}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]},
+            {
+                "crystals": CRYSTAL_ORB_CRYSTALS,
+                "reserve": {"water": CRYSTAL_ORB_TOKENS},
+                "summoning_gauge": 2,
+                "in_play": [CRYSTAL_ORB],
+            },
         ],
         turn_player=1,
         draw_pile=[AMULET_OF_AIR, RUNIC_CUBE],
@@ -533,7 +538,7 @@ def test_crystal_orb_look_and_leave_keeps_the_top_card_known_to_its_owner_only()
     assert game.orb_seen == (1, RUNIC_CUBE)
     assert game.to_dict()["orb_seen"] == {"player": 1, "card": RUNIC_CUBE}
     act(game, "Crystal Orb: leave the top card")
-    assert game.draw_pile == [AMULET_OF_AIR, RUNIC_CUBE] and game.reserve[1] == (4, 0, 0, 0)
+    assert game.draw_pile == [AMULET_OF_AIR, RUNIC_CUBE] and game.reserve[1] == (CRYSTAL_ORB_TOKENS, 0, 0, 0)
     assert game.crystals[1] == CRYSTAL_ORB_CRYSTALS and game.orb_seen == (1, RUNIC_CUBE)
     assert game.pending_decision == "turn"
 
@@ -853,8 +858,8 @@ def test_dragon_skull_is_not_raised_by_purse_of_io() -> None:
     earlier = BEFORE_SKULL[: DRAGON_SKULL_CARDS - 1]
     game = scenario(players=[{"in_play": [DRAGON_SKULL, PURSE_OF_IO, *earlier]}])
     act(game, activate_label("Dragon Skull"))
-    act(game, *(in_play_label(card) for card in earlier))
-    # the Skull, the only card after the others in instance order, is forced
+    act(game, in_play_label(AMULET_OF_AIR), in_play_label(RUNIC_CUBE))
+    # the cards after the Runic Cube in instance order, the Skull last, are just enough: forced
     assert game.crystals[0] == DRAGON_SKULL_CRYSTALS and cards_in_play(game) == [PURSE_OF_IO]
 
 
@@ -1127,7 +1132,7 @@ def test_thieving_fairies_let_the_tree_of_light_be_paid_with_exactly_its_crystal
     )
     act(game, activate_label("Tree of Light"))  # buying the token is its only option
     assert game.pending_decision == "gain_energy"
-    act(game, *["choose energy: air"] * TREE_OF_LIGHT_TOKENS)
+    act(game, "choose energy: air")  # after air, the other tokens can only be air: forced
     assert game.crystals == [0, 1] and game.reserve[0] == (0, 0, 0, TREE_OF_LIGHT_TOKENS)
 
 
@@ -1219,7 +1224,8 @@ def test_cursed_treatise_gives_tokens_gauge_and_crystals() -> None:
     # ru 42.1
     game = scenario(players=[{"hand": [CURSED_TREATISE], "reserve": {"water": 1}, "summoning_gauge": 1}])
     act(game, "summon Cursed Treatise of Arus", "choose energy: earth")
-    act(game, *["choose energy: air"] * (CURSED_TREATISE_TOKENS - 1))
+    if CURSED_TREATISE_TOKENS > 1:
+        act(game, "choose energy: air")  # after air, the other tokens can only be air: forced
     assert game.crystals[0] == CURSED_TREATISE_CRYSTALS and game.gauge[0] == 1 + CURSED_TREATISE_GAUGE
     assert game.reserve[0] == (0, 1, 0, CURSED_TREATISE_TOKENS - 1) and game.pending_decision == "turn"
 

@@ -18,6 +18,7 @@ from seasons_env.engine.card_constants import (
     DIVINE_CHALICE_DRAWN,
     FIGRIM_CRYSTALS,
     KAIRN_CRYSTALS,
+    KAIRN_TOKENS,
     OLAFS_STATUE_CRYSTALS,
     POTION_OF_KNOWLEDGE_TOKENS,
     POTION_OF_LIFE_CRYSTALS,
@@ -182,7 +183,8 @@ def test_balance_of_ishtar_needs_enough_identical_tokens() -> None:
 
 def test_balance_of_ishtar_asks_which_type() -> None:
     needed = BALANCE_OF_ISHTAR_TOKENS
-    game = scenario(players=[{"reserve": {"fire": needed, "earth": needed + 1}, "in_play": [5]}])
+    # the Bespelled Grimoire raises the reserve limit so that both types fit
+    game = scenario(players=[{"reserve": {"fire": needed, "earth": needed + 1}, "in_play": [5, 18]}])
     act(game, "activate Balance of Ishtar (copy 1)")
     assert labels(game) == ["choose energy: earth", "choose energy: fire"]
     act(game, "choose energy: earth")
@@ -647,7 +649,7 @@ def test_kairn_discards_a_token_and_each_opponent_loses_crystals() -> None:
     game = scenario(
         num_players=3,
         players=[
-            {"reserve": {"water": 1, "fire": 1}, "in_play": [16], "crystals": 2},
+            {"reserve": {"water": KAIRN_TOKENS, "fire": 1}, "in_play": [16], "crystals": 2},
             {"crystals": 10},
             {"crystals": 3},
         ],
