@@ -281,8 +281,7 @@ class Bench:
             status = status or 1
         elif "pytest" in command:  # its summary line
             print(f"    {output.strip().splitlines()[-1] if output.strip() else ''}", flush=True)
-        shown = command[-1] if command[0] == "bash" else " ".join(Path(command[0]).name if i == 0 else part
-                                                                  for i, part in enumerate(command))  # fmt: skip
+        shown = shown_command(command)
         after_load = os.getloadavg()[0]
         return {"wall": wall, "cpu": cpu, "load_before": load_before, "load_after": after_load, "status": status,
                 "command": shown}  # fmt: skip
@@ -339,6 +338,15 @@ class Bench:
         for line in figure.backs or ["(no line of README.md or docs/ states a time for it)"]:
             print(f"  backs {line[:160]}", flush=True)
         return figure
+
+
+def shown_command(command: Sequence[str]) -> str:
+    """A command as printed: a shell line as written, else the program's name and its arguments on one line."""
+    if command[0] == "bash":
+        return command[-1]
+    if "-c" in command:
+        return f"{Path(command[0]).name} -c <the first VectorGame call>"
+    return " ".join([Path(command[0]).name, *command[1:]])
 
 
 def step_line(result: dict[str, object]) -> str:
