@@ -132,7 +132,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="also write the figures and the machine to this JSON file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (clone, venv, caches)")
     parser.add_argument("--list", action="store_true", help="list the figures' names and exit")
+    parser.add_argument("--table", type=Path, metavar="JSON", help="print the table of a run's --json file and exit")
     args = parser.parse_args(argv)
+    if args.table is not None and not args.table.is_file():
+        parser.error(f"--table: no file {args.table}")
     if args.only and args.skip:
         parser.error("give --only or --skip, not both")
     if args.json is not None and not args.json.resolve().parent.is_dir():
@@ -364,12 +367,28 @@ def write_json(path: Path, figures: Sequence[Figure], facts: dict[str, object]) 
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
+def print_saved(path: Path) -> int:
+    """Print the table of a run's ``--json`` file (an interrupted run's too: it holds the figures measured so far)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        figures = [Figure(**figure) for figure in data["figures"]]
+        facts = data["machine"]
+        text = table(figures, facts)
+    except (ValueError, KeyError, TypeError) as error:
+        print(f"error: {path} is not a --json file of this script ({error})", file=sys.stderr)
+        return 2
+    print(f"{text}\nCommit {facts.get('commit', '?')}.")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.list:
         for plan in PLANS:
             print(f"{plan.name:26} {plan.what}")
         return 0
+    if args.table is not None:
+        return print_saved(args.table)
     names = selected(args)
     if not names:
         print("error: --only and --skip leave nothing to measure", file=sys.stderr)
