@@ -206,6 +206,11 @@ def table(figures: Sequence[Figure], facts: dict[str, object]) -> str:
         status = "ok" if f.status == 0 else f"failed ({f.status})"
         load = f"{f.load_before:.1f} → {f.load_after:.1f}"
         rows.append(f"| {f.name} | {f.what} | {fmt_seconds(f.wall)} | {fmt_seconds(f.cpu)} | {load} | {status} |")
+        for step in f.steps if len(f.steps) > 1 else []:  # a tutorial's commands, each on a row of its own
+            load = f"{step['load_before']:.1f} → {step['load_after']:.1f}"
+            status = "ok" if step["status"] == 0 else f"failed ({step['status']})"
+            wall, cpu = fmt_seconds(step["wall"]), fmt_seconds(step["cpu"])
+            rows.append(f"| ↳ | `{step['command']}` | {wall} | {cpu} | {load} | {status} |")
     usable = facts["usable_cores"]
     cores = f"{facts['cores']} cores" + ("" if usable == facts["cores"] else f" ({usable} usable)")
     rows.append("")
