@@ -7,7 +7,9 @@ What it does, in order:
 2. Install the clone as the README says (``pip install -e .``) into a new virtual environment made with
    ``--system-site-packages`` from the running interpreter's base Python, with ``--no-deps``: the dependencies
    (torch among them) are the ones already installed, nothing is downloaded, and the ``seasons`` command and
-   ``python`` used below are the new environment's. It checks that ``seasons_env`` then imports from the clone.
+   ``python`` used below are the new environment's. The environment gets no pip of its own (the base's installs
+   into it): the setuptools bundled with a new environment's pip is older than the installed one and cannot build
+   the wheel that the test suite's journeys build. It checks that ``seasons_env`` then imports from the clone.
 3. Point the compiled-kernel cache at a new empty folder (``SEASONS_KERNEL_CACHE``, which every kernel cache folder
    of the library and the agents is made in; ``NUMBA_CACHE_DIR`` too). The first ``VectorGame`` call gets an empty
    folder of its own, so that ``seasons compile`` starts from an empty one as well.
@@ -237,7 +239,7 @@ class Bench:
         self.commit = self.check(["git", "rev-parse", "--short", "HEAD"], self.clone).strip()
         environment = self.folder / "venv"
         print(f"installing commit {self.commit} into a new virtual environment (pip install --no-deps -e)", flush=True)
-        venv.EnvBuilder(system_site_packages=True, with_pip=True, clear=True).create(environment)
+        venv.EnvBuilder(system_site_packages=True, with_pip=False, clear=True).create(environment)
         self.bin = environment / "bin"
         self.check([str(self.bin / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
                     "--no-deps", "-e", str(self.clone)], self.folder)  # fmt: skip
