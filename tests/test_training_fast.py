@@ -4,6 +4,9 @@ path), DAgger rows there, and the preset itself at toy sizes from nothing."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -77,3 +80,11 @@ def test_the_fast_preset_at_toy_sizes_runs_from_nothing(tmp_path) -> None:
     config = json.loads((out / "config.json").read_text())
     assert config["bc_batch"] == 64 and config["opponents"] == ["heuristic"]
     load_policy(out / "policy.pt")
+
+
+def test_the_data_speed_benchmark_compares_both_routes_on_the_same_rows() -> None:
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "data_speed.py"
+    command = [sys.executable, str(script), "--games", "2", "--rounds", "1", "--level", "apprentice"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "same rows: True" in result.stdout and "median ratio" in result.stdout

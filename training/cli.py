@@ -174,7 +174,7 @@ def clone_command(
     type=click.Choice(["smoke", "fast", "quick", "full", "expert-smoke", "expert"]),
     default="quick",
     show_default=True,
-    help="smoke: a minute (CI); fast: a policy that beats the heuristic in about a quarter of an hour; quick: the "
+    help="smoke: a minute (CI); fast: cloning on the batched core, then a short PPO against the heuristic; quick: the "
     "shipped model's recipe from nothing, about 2 hours; full: overnight; "
     "expert-smoke, expert: expert iteration from a model (docs/training.md).",
 )

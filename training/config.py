@@ -331,9 +331,9 @@ PRESETS: dict[str, TrainConfig] = {
         eval_every=250_000,
         eval_games=200,
     ),
-    # from nothing to a policy that beats the heuristic in about a quarter of an hour on 2 cores (docs/training.md,
-    # "Learning in minutes"): many heuristic decisions played on the batched core, cloned in large minibatches, no
-    # DAgger round, then a short PPO against the heuristic alone; evaluated only at its start and end
+    # the short route from nothing (docs/training.md, "Learning in minutes", with what one run reached): heuristic
+    # decisions played on the batched core, cloned in large minibatches, no DAgger round, then a short PPO against
+    # the heuristic alone; evaluated only at its start and end
     "fast": TrainConfig(
         hidden=256,
         bc_games=2000,
