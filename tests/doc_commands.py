@@ -62,6 +62,26 @@ LONG = {
         "python -m seasons_training.train_rllib --preset smoke --out runs/rllib-smoke"
     ),
     ("docs/training.md", r"seasons train --preset quick"): "seasons train --preset smoke --out runs/smoke",
+    ("docs/tutorials/maskable-ppo.md", r"python -m seasons_training.train_maskable_ppo --timesteps 50000"): (
+        "python -m seasons_training.train_maskable_ppo --timesteps 512 --n-steps 256 --eval-episodes 4 "
+        "--out runs/mppo-toy"
+    ),
+    ("docs/training.md", r"seasons train --preset fast --out runs/fast"): (
+        "seasons train --preset fast --set level=apprentice --set hidden=32 --set layers=1 --set card_dim=4 "
+        "--set bc_games=3 --set bc_batch=64 --set steps=256 --set envs=8 --set rollout=16 --set minibatch=64 "
+        "--set eval_games=2 --out runs/fast-toy"
+    ),
+    ("docs/training.md", r"seasons arena --agents learned:runs/fast/"): (
+        "seasons arena --agents learned:runs/fast-toy/policy.pt,heuristic --games 4 --out runs/fast-toy-arena"
+    ),
+    ("docs/tutorials/self-play.md", r"seasons train --preset fast --out runs/fast"): (
+        "seasons train --preset fast --set level=apprentice --set hidden=32 --set layers=1 --set card_dim=4 "
+        "--set bc_games=3 --set bc_batch=64 --set steps=256 --set envs=8 --set rollout=16 --set minibatch=64 "
+        "--set eval_games=2 --out runs/fast-toy"
+    ),
+    ("docs/tutorials/self-play.md", r"seasons arena --agents learned:runs/fast/"): (
+        "seasons arena --agents learned:runs/fast-toy/policy.pt,heuristic --games 4 --out runs/fast-toy-arena"
+    ),
     ("docs/training.md", r"seasons train (--preset expert |--resume --out runs/expert)"): (
         "seasons train --preset expert-smoke --out runs/expert-smoke"
     ),
