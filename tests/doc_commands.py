@@ -12,6 +12,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+#: The ``fast`` preset at toy sizes, and an arena of its policy: the small variant two pages give.
+FAST_TOY = (
+    "seasons train --preset fast --set level=apprentice --set hidden=32 --set layers=1 --set card_dim=4 "
+    "--set bc_games=3 --set bc_batch=64 --set steps=256 --set envs=8 --set rollout=16 --set minibatch=64 "
+    "--set eval_games=2 --out runs/fast-toy"
+)
+FAST_TOY_ARENA = "seasons arena --agents learned:runs/fast-toy/policy.pt,heuristic --games 4 --out runs/fast-toy-arena"
+
 FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
 PAGES = [
     "README.md",
@@ -66,22 +74,10 @@ LONG = {
         "python -m seasons_training.train_maskable_ppo --timesteps 512 --n-steps 256 --eval-episodes 4 "
         "--out runs/mppo-toy"
     ),
-    ("docs/training.md", r"seasons train --preset fast --out runs/fast"): (
-        "seasons train --preset fast --set level=apprentice --set hidden=32 --set layers=1 --set card_dim=4 "
-        "--set bc_games=3 --set bc_batch=64 --set steps=256 --set envs=8 --set rollout=16 --set minibatch=64 "
-        "--set eval_games=2 --out runs/fast-toy"
-    ),
-    ("docs/training.md", r"seasons arena --agents learned:runs/fast/"): (
-        "seasons arena --agents learned:runs/fast-toy/policy.pt,heuristic --games 4 --out runs/fast-toy-arena"
-    ),
-    ("docs/tutorials/self-play.md", r"seasons train --preset fast --out runs/fast"): (
-        "seasons train --preset fast --set level=apprentice --set hidden=32 --set layers=1 --set card_dim=4 "
-        "--set bc_games=3 --set bc_batch=64 --set steps=256 --set envs=8 --set rollout=16 --set minibatch=64 "
-        "--set eval_games=2 --out runs/fast-toy"
-    ),
-    ("docs/tutorials/self-play.md", r"seasons arena --agents learned:runs/fast/"): (
-        "seasons arena --agents learned:runs/fast-toy/policy.pt,heuristic --games 4 --out runs/fast-toy-arena"
-    ),
+    ("docs/training.md", r"seasons train --preset fast --out runs/fast"): FAST_TOY,
+    ("docs/training.md", r"seasons arena --agents learned:runs/fast/"): FAST_TOY_ARENA,
+    ("docs/tutorials/self-play.md", r"seasons train --preset fast --out runs/fast"): FAST_TOY,
+    ("docs/tutorials/self-play.md", r"seasons arena --agents learned:runs/fast/"): FAST_TOY_ARENA,
     ("docs/training.md", r"seasons train (--preset expert |--resume --out runs/expert)"): (
         "seasons train --preset expert-smoke --out runs/expert-smoke"
     ),
