@@ -27,6 +27,7 @@ from pathlib import Path
 from seasons_agents.arena import Arena, ArenaConfig
 from seasons_agents.bench import PANEL, PLAYER_COUNTS, calibrate, protocol
 from seasons_env.files import write_atomic
+from seasons_env.interrupts import exit_status, sigterm_stops
 
 #: The calibration's deals at N players come from the arena seed ``CALIBRATION_SEED + N``.
 CALIBRATION_SEED = 910_000
@@ -114,7 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         arena = Arena(config, args.out / f"{count}p")
         try:
-            arena.run(workers=args.workers, progress=True)
+            with sigterm_stops():
+                arena.run(workers=args.workers, progress=True)
+        except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: the games played are kept, and archived
+            print(f"stopped: {len(arena.finished())} games of {count} players recorded in {args.out}", flush=True)
+            return exit_status(stop)
         finally:
             if args.archive is not None:
                 pack(args.out / f"{count}p", args.archive / f"{count}p.jsonl.gz")
