@@ -13,67 +13,20 @@ from __future__ import annotations
 import math
 import multiprocessing
 import zipfile
-from collections.abc import Callable, Sequence
-from dataclasses import InitVar, asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 from seasons_env import Game
-from seasons_env.deprecation import renamed_argument
 from seasons_env.encoding import OBSERVATION_SIZE, action_mask, encode_observation
-from seasons_env.engine import LEVELS, check_choice, check_num_players
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.files import replace_atomically
-from seasons_env.registry import make_agent, parse_agent_spec
+from seasons_env.registry import make_agent
 
+from .data_config import FIELDS, DataConfig, concatenate, final_margins, game_seed
 from .errors import BadFileError
-
-FIELDS = ("obs", "mask", "action", "seat", "players", "game", "margin")
-
-
-@dataclass(frozen=True)
-class DataConfig:
-    """The games of a data set. ``players`` is the deprecated name of ``num_players`` (a ``DeprecationWarning``;
-    giving both is a ``ValueError``)."""
-
-    games: int = 100
-    # game g has num_players[g % len(num_players)] players (None: 2)
-    num_players: tuple[int, ...] | None = None
-    level: str = "archmage"
-    teacher: str = "heuristic"
-    seed: int = 0
-    # DAgger: a model file whose policy plays one seat of each game (seat g % players of game g); the teacher
-    # still labels every decision, the student's included, so the data covers the positions the student reaches.
-    student: str | None = None
-    players: InitVar[tuple[int, ...] | None] = None
-
-    def __post_init__(self, players: tuple[int, ...] | None) -> None:
-        counts = renamed_argument(self.num_players, players, "players", "num_players", "DataConfig", (2,))
-        object.__setattr__(self, "num_players", tuple(counts))
-        if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 1:
-            raise ValueError(f"games must be a positive integer; got {self.games!r}")
-        if not self.num_players:
-            raise ValueError("num_players must name at least one player count (2-4)")
-        for n in self.num_players:
-            check_num_players(n, "num_players")
-        check_choice("level", self.level, LEVELS)
-        parse_agent_spec(self.teacher, "teacher")  # ValueError naming the spec and the known agents
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
-        if self.student is not None:
-            from seasons_agents.learned import load_cached
-
-            load_cached(self.student)  # an unreadable model fails here, naming the file
-
-
-def final_margins(scores: Sequence[int]) -> list[int]:
-    """Each seat's score minus the best score among the other seats."""
-    return [s - max(scores[:p] + scores[p + 1 :]) for p, s in enumerate(scores)]
-
-
-def game_seed(seed: int, game: int) -> int:
-    return seed * 1_000_003 + game
 
 
 def record_game(args: tuple[DataConfig, int]) -> dict[str, np.ndarray]:
@@ -114,10 +67,6 @@ def record_game(args: tuple[DataConfig, int]) -> dict[str, np.ndarray]:
         "game": np.full(rows, index, dtype=np.int32),
         "margin": np.asarray([margins[s] for s in seats], dtype=np.float32),
     }
-
-
-def concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    return {name: np.concatenate([part[name] for part in parts]) for name in FIELDS}
 
 
 def generate(

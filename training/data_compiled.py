@@ -16,7 +16,7 @@ import numpy as np
 
 from seasons_env.engine.actions import NUM_ACTIONS
 
-from .data import DataConfig, final_margins, game_seed
+from .data_config import DataConfig, concatenate, final_margins, game_seed
 
 #: Games a block plays at once (the rows of its batch); a worker process plays a block at a time.
 BLOCK_GAMES = 32
@@ -66,7 +66,6 @@ def record_block(args: tuple[DataConfig, int, int]) -> dict[str, np.ndarray]:
         mine = [g for g in indices if config.num_players[g % len(config.num_players)] == players]
         if mine:
             parts.update(_play(config, players, mine, student))
-    from .data import concatenate
 
     return concatenate([parts[g] for g in indices])
 
