@@ -101,11 +101,11 @@ def _line(way: str, state: str, result: dict, reference: dict | None) -> str:
     ratio = (
         ""
         if reference is None
-        else f"{result['wall'] / reference['wall']:5.2f}x {result['cpu'] / reference['cpu']:5.2f}x"
+        else f"{result['wall'] / reference['wall']:6.3f}x {result['cpu'] / reference['cpu']:6.3f}x"
     )
     steps = ", ".join(f"{name} {seconds:.1f}" for name, seconds in result["steps"].items())
     load = f"{result['load'][0]:.1f}-{result['load'][1]:.1f}"
-    return f"{way:20} {state:5} {result['wall']:8.1f} {result['cpu']:8.1f} {load:>9} {ratio:>13}  {steps}"
+    return f"{way:20} {state:5} {result['wall']:8.1f} {result['cpu']:8.1f} {load:>9} {ratio:>15}  {steps}"
 
 
 def main() -> None:
@@ -122,7 +122,7 @@ def main() -> None:
     if made:
         prebuilt = build_prebuilt(args.only)
     print(f"{os.cpu_count()} CPUs; seconds; ratios: wall and CPU against the first way's run of the same round")
-    print(f"{'way':20} {'cache':5} {'wall':>8} {'CPU':>8} {'load':>9} {'wall  CPU':>13}  steps")
+    print(f"{'way':20} {'cache':5} {'wall':>8} {'CPU':>8} {'load':>9} {'wall   CPU':>15}  steps")
     try:
         for round_ in range(args.rounds):
             reference: dict[str, dict] = {}

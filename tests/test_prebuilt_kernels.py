@@ -63,6 +63,9 @@ def test_a_kernel_missing_from_the_cache_loads_from_the_prebuilt_folder_and_noth
     assert json.loads(_run(folder, env)) == {"hits": 1, "misses": 0}
     assert not [path for path in user.rglob("*") if path.is_file()]  # loaded, not compiled: nothing saved
     assert _files(prebuilt) == before
+    # the bounds-checked kernels (numba leaves the setting out of its keys) are never the prebuilt ones
+    checked = {**env, "SEASONS_KERNEL_CACHE": str(tmp_path / "checked"), "NUMBA_BOUNDSCHECK": "1"}
+    assert json.loads(_run(folder, checked)) == {"hits": 0, "misses": 1}
     # without the prebuilt folder the same process compiles it, into the user's cache
     assert json.loads(_run(folder, {**env, "SEASONS_PREBUILT_KERNELS": "none"})) == {"hits": 0, "misses": 1}
     assert list(user.rglob("*.nbi"))

@@ -32,8 +32,8 @@ folder each module's kernels are cached under the module's package (``disk_cache
 hash of the source file's absolute path as numba does by default, so another checkout or a copy of the same version (a
 fresh clone, a wheel in another environment, CI's clone) loads the kernels another compiled instead of compiling them
 again. A kernel missing there is loaded, if it can be, from kernels compiled beforehand for numba's generic CPU and
-shipped read only (``PREBUILT_DIR``). The cache is read safely: a damaged entry is set aside and compiled again, a folder or file another user could
-have written is not loaded (``disk_cache``).
+shipped read only (``PREBUILT_DIR``). The cache is read safely: a damaged entry is set aside and compiled again, a
+folder or file another user could have written is not loaded (``disk_cache``).
 
 Compile time. numba compiles every kernel into a module of its own and links into it the modules of every kernel it
 calls, so that LLVM can inline them; the whole module is then optimised and turned into machine code again. A kernel

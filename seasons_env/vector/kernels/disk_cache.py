@@ -195,10 +195,13 @@ PREBUILT_MANIFEST = "prebuilt.json"
 def prebuilt_root(default: Path) -> Path | None:
     """The folder of kernels compiled beforehand (``seasons compile --prebuild``, for numba's generic CPU), laid out
     as the user's cache folder is: ``SEASONS_PREBUILT_KERNELS`` (``none``: none), else ``default`` (the package's
-    ``prebuilt_kernels`` folder) if it holds a manifest."""
+    ``prebuilt_kernels`` folder) if it holds a manifest; none when numba compiles with bounds checks, debug
+    information or another optimisation level than its default (the test suite's bounds-checked run)."""
+    from numba.core import config
+
     text = os.environ.get(PREBUILT_VARIABLE, "").strip()
-    if text.lower() == "none":
-        return None
+    if text.lower() == "none" or config.BOUNDSCHECK or int(config.OPT) != 3 or config.DEBUGINFO_DEFAULT:
+        return None  # numba's keys leave these settings out: kernels compiled otherwise must not be loaded
     root = Path(text) if text else default
     return root if (root / PREBUILT_MANIFEST).is_file() else None
 
