@@ -307,3 +307,15 @@ def test_the_steps_are_spread_over_the_workers_longest_first_each_after_the_step
     # no more processes than chains; a step whose predecessor is not chosen starts a chain of its own
     assert len(plan_workers(steps[:2], 4)) == 1
     assert [[s.name for s in w] for w in plan_workers(steps[1:2], 4)] == [["one-game"]]
+
+
+@pytest.mark.slow
+def test_jobs_runs_the_steps_in_worker_processes_and_reports_each() -> None:
+    """Two steps that follow no chosen step: each in a worker process of its own, each step's time printed, and the
+    next run loads both (``--check``)."""
+    done = _seasons("compile", "--jobs", "2", "--only", "one-game", "--only", "snapshot-policy", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "compiled 2 step(s) in 2 processes" in done.stdout
+    assert "one-game: " in done.stderr and "snapshot-policy: " in done.stderr and "Traceback" not in done.stderr
+    check = _seasons("compile", "--check", "--only", "one-game", "--only", "snapshot-policy")
+    assert check.returncode == 0, check.stdout
