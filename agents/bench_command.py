@@ -18,7 +18,8 @@ def _player_counts(value: str) -> tuple[int, ...]:
     words = [word.strip() for word in value.split(",") if word.strip()]
     if not words or any(word not in {str(c) for c in PLAYER_COUNTS} for word in words):
         raise click.BadParameter(
-            f"player counts among {', '.join(map(str, PLAYER_COUNTS))}, comma-separated; got {value!r}"
+            f"player counts among {', '.join(map(str, PLAYER_COUNTS))}, comma-separated; got {value!r}",
+            param_hint="'--players'",
         )
     return tuple(sorted({int(word) for word in words}))
 
@@ -98,7 +99,7 @@ def bench(
         raise click.BadParameter(str(error), param_hint="'--out'") from None
     except ArenaFolderError as error:
         raise click.ClickException(str(error)) from None
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="'AGENT'") from None
+    except ValueError as error:  # the message names AGENT or the option at fault
+        raise click.UsageError(str(error)) from None
     click.echo(markdown(report))
     click.echo(f"report written to {folder}/ (report.json, report.md, report.html)")

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from seasons_env.files import check_output_folder, write_atomic
+from seasons_env.registry import parse_agent_spec
 
 from .arena import Arena, secret_seed
 from .arena_config import ArenaConfig
@@ -42,6 +43,7 @@ def run_bench(
     return the report. ``blind`` draws each player count's deals from a secret seed (kept in the folder, so a rerun
     resumes) instead of the public ones. ``BenchVersionError`` if no frozen scale fits this installation."""
     out_dir = Path(out_dir)
+    parse_agent_spec(agent, "AGENT")  # a bad spec is named before anything else is looked at
     name, frozen = benchmark_version(level, scales)
     if not player_counts or any(count not in PLAYER_COUNTS for count in player_counts):
         raise ValueError(f"player counts must be among {list(PLAYER_COUNTS)}; got {list(player_counts)}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seasons_env.compiling import CompileStep
+from seasons_env.commands.compiling import CompileStep
 
 
 def _heuristic() -> None:

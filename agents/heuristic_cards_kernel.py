@@ -15,11 +15,7 @@ import numpy as np
 
 from seasons_env.engine import steps
 from seasons_env.engine.data import NUM_CARDS
-from seasons_env.vector.kernels.state_ops import (
-    reserve_limit,
-    reserve_total,
-)
-from seasons_env.vector.kernels.tables import (
+from seasons_env.vector.kernels.api import (
     CARD_OF_INSTANCE,
     DIE_PIPS,
     DIE_TRANSMUTE,
@@ -28,6 +24,8 @@ from seasons_env.vector.kernels.tables import (
     STORED_ROW,
     TRANSMUTE_RATES,
     column,
+    reserve_limit,
+    reserve_total,
 )
 
 from . import heuristic_cards as hc

@@ -18,8 +18,7 @@ import numpy as np
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.vector.arrays import ArrayState
-from seasons_env.vector.kernels.structs import kernel_arrays
-from seasons_env.vector.kernels.tables import column
+from seasons_env.vector.kernels.api import column, kernel_arrays
 
 from .heuristic import HeuristicAgent
 from .heuristic_kernel import SCRATCH_ROWS, decide

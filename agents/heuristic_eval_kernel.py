@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from seasons_env.engine.data import MAX_BONUSES
-from seasons_env.vector.kernels.state_ops import (
+from seasons_env.vector.kernels.api import (
+    BONUS_PENALTY,
     can_transmute,
     hand_size,
     leech_toll,
@@ -24,7 +25,6 @@ from seasons_env.vector.kernels.state_ops import (
     spendable,
     transmute_bonus,
 )
-from seasons_env.vector.kernels.tables import BONUS_PENALTY
 
 from .heuristic_cards_kernel import (
     ABILITY_OPTION,

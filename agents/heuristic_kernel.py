@@ -22,18 +22,7 @@ import numpy as np
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.data import GAUGE_MAX
-from seasons_env.vector.kernels.machine import apply_row
-from seasons_env.vector.kernels.row_copy import copy_row
-from seasons_env.vector.kernels.state_ops import (
-    count_in_play,
-    hand_add,
-    has_room,
-    leech_toll,
-    reserve_limit,
-    reserve_total,
-    spendable,
-)
-from seasons_env.vector.kernels.tables import (
+from seasons_env.vector.kernels.api import (
     CARD_OF_CHOICE,
     CARD_OF_SUMMON,
     COSTS,
@@ -48,6 +37,15 @@ from seasons_env.vector.kernels.tables import (
     NUM_CARDS,
     STEP_WIDTH,
     SUMMON_ACTION,
+    apply_row,
+    copy_row,
+    count_in_play,
+    hand_add,
+    has_room,
+    leech_toll,
+    reserve_limit,
+    reserve_total,
+    spendable,
 )
 
 from . import heuristic_cards as hc

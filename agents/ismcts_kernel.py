@@ -20,8 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from seasons_env.engine.actions import NUM_ACTIONS
-from seasons_env.vector.kernels.machine import OVER, STOPPED, apply_row, run
-from seasons_env.vector.kernels.tables import STEP_WIDTH
+from seasons_env.vector.kernels.api import OVER, STEP_WIDTH, STOPPED, apply_row, run
 
 from .heuristic_eval_kernel import margins_row
 from .kernel_cache import group_kernel

@@ -13,11 +13,9 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
-from seasons_env.vector import kernels
-from seasons_env.vector.kernels.disk_cache import files_digest, import_closure, kernel_sources
+from seasons_env.vector.kernels.api import CACHE_DIR, LIBRARY, files_digest, import_closure, kernel_in, kernel_sources
 
 AGENTS = Path(__file__).resolve().parent
-LIBRARY = Path(kernels.__file__).resolve().parents[2]
 #: Each group of compiled kernels: its label in the folder's name, and its kernel modules (files of this package).
 KERNEL_GROUPS = {
     "heuristic": ("heuristic_cards_kernel.py", "heuristic_eval_kernel.py", "heuristic_kernel.py"),
@@ -44,13 +42,13 @@ def group_digest(label: str, agents: Path = AGENTS, library: Path = LIBRARY) -> 
 def kernel_cache_folder(label: str) -> Path:
     """Where the kernels of the group ``label`` are cached: beside the rules kernels' folder, named by it and by
     ``group_digest``."""
-    return kernels.CACHE_DIR.parent / f"{kernels.CACHE_DIR.name}-{label}-{group_digest(label)}"
+    return CACHE_DIR.parent / f"{CACHE_DIR.name}-{label}-{group_digest(label)}"
 
 
 def group_kernel(label: str, inline: bool = False, wrapping: bool = False) -> Callable[[Callable], Callable]:
-    """The ``kernel`` decorator of the group ``label`` (``inline``, ``wrapping``: as ``kernels.kernel_in``): its
+    """The ``kernel`` decorator of the group ``label`` (``inline``, ``wrapping``: as ``kernel_in``): its
     kernels cached in ``kernel_cache_folder(label)``."""
-    return kernels.kernel_in(kernel_cache_folder(label), inline=inline, wrapping=wrapping)
+    return kernel_in(kernel_cache_folder(label), inline=inline, wrapping=wrapping)
 
 
 __all__ = ["KERNEL_GROUPS", "group_digest", "group_kernel", "group_sources", "kernel_cache_folder"]

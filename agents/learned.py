@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from seasons_env import Game
-from seasons_env.agent_specs import is_code_spec
+from seasons_env.common.agent_specs import is_code_spec
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 from seasons_env.files import file_sha256
 

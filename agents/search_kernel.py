@@ -38,11 +38,17 @@ from seasons_env.engine.chance import key_of_seed
 from seasons_env.engine.machine import Game
 from seasons_env.interrupts import deliver_held, held_signals
 from seasons_env.vector.arrays import ArrayState, pack
-from seasons_env.vector.kernels.hidden_kernels import determinize_row, hidden_pool_size
-from seasons_env.vector.kernels.machine import OVER, STOPPED, apply_row, run
-from seasons_env.vector.kernels.observe_rows import observe_row
-from seasons_env.vector.kernels.structs import kernel_arrays
-from seasons_env.vector.kernels.tables import STEP_WIDTH
+from seasons_env.vector.kernels.api import (
+    OVER,
+    STEP_WIDTH,
+    STOPPED,
+    apply_row,
+    determinize_row,
+    hidden_pool_size,
+    kernel_arrays,
+    observe_row,
+    run,
+)
 
 from .kernel_cache import group_kernel
 from .policy_format import VALUE_SCALE

@@ -24,6 +24,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
+from seasons_env.engine import card_constants as K
 from seasons_env.engine.data import HAND_PENALTY, NUM_YEARS, TRANSMUTE_RATE
 
 EARLY, MID, LATE = 0, 1, 2
@@ -139,7 +140,7 @@ DIE = {
     "draw": 1.0,
     # Die of Malice: a reroll is worth the mean face plus its 2 crystals, less the crystal an opponent's
     # Thieving Fairies take; reroll only when that beats the face by a margin.
-    "malice_crystals": 2.0,
+    "malice_crystals": float(K.DIE_OF_MALICE_CRYSTALS),
     "malice_fairy": 2.0,
     "malice_margin": 0.5,
 }
@@ -148,7 +149,7 @@ DIE = {
 TOKENS = {
     "transmute_chance": 0.45,  # chance of holding the transmute ability in a given future turn
     "end_value": 0.0,  # a token at the end of the game (Lantern of Xidit adds 3 per copy)
-    "lantern": 3.0,
+    "lantern": float(K.LANTERN_PRESTIGE),
     "shortage": 2.0,  # extra cost per token a hand card needs that the reserve lacks
     "shortage_max": 5.0,  # ... at most, when the card's value per token of its cost is higher
 }
@@ -169,15 +170,15 @@ EVAL = {
     "opponent_slot": 1.5,  # an opponent's free slot
     "life_horizon": 3.0,  # rounds before the end from which tokens count at Potion of Life's rate
     "potion_store": 0.8,  # share of a potion's best later value that counts while it waits in play
-    "cauldron_done": 15.0,
-    "helm_bonus": 20.0,
+    "cauldron_done": float(K.GLUTTON_CAULDRON_CRYSTALS),
+    "helm_bonus": float(K.RAGFIELDS_HELM_PRESTIGE),
     "helm_chance_by_lead": (0.05, 0.15, 0.35, 0.7, 0.9),  # chance of the Helm's bonus, lead in cards -2..+2
-    "chest_bonus": 20.0,
+    "chest_bonus": float(K.SEALED_CHEST_PRESTIGE),
     "chest_chance_in_play": (0.1, 0.9),  # Sealed Chest of Urm's bonus, with / without a familiar in play
     "chest_chance_in_hand": (0.15, 0.7),  # ... for a Chest still in hand
     "wondrous_chest_full": 0.8,  # chance of 4+ tokens at a round's end when the reserve holds 4+ now
     "wondrous_chest_short": 0.4,
-    "soul_round": 3.0,
+    "soul_round": float(K.DAMNED_SOUL_LOSS),
     "ability_option": 0.3,  # holding the transmute ability with nothing worth transmuting
     "bonus_left": 4.0,  # an unused bonus (it can still become a gauge or a transmutation)
     "inflow_room": 2,  # places of the reserve left for the tokens coming next

@@ -12,18 +12,21 @@ registries with an error naming the current one):
   environment: ``gymnasium.make_vec("seasons_env/Seasons-v1", num_envs=N, vectorization_mode="vector_entry_point")``
   (``seasons_env.vector``).
 
-Where things live (``docs/engine.md`` maps every module, and which places to edit for a change):
+Where things live (``docs/engine.md`` maps every module, and which places to edit for a change). The folders are the
+layers, each importing only the ones before it:
 
 - ``engine``: the reference rules engine (``Game``), pure Python and numpy; ``engine.actions`` the action table.
-- ``encoding``: the observation and the action mask, what one seat may know.
-- ``pettingzoo_env``, ``gym_env`` (with ``env_inputs`` and ``rewards``): the environments.
+- ``common`` (the version, ``registry`` of agents and commands, ``statistics``, ``deprecation``, ``interrupts``,
+  ``simulate``), ``encoders`` (``encoding``: the observation and the action mask; ``rewards``; ``env_inputs``),
+  ``storage`` (``records``, ``files``) and ``display`` (``rendering``, ``picture``).
 - ``vector``: many games stepped together as arrays (``VectorGame``) and its Gymnasium, Stable-Baselines3 and loop
-  adapters; ``vector.kernels``: the rules compiled with numba over those arrays; ``vector.single``: one game on them.
-- ``rllib`` and ``masked_mlp``: the RLlib route; ``openspiel``: the game registered with OpenSpiel.
-- ``records``, ``replay``, ``rendering``, ``picture``, ``files``: game records, replays, the text board, the picture,
-  files written atomically.
-- ``cli`` (the ``seasons`` command), ``info``, ``simulate``, ``docgen``, ``statistics`` (intervals and ratings),
-  ``deprecation`` (renamed settings), ``registry`` (agents and commands by name).
+  adapters; ``vector.state`` the array state below ``vector.kernels``, the rules compiled with numba, whose public
+  API is ``vector.kernels.api``; ``vector.single``: one game on them.
+- ``adapters`` (``pettingzoo_env``, ``gym_env``, ``rllib`` with ``masked_mlp``, ``replay``) and ``openspiel``.
+- ``commands``: ``cli`` (the ``seasons`` command), ``info``, ``compiling``, ``docgen``.
+
+This top level holds the public entry points: the names below, and modules that are the public paths of the modules
+above (``seasons_env.encoding``, ``seasons_env.gym_env``, ``seasons_env.registry``, ...: each the same module object).
 
 The agents and the arena install as ``seasons_agents``, training as ``seasons_training``; this package never imports
 them and finds them through ``registry``, filled from entry points.
@@ -33,11 +36,9 @@ from __future__ import annotations
 
 import importlib.util
 
+from .common.version import __version__
 from .engine import LEVELS, Game, IllegalActionError
 from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS, describe_action
-
-#: The package's version: its one source (pyproject.toml reads it; CHANGELOG.md lists the releases).
-__version__ = "0.2.0"
 
 #: The environments' version, in their id: raised whenever the rules (a golden playthrough changes), the observation
 #: (``OBSERVATION_VERSION``), the actions (``ACTION_TABLE_VERSION``) or the position format (``STATE_VERSION``)
@@ -55,7 +56,7 @@ if importlib.util.find_spec("gymnasium") is not None:
     if GYM_ENV_ID not in gymnasium.registry:
         gymnasium.register(
             id=GYM_ENV_ID,
-            entry_point="seasons_env.gym_env:SeasonsGymEnv",
+            entry_point="seasons_env.adapters.gym_env:SeasonsGymEnv",
             # gymnasium.make_vec(GYM_ENV_ID, num_envs=N, vectorization_mode="vector_entry_point"): the batched core
             vector_entry_point="seasons_env.vector.gym_vector:make_vector_env",
         )
@@ -66,13 +67,13 @@ if importlib.util.find_spec("pettingzoo") is not None:
     # PettingZoo has a registry (``pettingzoo.make("aec", id)``) from 1.27; older releases have only ``env()``.
     # The entry point is a string, so that this import does not load the environment module.
     if hasattr(pettingzoo, "aec_registry") and PETTINGZOO_ENV_ID not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", PETTINGZOO_ENV_ID, entry_point="seasons_env.pettingzoo_env:env")
+        pettingzoo.register("aec", PETTINGZOO_ENV_ID, entry_point="seasons_env.adapters.pettingzoo_env:env")
 
 
 def __getattr__(name: str):
     # The PettingZoo adapters import pettingzoo; load them only when asked for.
     if name in ("env", "raw_env"):
-        from . import pettingzoo_env
+        from .adapters import pettingzoo_env
 
         return getattr(pettingzoo_env, name)
     raise AttributeError(f"module 'seasons_env' has no attribute {name!r}")

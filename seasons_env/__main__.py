@@ -1,5 +1,5 @@
 """``python -m seasons_env``: the ``seasons`` command line."""
 
-from .cli import main
+from .commands.cli import main
 
 main()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from installed import run_installed
 
 from seasons_agents import bench, bench_run
 from seasons_env.statistics import fit_rating, fit_ratings, pairwise_results
@@ -149,3 +150,89 @@ def test_a_bench_run_rates_an_agent_file_and_writes_its_report(tmp_path: Path, m
     assert "data:image/png;base64," in (tmp_path / "out" / "report.html").read_text()
     again = bench_run.run_bench(spec, tmp_path / "out", scales=tmp_path / "scales", **arguments)
     assert again["overall"] == report["overall"]
+
+
+def _small_panel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    for module in (bench, bench_run):
+        monkeypatch.setattr(module, "PANEL", ("random", "heuristic"))
+    monkeypatch.setattr(bench, "SAMPLES", {"quick": 4, "full": 8})
+    _scale(tmp_path / "scales")
+    return {
+        "player_counts": (2,),
+        "level": "apprentice",
+        "workers": 1,
+        "progress": False,
+        "scales": tmp_path / "scales",
+    }
+
+
+def test_a_bench_run_rates_an_agent_given_as_module_and_class(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    arguments = _small_panel(tmp_path, monkeypatch)
+    package = tmp_path / "my_bots"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "simple.py").write_text(AGENT_FILE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    report = bench_run.run_bench("my_bots.simple:FirstLegal", tmp_path / "out", **arguments)
+    assert report["agent"] == "my_bots.simple:FirstLegal"
+    assert report["by_players"]["2"]["games"] == 8 and set(report["opponents"]) == {"random", "heuristic"}
+
+
+def test_a_blind_bench_run_plays_secret_deals_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    arguments = _small_panel(tmp_path, monkeypatch)
+    (tmp_path / "mine.py").write_text(AGENT_FILE)
+    spec = f"{tmp_path / 'mine.py'}:FirstLegal"
+    blind = bench_run.run_bench(spec, tmp_path / "blind", blind=True, **arguments)
+    public = bench_run.run_bench(spec, tmp_path / "public", **arguments)
+    assert blind["mode"] == "blind" and public["mode"] == "public"
+    assert "blind deals" in (tmp_path / "blind" / "report.md").read_text()
+
+    def deals(folder: Path) -> list[int]:
+        return [json.loads(line)["seed"] for line in (folder / "2p" / "games.jsonl").read_text().splitlines()]
+
+    assert sorted(deals(tmp_path / "blind")) != sorted(deals(tmp_path / "public"))
+
+
+def test_the_shipped_scale_is_this_installations_benchmark_version() -> None:
+    """The frozen ratings shipped in the package were measured under today's protocol (rules, observation and action
+    versions, panel and model files): a change to any of them fails here until the panel is measured again."""
+    name, scale = bench.benchmark_version()
+    assert name == "seasons-bench-1"
+    assert sorted(scale["ratings"]) == [str(c) for c in bench.PLAYER_COUNTS]
+    for ratings in scale["ratings"].values():
+        assert set(ratings) == set(bench.PANEL) and ratings[bench.ANCHOR]["rating"] == 0
+        for entry in ratings.values():
+            assert entry["low"] <= entry["rating"] <= entry["high"] and entry["games"] > 0
+    assert all(number >= 100 for number in scale["measured"]["games"].values())
+
+
+def test_re_rating_the_heuristic_on_the_quick_sample_reproduces_its_frozen_rating(tmp_path: Path) -> None:
+    """The installed command, the real panel and the shipped scale: the heuristic, rated like any agent on the quick
+    two-player sample, gets an interval that holds its frozen rating."""
+    result = run_installed(
+        ["bench", "heuristic", "--quick", "--players", "2", "--workers", "2", "--no-progress", "--out", "out"],
+        cwd=tmp_path,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    frozen = bench.frozen_scales()["seasons-bench-1"]["ratings"]["2"]["heuristic"]["rating"]
+    rerated = report["by_players"]["2"]
+    assert rerated["games"] == bench.SAMPLES["quick"] * (len(bench.PANEL) - 1)
+    assert rerated["low"] <= frozen <= rerated["high"], (rerated, frozen)
+    assert "seasons-bench-1" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["no-such-agent"], "no-such-agent"),
+        (["heuristic", "--players", "5"], "--players"),
+        (["missing.py:Agent"], "missing.py"),
+    ],
+)
+def test_the_installed_bench_refuses_bad_input_in_one_line(tmp_path: Path, arguments: list[str], message: str) -> None:
+    result = run_installed(["bench", *arguments, "--out", "out"], cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert message in result.stderr
+    assert not (tmp_path / "out").exists()

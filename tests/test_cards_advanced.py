@@ -10,19 +10,84 @@ from __future__ import annotations
 import pytest
 from scenario import act, labels, scenario
 
-from seasons_env.engine.data import CARD_OF, DICE
+from seasons_env import describe_action
+from seasons_env.engine import actions as A
+from seasons_env.engine.card_constants import (
+    AMULET_OF_EARTH_CRYSTALS,
+    BALANCE_OF_ISHTAR_CRYSTALS,
+    BALANCE_OF_ISHTAR_TOKENS,
+    CRYSTAL_ORB_CRYSTALS,
+    CRYSTAL_ORB_TOKENS,
+    CURSED_TREATISE_CRYSTALS,
+    CURSED_TREATISE_GAUGE,
+    CURSED_TREATISE_TOKENS,
+    DAMNED_SOUL_CRYSTALS,
+    DAMNED_SOUL_LOSS,
+    DEMON_OF_ARGOS_GAUGE,
+    DIE_OF_MALICE_CRYSTALS,
+    DRAGON_SKULL_CARDS,
+    DRAGON_SKULL_CRYSTALS,
+    ELEMENTAL_AMULET_CRYSTALS,
+    ELEMENTAL_AMULET_GAUGE,
+    ELEMENTAL_AMULET_TOKENS,
+    GLUTTON_CAULDRON_CRYSTALS,
+    GLUTTON_CAULDRON_TOKENS,
+    IDOL_CRYSTALS,
+    KAIRN_CRYSTALS,
+    KAIRN_TOKENS,
+    LANTERN_PRESTIGE,
+    NECROTIC_KRISS_TOKENS,
+    POTION_OF_KNOWLEDGE_TOKENS,
+    POTION_OF_LIFE_CRYSTALS,
+    RAGFIELDS_HELM_PRESTIGE,
+    SEALED_CHEST_PRESTIGE,
+    SID_NIGHTSHADE_CRYSTALS,
+    STAFF_OF_SPRING_CRYSTALS,
+    TITUS_CRYSTALS,
+    TREE_OF_LIGHT_CRYSTALS,
+    TREE_OF_LIGHT_DISCARD,
+    TREE_OF_LIGHT_TOKENS,
+)
+from seasons_env.engine.data import CARD_NAMES, CARD_OF, DICE, Card
 
 pytestmark = pytest.mark.rules_scenario  # each test runs on both engines (conftest.py)
 
-AMULET_OF_AIR, AMULET_OF_FIRE, AMULET_OF_EARTH, AMULET_OF_WATER = 1, 2, 3, 4
-BALANCE_OF_ISHTAR, STAFF_OF_SPRING, PURSE_OF_IO, DIVINE_CHALICE, SYLLAS = 5, 6, 8, 9, 10
-WONDROUS_CHEST, BEGGARS_HORN, DIE_OF_MALICE, KAIRN, AMSUG, GRIMOIRE = 13, 14, 15, 16, 17, 18
-RAGFIELDS_HELM, HAND_OF_FORTUNE, LEWIS, RUNIC_CUBE = 19, 20, 21, 22
-POTION_OF_POWER, POTION_OF_DREAMS, POTION_OF_KNOWLEDGE, POTION_OF_LIFE, YJANGS_VASE = 23, 24, 25, 26, 30
-ELEMENTAL_AMULET, TREE_OF_LIGHT, ARCANO_LEECH, CRYSTAL_ORB, GLUTTON_CAULDRON = 31, 32, 33, 34, 35
-VAMPIRIC_CROWN, DRAGON_SKULL, DEMON_OF_ARGOS, TITUS, AIR_ELEMENTAL = 36, 37, 38, 39, 40
-THIEVING_FAIRIES, CURSED_TREATISE, IDOL, NECROTIC_KRISS, LANTERN = 41, 42, 43, 44, 45
-SEALED_CHEST, MIRROR, PENDANT, SID, DAMNED_SOUL = 46, 47, 48, 49, 50
+AMULET_OF_AIR, AMULET_OF_FIRE, AMULET_OF_EARTH, AMULET_OF_WATER = (
+    Card.AMULET_OF_AIR,
+    Card.AMULET_OF_FIRE,
+    Card.AMULET_OF_EARTH,
+    Card.AMULET_OF_WATER,
+)
+BALANCE_OF_ISHTAR, STAFF_OF_SPRING, PURSE_OF_IO = Card.BALANCE_OF_ISHTAR, Card.STAFF_OF_SPRING, Card.PURSE_OF_IO
+DIVINE_CHALICE, SYLLAS, WONDROUS_CHEST = Card.DIVINE_CHALICE, Card.SYLLAS_THE_FAITHFUL, Card.WONDROUS_CHEST
+BEGGARS_HORN, DIE_OF_MALICE, KAIRN = Card.BEGGARS_HORN, Card.DIE_OF_MALICE, Card.KAIRN_THE_DESTROYER
+AMSUG, GRIMOIRE, RAGFIELDS_HELM = Card.AMSUG_LONGNECK, Card.BESPELLED_GRIMOIRE, Card.RAGFIELDS_HELM
+HAND_OF_FORTUNE, LEWIS, RUNIC_CUBE = Card.HAND_OF_FORTUNE, Card.LEWIS_GREYFACE, Card.RUNIC_CUBE_OF_EOLIS
+POTION_OF_POWER, POTION_OF_DREAMS = Card.POTION_OF_POWER, Card.POTION_OF_DREAMS
+POTION_OF_KNOWLEDGE, POTION_OF_LIFE, YJANGS_VASE = (
+    Card.POTION_OF_KNOWLEDGE,
+    Card.POTION_OF_LIFE,
+    Card.YJANGS_FORGOTTEN_VASE,
+)
+ELEMENTAL_AMULET, TREE_OF_LIGHT, ARCANO_LEECH = Card.ELEMENTAL_AMULET, Card.TREE_OF_LIGHT, Card.ARCANO_LEECH
+CRYSTAL_ORB, GLUTTON_CAULDRON, VAMPIRIC_CROWN = Card.CRYSTAL_ORB, Card.GLUTTON_CAULDRON, Card.VAMPIRIC_CROWN
+DRAGON_SKULL, DEMON_OF_ARGOS, TITUS = Card.DRAGON_SKULL, Card.DEMON_OF_ARGOS, Card.TITUS_DEEPGAZE
+AIR_ELEMENTAL, THIEVING_FAIRIES, CURSED_TREATISE = (
+    Card.AIR_ELEMENTAL,
+    Card.THIEVING_FAIRIES,
+    Card.CURSED_TREATISE_OF_ARUS,
+)
+IDOL, NECROTIC_KRISS, LANTERN = Card.IDOL_OF_THE_FAMILIAR, Card.NECROTIC_KRISS, Card.LANTERN_OF_XIDIT
+SEALED_CHEST, MIRROR, PENDANT = Card.SEALED_CHEST_OF_URM, Card.MIRROR_OF_THE_SEASONS, Card.PENDANT_OF_RAGNOR
+SID, DAMNED_SOUL = Card.SID_NIGHTSHADE, Card.DAMNED_SOUL_OF_ONYS
+
+# The labels of the actions whose text carries an amount (Tree of Light's and Crystal Orb's).
+TREE_BUY, TREE_TRANSMUTE = describe_action(A.TREE_BUY_ENERGY), describe_action(A.TREE_TRANSMUTE)
+ORB_MILL, ORB_PLAY = describe_action(A.ORB_MILL), describe_action(A.ORB_PLAY)
+# Cards to fill Dragon Skull's sacrifice with, in instance order: before the Skull (not Purse of Io), after it.
+BEFORE_SKULL = (AMULET_OF_AIR, RUNIC_CUBE, POTION_OF_POWER, YJANGS_VASE)
+AFTER_SKULL = (TITUS, IDOL, LANTERN, SEALED_CHEST)
+AFTER_TREATISE = (IDOL, LANTERN, SEALED_CHEST)
 
 ALL_FOUR = {"water": 1, "earth": 1, "fire": 1, "air": 1}
 # The last round of the game: autumn of year 3, space 12; the leftover die (autumn die 1, face 1) has 1 pip.
@@ -48,6 +113,10 @@ def activate_label(card_name: str, copy: int = 1) -> str:
     return f"activate {card_name} (copy {copy})"
 
 
+def in_play_label(card: int, copy: int = 1) -> str:
+    return f"choose in play: {CARD_NAMES[card]} (copy {copy})"
+
+
 def save_unheld_type(game, label: str):
     """Answer Hand of Fortune when it would save a type the player does not hold anyway (every such option
     leads to the same payment, so the engine may or may not ask)."""
@@ -71,14 +140,15 @@ def test_elemental_amulet_offers_every_set_of_distinct_types_held() -> None:
     ]
 
 
-def test_elemental_amulet_water_gains_two_tokens_of_choice() -> None:
+def test_elemental_amulet_water_gains_tokens_of_choice() -> None:
     # ru 31.2
     game = scenario(
         players=[{"hand": [ELEMENTAL_AMULET], "reserve": {"water": 1, "air": 1}, "summoning_gauge": 1}],
         draw_pile=[RUNIC_CUBE],
     )
-    act(game, "summon Elemental Amulet", "Elemental Amulet: pay water", "choose energy: earth", "choose energy: fire")
-    assert game.reserve[0] == (0, 1, 1, 1)
+    act(game, "summon Elemental Amulet", "Elemental Amulet: pay water", "choose energy: earth")
+    act(game, *["choose energy: fire"] * (ELEMENTAL_AMULET_TOKENS - 1))
+    assert game.reserve[0] == (0, 1, ELEMENTAL_AMULET_TOKENS - 1, 1) and game.pending_decision == "turn"
     assert game.crystals[0] == 0 and game.gauge[0] == 1 and game.hand[0] == () and game.draw_pile == [RUNIC_CUBE]
 
 
@@ -86,7 +156,7 @@ def test_elemental_amulet_earth_gives_five_crystals() -> None:
     # ru 31.3
     game = scenario(players=[{"hand": [ELEMENTAL_AMULET], "reserve": {"earth": 1, "air": 1}, "summoning_gauge": 1}])
     act(game, "summon Elemental Amulet", "Elemental Amulet: pay earth")
-    assert game.crystals[0] == 5 and game.reserve[0] == (0, 0, 0, 1) and game.gauge[0] == 1
+    assert game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS and game.reserve[0] == (0, 0, 0, 1) and game.gauge[0] == 1
     assert cards_in_play(game) == [ELEMENTAL_AMULET] and game.pending_decision == "turn"
 
 
@@ -105,7 +175,7 @@ def test_elemental_amulet_air_raises_the_gauge_by_one() -> None:
     # ru 31.5
     game = scenario(players=[{"hand": [ELEMENTAL_AMULET], "reserve": {"air": 1, "fire": 1}, "summoning_gauge": 1}])
     act(game, "summon Elemental Amulet", "Elemental Amulet: pay air")
-    assert game.gauge[0] == 2 and game.reserve[0] == (0, 0, 1, 0) and game.crystals[0] == 0
+    assert game.gauge[0] == 1 + ELEMENTAL_AMULET_GAUGE and game.reserve[0] == (0, 0, 1, 0) and game.crystals[0] == 0
 
 
 def test_elemental_amulet_paying_four_types_gives_four_effects() -> None:
@@ -114,9 +184,9 @@ def test_elemental_amulet_paying_four_types_gives_four_effects() -> None:
         players=[{"hand": [ELEMENTAL_AMULET], "reserve": ALL_FOUR, "summoning_gauge": 1}], draw_pile=[RUNIC_CUBE]
     )
     act(game, "summon Elemental Amulet", "Elemental Amulet: pay water + earth + fire + air")
-    act(game, "choose energy: air")  # after air, the second token can only be air: forced
-    assert game.crystals[0] == 5 and game.gauge[0] == 2 and game.hand[0] == (RUNIC_CUBE,)
-    assert game.reserve[0] == (0, 0, 0, 2)
+    act(game, "choose energy: air")  # after air, the other tokens can only be air: forced
+    assert game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS and game.gauge[0] == 1 + ELEMENTAL_AMULET_GAUGE
+    assert game.hand[0] == (RUNIC_CUBE,) and game.reserve[0] == (0, 0, 0, ELEMENTAL_AMULET_TOKENS)
 
 
 def test_elemental_amulet_never_takes_two_tokens_of_one_type() -> None:
@@ -125,8 +195,8 @@ def test_elemental_amulet_never_takes_two_tokens_of_one_type() -> None:
     act(game, "summon Elemental Amulet")
     assert game.pending_decision == "gain_energy"  # the set {water} was forced
     assert game.reserve[0] == (2, 0, 0, 0)
-    act(game, "choose energy: earth", "choose energy: earth")
-    assert game.reserve[0] == (2, 2, 0, 0) and game.crystals[0] == 0 and game.gauge[0] == 1
+    act(game, *["choose energy: earth"] * ELEMENTAL_AMULET_TOKENS)
+    assert game.reserve[0] == (2, ELEMENTAL_AMULET_TOKENS, 0, 0) and game.crystals[0] == 0 and game.gauge[0] == 1
 
 
 def test_elemental_amulet_with_hand_of_fortune_one_token_two_effects() -> None:
@@ -144,7 +214,8 @@ def test_elemental_amulet_with_hand_of_fortune_one_token_two_effects() -> None:
         "Elemental Amulet: pay earth + air",
     ]
     act(game, "Elemental Amulet: pay earth + air")
-    assert game.crystals[0] == 5 and game.gauge[0] == 3 and game.reserve[0] == (0, 0, 0, 0)
+    assert game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS and game.gauge[0] == 2 + ELEMENTAL_AMULET_GAUGE
+    assert game.reserve[0] == (0, 0, 0, 0)
 
 
 def test_elemental_amulet_with_hand_of_fortune_player_chooses_the_token_saved() -> None:
@@ -162,9 +233,9 @@ def test_elemental_amulet_with_hand_of_fortune_player_chooses_the_token_saved() 
     assert game.pending_decision == "hand_of_fortune"
     assert labels(game) == ["choose energy: water", "choose energy: earth"]
     act(game, "choose energy: earth")  # earth is saved: water is paid
-    assert game.reserve[0] == (0, 1, 0, 0) and game.crystals[0] == 5
-    act(game, "choose energy: fire", "choose energy: fire")
-    assert game.reserve[0] == (0, 1, 2, 0)
+    assert game.reserve[0] == (0, 1, 0, 0) and game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS
+    act(game, *["choose energy: fire"] * ELEMENTAL_AMULET_TOKENS)
+    assert game.reserve[0] == (0, 1, ELEMENTAL_AMULET_TOKENS, 0)
 
 
 def test_elemental_amulet_with_two_hands_of_fortune_four_effects_for_two_tokens() -> None:
@@ -184,10 +255,10 @@ def test_elemental_amulet_with_two_hands_of_fortune_four_effects_for_two_tokens(
     assert "Elemental Amulet: pay water + earth + fire + air" in labels(game)
     act(game, "Elemental Amulet: pay water + earth + fire + air")
     save_unheld_type(game, "choose energy: air")  # the Hands save fire and air; water and earth are paid
-    assert game.reserve[0] == (0, 0, 0, 0) and game.crystals[0] == 5 and game.gauge[0] == 4
-    assert game.hand[0] == (RUNIC_CUBE,)
-    act(game, "choose energy: air")  # after air, the second token can only be air: forced
-    assert game.reserve[0] == (0, 0, 0, 2)
+    assert game.reserve[0] == (0, 0, 0, 0) and game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS
+    assert game.gauge[0] == 3 + ELEMENTAL_AMULET_GAUGE and game.hand[0] == (RUNIC_CUBE,)
+    act(game, "choose energy: air")  # after air, the other tokens can only be air: forced
+    assert game.reserve[0] == (0, 0, 0, ELEMENTAL_AMULET_TOKENS)
 
 
 def test_elemental_amulet_with_two_hands_of_fortune_three_types_need_one_token_of_those_types() -> None:
@@ -209,8 +280,9 @@ def test_elemental_amulet_with_two_hands_of_fortune_three_types_need_one_token_o
     act(game, "Elemental Amulet: pay water + earth + air")
     save_unheld_type(game, "choose energy: earth")  # the Hands save earth and air; the water token pays
     assert game.pending_decision == "gain_energy" and game.reserve[0] == (0, 0, 0, 0)
-    act(game, "choose energy: fire", "choose energy: fire")
-    assert game.reserve[0] == (0, 0, 2, 0) and game.crystals[0] == 5 and game.gauge[0] == 4
+    act(game, *["choose energy: fire"] * ELEMENTAL_AMULET_TOKENS)
+    assert game.reserve[0] == (0, 0, ELEMENTAL_AMULET_TOKENS, 0) and game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS
+    assert game.gauge[0] == 3 + ELEMENTAL_AMULET_GAUGE
 
 
 def test_elemental_amulet_needs_a_token_even_with_hand_of_fortune() -> None:
@@ -225,32 +297,34 @@ def test_elemental_amulet_from_divine_chalice_has_all_four_effects() -> None:
         draw_pile=[RUNIC_CUBE, AMULET_OF_AIR, AMULET_OF_FIRE, AMULET_OF_EARTH, ELEMENTAL_AMULET],
     )
     act(game, "summon Divine Chalice", "choose card: Elemental Amulet")
-    act(game, "choose energy: fire", "choose energy: fire")
+    act(game, *["choose energy: fire"] * ELEMENTAL_AMULET_TOKENS)
     assert cards_in_play(game) == [DIVINE_CHALICE, ELEMENTAL_AMULET]
-    assert game.crystals[0] == 5 and game.gauge[0] == 3 and game.hand[0] == (RUNIC_CUBE,)
-    assert game.reserve[0] == (0, 0, 2, 0)
+    assert game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS and game.gauge[0] == 2 + ELEMENTAL_AMULET_GAUGE
+    assert game.hand[0] == (RUNIC_CUBE,) and game.reserve[0] == (0, 0, ELEMENTAL_AMULET_TOKENS, 0)
     assert sorted(game.discard_pile) == [AMULET_OF_AIR, AMULET_OF_FIRE, AMULET_OF_EARTH]
 
 
 def test_elemental_amulet_from_crystal_orb_has_all_four_effects() -> None:
-    # ru 31.9 (Crystal Orb): 4 tokens discarded for the Orb, none for the Amulet itself.
+    # ru 31.9 (Crystal Orb): the Orb's tokens discarded for the Orb, none for the Amulet itself.
     game = scenario(
-        players=[{"reserve": {"water": 4, "earth": 1}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]}],
+        players=[
+            {"reserve": {"water": CRYSTAL_ORB_TOKENS, "earth": 1}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]}
+        ],
         draw_pile=[RUNIC_CUBE, ELEMENTAL_AMULET],
     )
-    act(game, activate_label("Crystal Orb"))  # under 3 crystals, looking is the only option
-    act(game, "Crystal Orb: discard 4 energy to put the top card into play")
-    # In (source, type) order the first 3 waters are forced; the 4th token may be water or earth.
+    act(game, activate_label("Crystal Orb"))  # without crystals, looking is the only option
+    act(game, ORB_PLAY)
+    # In (source, type) order the waters but the last are forced; the last token may be water or earth.
     assert game.pending_decision == "discard_tokens" and game.reserve[0] == (1, 1, 0, 0)
     act(game, "pay water from reserve")
-    act(game, "choose energy: air")  # after air, the second token can only be air: forced
+    act(game, "choose energy: air")  # after air, the other tokens can only be air: forced
     assert cards_in_play(game) == [ELEMENTAL_AMULET, CRYSTAL_ORB]
-    assert game.crystals[0] == 5 and game.gauge[0] == 3 and game.hand[0] == (RUNIC_CUBE,)
-    assert game.reserve[0] == (0, 1, 0, 2)
+    assert game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS and game.gauge[0] == 2 + ELEMENTAL_AMULET_GAUGE
+    assert game.hand[0] == (RUNIC_CUBE,) and game.reserve[0] == (0, 1, 0, ELEMENTAL_AMULET_TOKENS)
 
 
 def test_elemental_amulet_from_potion_of_dreams_has_all_four_effects() -> None:
-    # ru 31.9 (Potion of Dreams): the reserve is discarded first, then the Amulet's 2 tokens arrive.
+    # ru 31.9 (Potion of Dreams): the reserve is discarded first, then the Amulet's tokens arrive.
     game = scenario(
         players=[
             {"hand": [ELEMENTAL_AMULET], "reserve": {"earth": 3}, "summoning_gauge": 1, "in_play": [POTION_OF_DREAMS]}
@@ -258,10 +332,10 @@ def test_elemental_amulet_from_potion_of_dreams_has_all_four_effects() -> None:
         draw_pile=[RUNIC_CUBE],
     )
     act(game, activate_label("Potion of Dreams"))  # the only card in hand is chosen by force
-    act(game, "choose energy: water", "choose energy: water")
+    act(game, *["choose energy: water"] * ELEMENTAL_AMULET_TOKENS)
     assert cards_in_play(game) == [ELEMENTAL_AMULET] and game.discard_pile == [POTION_OF_DREAMS]
-    assert game.crystals[0] == 5 and game.gauge[0] == 2 and game.hand[0] == (RUNIC_CUBE,)
-    assert game.reserve[0] == (2, 0, 0, 0)
+    assert game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS and game.gauge[0] == 1 + ELEMENTAL_AMULET_GAUGE
+    assert game.hand[0] == (RUNIC_CUBE,) and game.reserve[0] == (ELEMENTAL_AMULET_TOKENS, 0, 0, 0)
 
 
 def test_elemental_amulet_from_divine_chalice_without_room_is_discarded() -> None:
@@ -278,43 +352,50 @@ def test_elemental_amulet_from_divine_chalice_without_room_is_discarded() -> Non
 # ============================================================================ 32 Tree of Light
 
 
-def test_tree_of_light_pay_three_crystals_for_one_token() -> None:
+def test_tree_of_light_pay_crystals_for_a_token() -> None:
     # ru 32.1 (first option)
-    game = scenario(players=[{"crystals": 5, "reserve": {"water": 1}, "in_play": [TREE_OF_LIGHT]}])
+    crystals = TREE_OF_LIGHT_CRYSTALS + 2
+    game = scenario(
+        players=[{"crystals": crystals, "reserve": {"water": TREE_OF_LIGHT_DISCARD}, "in_play": [TREE_OF_LIGHT]}]
+    )
     act(game, activate_label("Tree of Light"))
-    assert labels(game) == [
-        "Tree of Light: pay 3 crystals for 1 energy",
-        "Tree of Light: discard 1 energy to transmute",
-    ]
-    act(game, "Tree of Light: pay 3 crystals for 1 energy", "choose energy: fire")
-    assert game.crystals[0] == 2 and game.reserve[0] == (1, 0, 1, 0)
+    assert labels(game) == [TREE_BUY, TREE_TRANSMUTE]
+    act(game, TREE_BUY, *["choose energy: fire"] * TREE_OF_LIGHT_TOKENS)
+    assert game.crystals[0] == 2 and game.reserve[0] == (TREE_OF_LIGHT_DISCARD, 0, TREE_OF_LIGHT_TOKENS, 0)
 
 
-def test_tree_of_light_discard_one_token_for_the_transmute_ability() -> None:
-    # ru 32.1 (second option). Winter: water 1 crystal, earth 3.
-    game = scenario(players=[{"crystals": 5, "reserve": {"water": 1, "earth": 1}, "in_play": [TREE_OF_LIGHT]}])
+def test_tree_of_light_discard_tokens_for_the_transmute_ability() -> None:
+    # ru 32.1 (second option). Winter: water 1 crystal, earth 3. The waters but the last are forced.
+    crystals = TREE_OF_LIGHT_CRYSTALS + 2
+    reserve = {"water": TREE_OF_LIGHT_DISCARD, "earth": 1}
+    game = scenario(players=[{"crystals": crystals, "reserve": reserve, "in_play": [TREE_OF_LIGHT]}])
     assert "transmute earth from reserve" not in labels(game)
-    act(game, activate_label("Tree of Light"), "Tree of Light: discard 1 energy to transmute", "pay water from reserve")
-    assert game.reserve[0] == (0, 1, 0, 0) and game.crystals[0] == 5
+    act(game, activate_label("Tree of Light"), TREE_TRANSMUTE, "pay water from reserve")
+    assert game.reserve[0] == (0, 1, 0, 0) and game.crystals[0] == crystals
     act(game, "transmute earth from reserve")
-    assert game.reserve[0] == (0, 0, 0, 0) and game.crystals[0] == 8
+    assert game.reserve[0] == (0, 0, 0, 0) and game.crystals[0] == crystals + 3
 
 
 def test_tree_of_light_one_option_per_activation() -> None:
     # ru 32.2: after one option the Tree is tapped; the other option is not available this round.
-    game = scenario(players=[{"crystals": 6, "reserve": {"water": 1}, "in_play": [TREE_OF_LIGHT]}])
-    act(game, activate_label("Tree of Light"), "Tree of Light: pay 3 crystals for 1 energy", "choose energy: air")
-    assert game.crystals[0] == 3 and game.reserve[0] == (1, 0, 0, 1)
+    game = scenario(
+        players=[{"crystals": TREE_OF_LIGHT_CRYSTALS + 3, "reserve": {"water": 1}, "in_play": [TREE_OF_LIGHT]}]
+    )
+    act(game, activate_label("Tree of Light"), TREE_BUY, "choose energy: air")  # the other tokens: air, forced
+    assert game.crystals[0] == 3 and game.reserve[0] == (1, 0, 0, TREE_OF_LIGHT_TOKENS)
     assert game.pending_decision == "turn"
     assert activate_label("Tree of Light") not in labels(game)
     assert not any(label.startswith("transmute") for label in labels(game))
 
 
 def test_tree_of_light_offers_only_the_options_it_can_pay() -> None:
-    game = scenario(players=[{"crystals": 2, "reserve": {"air": 1}, "in_play": [TREE_OF_LIGHT]}])
-    act(game, activate_label("Tree of Light"))  # only the transmute option: forced, then the air token forced
-    assert game.reserve[0] == (0, 0, 0, 0) and game.crystals[0] == 2 and game.pending_decision == "turn"
-    game = scenario(players=[{"crystals": 2, "in_play": [TREE_OF_LIGHT]}])
+    crystals = TREE_OF_LIGHT_CRYSTALS - 1
+    game = scenario(
+        players=[{"crystals": crystals, "reserve": {"air": TREE_OF_LIGHT_DISCARD}, "in_play": [TREE_OF_LIGHT]}]
+    )
+    act(game, activate_label("Tree of Light"))  # only the transmute option: forced, then the air tokens forced
+    assert game.reserve[0] == (0, 0, 0, 0) and game.crystals[0] == crystals and game.pending_decision == "turn"
+    game = scenario(players=[{"crystals": crystals, "in_play": [TREE_OF_LIGHT]}])
     assert activate_label("Tree of Light") not in labels(game)
 
 
@@ -340,7 +421,7 @@ def test_arcano_leech_summoner_gives_one_crystal_before_summoning_from_hand() ->
         ],
     )
     act(game, "summon Amulet of Earth")
-    assert game.crystals == [3 - 1 + 9, 1]
+    assert game.crystals == [3 - 1 + AMULET_OF_EARTH_CRYSTALS, 1]
 
 
 def test_arcano_leech_blocks_a_summon_without_a_crystal() -> None:
@@ -374,7 +455,7 @@ def test_arcano_leech_each_leech_of_each_opponent_takes_a_crystal() -> None:
         ],
     )
     act(game, "summon Elemental Amulet")
-    assert game.crystals == [2, 1, 1] and game.gauge[0] == 2
+    assert game.crystals == [2, 1, 1] and game.gauge[0] == 1 + ELEMENTAL_AMULET_GAUGE
 
 
 def test_arcano_leech_gets_nothing_from_potion_of_dreams() -> None:
@@ -386,21 +467,23 @@ def test_arcano_leech_gets_nothing_from_potion_of_dreams() -> None:
         ],
     )
     act(game, activate_label("Potion of Dreams"))
-    assert cards_in_play(game) == [AMULET_OF_EARTH] and game.crystals == [13, 0]
+    assert cards_in_play(game) == [AMULET_OF_EARTH] and game.crystals == [4 + AMULET_OF_EARTH_CRYSTALS, 0]
 
 
 def test_arcano_leech_gets_nothing_from_crystal_orb() -> None:
     # ru 33.4 (Crystal Orb)
     game = scenario(
         players=[
-            {"crystals": 4, "reserve": {"fire": 4}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]},
+            {"crystals": 4, "reserve": {"fire": CRYSTAL_ORB_TOKENS}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]},
             {"in_play": [ARCANO_LEECH]},
         ],
         draw_pile=[AMULET_OF_EARTH],
     )
-    act(game, activate_label("Crystal Orb"), "Crystal Orb: look at the top card")
-    act(game, "Crystal Orb: discard 4 energy to put the top card into play")
-    assert cards_in_play(game) == [AMULET_OF_EARTH, CRYSTAL_ORB] and game.crystals == [13, 0]
+    act(game, activate_label("Crystal Orb"))
+    if game.pending_decision == "crystal_orb":  # with the crystals to discard the top card, looking is asked
+        act(game, "Crystal Orb: look at the top card")
+    act(game, ORB_PLAY)
+    assert cards_in_play(game) == [AMULET_OF_EARTH, CRYSTAL_ORB] and game.crystals == [4 + AMULET_OF_EARTH_CRYSTALS, 0]
 
 
 def test_arcano_leech_gets_one_crystal_for_divine_chalice_and_none_for_its_card() -> None:
@@ -413,7 +496,8 @@ def test_arcano_leech_gets_one_crystal_for_divine_chalice_and_none_for_its_card(
         draw_pile=[AMULET_OF_AIR, AMULET_OF_FIRE, RUNIC_CUBE, AMULET_OF_EARTH],
     )
     act(game, "summon Divine Chalice", "choose card: Amulet of Earth")
-    assert cards_in_play(game) == [AMULET_OF_EARTH, DIVINE_CHALICE] and game.crystals == [4 - 1 + 9, 1]
+    assert cards_in_play(game) == [AMULET_OF_EARTH, DIVINE_CHALICE]
+    assert game.crystals == [4 - 1 + AMULET_OF_EARTH_CRYSTALS, 1]
 
 
 def test_arcano_leech_of_the_summoner_takes_nothing() -> None:
@@ -421,7 +505,7 @@ def test_arcano_leech_of_the_summoner_takes_nothing() -> None:
         players=[{"hand": [ELEMENTAL_AMULET], "reserve": {"air": 1}, "summoning_gauge": 2, "in_play": [ARCANO_LEECH]}]
     )
     act(game, "summon Elemental Amulet")
-    assert game.crystals == [0, 0] and game.gauge[0] == 3
+    assert game.crystals == [0, 0] and game.gauge[0] == 2 + ELEMENTAL_AMULET_GAUGE
 
 
 def test_arcano_leech_has_no_activation() -> None:
@@ -436,36 +520,43 @@ def test_arcano_leech_has_no_activation() -> None:
 def test_crystal_orb_look_and_leave_keeps_the_top_card_known_to_its_owner_only() -> None:
     # ru 34.1 (look, then leave). The Orb's owner is seat 1, in its own turn.
     game = scenario(
-        players=[{}, {"crystals": 3, "reserve": {"water": 4}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]}],
+        players=[
+            {},
+            {
+                "crystals": CRYSTAL_ORB_CRYSTALS,
+                "reserve": {"water": CRYSTAL_ORB_TOKENS},
+                "summoning_gauge": 2,
+                "in_play": [CRYSTAL_ORB],
+            },
+        ],
         turn_player=1,
         draw_pile=[AMULET_OF_AIR, RUNIC_CUBE],
     )
     act(game, activate_label("Crystal Orb"))
-    assert labels(game) == ["Crystal Orb: look at the top card", "Crystal Orb: pay 3 crystals to discard the top card"]
+    assert labels(game) == ["Crystal Orb: look at the top card", ORB_MILL]
     act(game, "Crystal Orb: look at the top card")
     assert game.orb_seen == (1, RUNIC_CUBE)
     assert game.to_dict()["orb_seen"] == {"player": 1, "card": RUNIC_CUBE}
     act(game, "Crystal Orb: leave the top card")
-    assert game.draw_pile == [AMULET_OF_AIR, RUNIC_CUBE] and game.reserve[1] == (4, 0, 0, 0)
-    assert game.crystals[1] == 3 and game.orb_seen == (1, RUNIC_CUBE) and game.pending_decision == "turn"
+    assert game.draw_pile == [AMULET_OF_AIR, RUNIC_CUBE] and game.reserve[1] == (CRYSTAL_ORB_TOKENS, 0, 0, 0)
+    assert game.crystals[1] == CRYSTAL_ORB_CRYSTALS and game.orb_seen == (1, RUNIC_CUBE)
+    assert game.pending_decision == "turn"
 
 
-def test_crystal_orb_look_then_discard_four_tokens_to_play_the_card_for_free() -> None:
+def test_crystal_orb_look_then_discard_tokens_to_play_the_card_for_free() -> None:
     # ru 34.1 (look, then play): the card's own cost (Amulet of Earth: 2 earth) is not paid.
+    air = CRYSTAL_ORB_TOKENS - 1
     game = scenario(
-        players=[{"reserve": {"earth": 2, "air": 3}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]}],
+        players=[{"reserve": {"earth": 2, "air": air}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]}],
         draw_pile=[AMULET_OF_AIR, AMULET_OF_EARTH],
     )
-    act(game, activate_label("Crystal Orb"))  # under 3 crystals, looking is forced
-    assert labels(game) == [
-        "Crystal Orb: leave the top card",
-        "Crystal Orb: discard 4 energy to put the top card into play",
-    ]
-    act(game, "Crystal Orb: discard 4 energy to put the top card into play")
-    # In (source, type) order: an earth first is forced (3 air could not make 4), then earth or air.
-    assert labels(game) == ["pay earth from reserve", "pay air from reserve"] and game.reserve[0] == (0, 1, 0, 3)
-    act(game, "pay air from reserve")  # then the other 2 air are forced
-    assert game.reserve[0] == (0, 1, 0, 0) and game.crystals[0] == 9
+    act(game, activate_label("Crystal Orb"))  # without crystals, looking is forced
+    assert labels(game) == ["Crystal Orb: leave the top card", ORB_PLAY]
+    act(game, ORB_PLAY)
+    # In (source, type) order: an earth first is forced (the air alone are one short), then earth or air.
+    assert labels(game) == ["pay earth from reserve", "pay air from reserve"] and game.reserve[0] == (0, 1, 0, air)
+    act(game, "pay air from reserve")  # then the other air are forced
+    assert game.reserve[0] == (0, 1, 0, 0) and game.crystals[0] == AMULET_OF_EARTH_CRYSTALS
     assert cards_in_play(game) == [AMULET_OF_EARTH, CRYSTAL_ORB] and game.draw_pile == [AMULET_OF_AIR]
     assert game.orb_seen == ()
 
@@ -481,9 +572,9 @@ def test_crystal_orb_play_needs_gauge_room() -> None:
     assert game.orb_seen == (0, AMULET_OF_EARTH) and game.reserve[0] == (0, 5, 0, 0)
 
 
-def test_crystal_orb_play_needs_four_tokens() -> None:
+def test_crystal_orb_play_needs_its_tokens() -> None:
     game = scenario(
-        players=[{"reserve": {"earth": 3}, "summoning_gauge": 3, "in_play": [CRYSTAL_ORB]}],
+        players=[{"reserve": {"earth": CRYSTAL_ORB_TOKENS - 1}, "summoning_gauge": 3, "in_play": [CRYSTAL_ORB]}],
         draw_pile=[AMULET_OF_EARTH],
     )
     act(game, activate_label("Crystal Orb"))  # under 3 crystals, looking is forced
@@ -492,13 +583,13 @@ def test_crystal_orb_play_needs_four_tokens() -> None:
     )
 
 
-def test_crystal_orb_pay_three_crystals_to_discard_the_top_card() -> None:
+def test_crystal_orb_pay_crystals_to_discard_the_top_card() -> None:
     # ru 34.1 (second option)
     game = scenario(
-        players=[{"crystals": 4, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]}],
+        players=[{"crystals": CRYSTAL_ORB_CRYSTALS + 1, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]}],
         draw_pile=[AMULET_OF_AIR, RUNIC_CUBE],
     )
-    act(game, activate_label("Crystal Orb"), "Crystal Orb: pay 3 crystals to discard the top card")
+    act(game, activate_label("Crystal Orb"), ORB_MILL)
     assert game.crystals[0] == 1 and game.draw_pile == [AMULET_OF_AIR] and game.discard_pile == [RUNIC_CUBE]
     assert game.hand[0] == () and game.pending_decision == "turn"
 
@@ -509,7 +600,7 @@ def test_crystal_orb_card_ignores_leech_staff_of_spring_and_vase() -> None:
         players=[
             {
                 "crystals": 1,
-                "reserve": {"fire": 4},
+                "reserve": {"fire": CRYSTAL_ORB_TOKENS},
                 "summoning_gauge": 4,
                 "in_play": [CRYSTAL_ORB, STAFF_OF_SPRING, YJANGS_VASE],
             },
@@ -517,9 +608,9 @@ def test_crystal_orb_card_ignores_leech_staff_of_spring_and_vase() -> None:
         ],
         draw_pile=[AMULET_OF_EARTH],
     )
-    act(game, activate_label("Crystal Orb"))  # under 3 crystals, looking is forced
-    act(game, "Crystal Orb: discard 4 energy to put the top card into play")
-    assert game.crystals == [1 + 9, 0] and game.reserve[0] == (0, 0, 0, 0)
+    act(game, activate_label("Crystal Orb"))  # with 1 crystal, looking is forced
+    act(game, ORB_PLAY)
+    assert game.crystals == [1 + AMULET_OF_EARTH_CRYSTALS, 0] and game.reserve[0] == (0, 0, 0, 0)
     assert game.pending_decision == "turn"  # no Vase token to choose
 
 
@@ -568,14 +659,14 @@ def test_glutton_cauldron_moves_one_reserve_token_once_per_round() -> None:
 
 
 def test_glutton_cauldron_tokens_cannot_be_spent_or_transmuted() -> None:
-    # ru 35.2: not part of the reserve. Amulet of Fire costs 2 fire; the Cauldron holds 6.
+    # ru 35.2: not part of the reserve. Amulet of Fire costs 2 fire; the Cauldron holds one short of its sacrifice.
     game = scenario(
         players=[
             {
                 "hand": [AMULET_OF_FIRE],
                 "reserve": {"fire": 1},
                 "summoning_gauge": 3,
-                "in_play": [{"card": GLUTTON_CAULDRON, "tokens": {"fire": 6}}],
+                "in_play": [{"card": GLUTTON_CAULDRON, "tokens": {"fire": GLUTTON_CAULDRON_TOKENS - 1}}],
             }
         ],
         turn={"transmute_ability": True},
@@ -585,19 +676,20 @@ def test_glutton_cauldron_tokens_cannot_be_spent_or_transmuted() -> None:
     assert [label for label in options if label.startswith("transmute")] == ["transmute fire from reserve"]
 
 
-def test_glutton_cauldron_seventh_token_sacrifices_it_for_fifteen_crystals_and_its_tokens() -> None:
+def test_glutton_cauldron_last_token_sacrifices_it_for_crystals_and_its_tokens() -> None:
     # ru 35.3
+    earth = GLUTTON_CAULDRON_TOKENS - 4
     game = scenario(
         players=[
             {
                 "crystals": 2,
                 "reserve": {"air": 1},
-                "in_play": [{"card": GLUTTON_CAULDRON, "tokens": {"water": 3, "earth": 3}}],
+                "in_play": [{"card": GLUTTON_CAULDRON, "tokens": {"water": 3, "earth": earth}}],
             }
         ],
     )
     act(game, activate_label("Glutton Cauldron"))  # the air token is the only one: forced
-    assert game.crystals[0] == 17 and game.reserve[0] == (3, 3, 0, 1)
+    assert game.crystals[0] == 2 + GLUTTON_CAULDRON_CRYSTALS and game.reserve[0] == (3, earth, 0, 1)
     assert cards_in_play(game) == [] and game.discard_pile == [GLUTTON_CAULDRON]
     assert instance(GLUTTON_CAULDRON) not in game.stored
 
@@ -610,7 +702,7 @@ def test_glutton_cauldron_tokens_ignored_by_potion_of_life() -> None:
         ],
     )
     act(game, activate_label("Potion of Life"))
-    assert game.crystals[0] == 8 and game.reserve[0] == (0, 0, 0, 0)
+    assert game.crystals[0] == 2 * POTION_OF_LIFE_CRYSTALS and game.reserve[0] == (0, 0, 0, 0)
     assert game.stored[instance(GLUTTON_CAULDRON)] == (0, 0, 5, 0)
 
 
@@ -661,18 +753,19 @@ def test_glutton_cauldron_tokens_ignored_by_wondrous_chest_and_beggars_horn() ->
 
 
 def test_glutton_cauldron_completion_obeys_the_reserve_limit() -> None:
-    # ru 35.5: 5 reserve tokens + 7 from the Cauldron: 5 must be discarded at once.
+    # ru 35.5: 5 reserve tokens + the Cauldron's: all but 7 must be discarded at once.
     game = scenario(
         players=[
             {
                 "reserve": {"water": 3, "earth": 3},
-                "in_play": [{"card": GLUTTON_CAULDRON, "tokens": {"fire": 6}}],
+                "in_play": [{"card": GLUTTON_CAULDRON, "tokens": {"fire": GLUTTON_CAULDRON_TOKENS - 1}}],
             }
         ],
     )
     act(game, activate_label("Glutton Cauldron"), "choose energy: water")
-    assert game.pending_decision == "overflow" and sum(game.reserve[0]) == 12 and game.crystals[0] == 15
-    act(game, "choose energy: fire")  # in non-decreasing type order the other 4 discards are then fire: forced
+    assert game.pending_decision == "overflow" and sum(game.reserve[0]) == 5 + GLUTTON_CAULDRON_TOKENS
+    assert game.crystals[0] == GLUTTON_CAULDRON_CRYSTALS
+    act(game, "choose energy: fire")  # in non-decreasing type order the other discards are then fire: forced
     assert game.reserve[0] == (3, 3, 1, 0) and game.pending_decision == "turn"
 
 
@@ -746,30 +839,32 @@ def test_vampiric_crown_zero_or_negative_prestige_gives_no_energy() -> None:
 # ============================================================================ 37 Dragon Skull
 
 
-def test_dragon_skull_sacrifices_three_cards_itself_included_for_fifteen() -> None:
+def test_dragon_skull_sacrifices_cards_itself_included_for_crystals() -> None:
     # ru 37.1
-    game = scenario(players=[{"crystals": 1, "in_play": [DRAGON_SKULL, AMULET_OF_AIR, RUNIC_CUBE, TITUS]}])
+    later = AFTER_SKULL[: DRAGON_SKULL_CARDS - 2]
+    game = scenario(players=[{"crystals": 1, "in_play": [DRAGON_SKULL, AMULET_OF_AIR, RUNIC_CUBE, *later]}])
     act(game, activate_label("Dragon Skull"))
-    # The three are chosen in increasing instance order: Amulet of Air, then Dragon Skull, then Titus.
-    act(game, "choose in play: Amulet of Air (copy 1)")
+    # The cards are chosen in increasing instance order: Amulet of Air, then Dragon Skull, then the later cards.
+    act(game, in_play_label(AMULET_OF_AIR))
     assert game.crystals[0] == 1 and game.pending_decision == "dragon_skull"
-    assert labels(game) == ["choose in play: Runic Cube of Eolis (copy 1)", "choose in play: Dragon Skull (copy 1)"]
-    act(game, "choose in play: Dragon Skull (copy 1)")  # Titus, the only later card, is then forced
-    assert game.crystals[0] == 16 and cards_in_play(game) == [RUNIC_CUBE]
-    assert sorted(game.discard_pile) == [AMULET_OF_AIR, DRAGON_SKULL, TITUS]
+    assert labels(game) == [in_play_label(RUNIC_CUBE), in_play_label(DRAGON_SKULL)]
+    act(game, in_play_label(DRAGON_SKULL))  # the later cards, just enough, are then forced
+    assert game.crystals[0] == 1 + DRAGON_SKULL_CRYSTALS and cards_in_play(game) == [RUNIC_CUBE]
+    assert sorted(game.discard_pile) == sorted([AMULET_OF_AIR, DRAGON_SKULL, *later])
 
 
 def test_dragon_skull_is_not_raised_by_purse_of_io() -> None:
     # ru 37.2
-    game = scenario(players=[{"in_play": [DRAGON_SKULL, PURSE_OF_IO, AMULET_OF_AIR, RUNIC_CUBE]}])
+    earlier = BEFORE_SKULL[: DRAGON_SKULL_CARDS - 1]
+    game = scenario(players=[{"in_play": [DRAGON_SKULL, PURSE_OF_IO, *earlier]}])
     act(game, activate_label("Dragon Skull"))
-    act(game, "choose in play: Amulet of Air (copy 1)", "choose in play: Runic Cube of Eolis (copy 1)")
-    # the Skull, the only card after the Runic Cube in instance order, is forced
-    assert game.crystals[0] == 15 and cards_in_play(game) == [PURSE_OF_IO]
+    act(game, in_play_label(AMULET_OF_AIR), in_play_label(RUNIC_CUBE))
+    # the cards after the Runic Cube in instance order, the Skull last, are just enough: forced
+    assert game.crystals[0] == DRAGON_SKULL_CRYSTALS and cards_in_play(game) == [PURSE_OF_IO]
 
 
-def test_dragon_skull_needs_three_cards_in_play() -> None:
-    game = scenario(players=[{"in_play": [DRAGON_SKULL, AMULET_OF_AIR]}])
+def test_dragon_skull_needs_its_cards_in_play() -> None:
+    game = scenario(players=[{"in_play": [DRAGON_SKULL, *BEFORE_SKULL[: DRAGON_SKULL_CARDS - 2]]}])
     assert activate_label("Dragon Skull") not in labels(game)
 
 
@@ -786,7 +881,7 @@ def test_demon_of_argos_each_opponent_in_turn_order_loses_a_gauge_point_and_draw
         draw_pile=[AMULET_OF_AIR, RUNIC_CUBE, TITUS],
     )
     act(game, "summon Demon of Argos")
-    assert game.gauge == [1, 3, 0]
+    assert game.gauge == [1, 4 - DEMON_OF_ARGOS_GAUGE, 0]
     assert game.hand[1] == (TITUS,) and game.hand[2] == (RUNIC_CUBE,) and game.draw_pile == [AMULET_OF_AIR]
 
 
@@ -805,7 +900,7 @@ def test_demon_of_argos_over_gauge_opponent_sacrifices_nothing() -> None:
         draw_pile=[TITUS],
     )
     act(game, "summon Demon of Argos")
-    assert game.gauge[1] == 1 and cards_in_play(game, 1) == [AMULET_OF_AIR, RUNIC_CUBE]
+    assert game.gauge[1] == 2 - DEMON_OF_ARGOS_GAUGE and cards_in_play(game, 1) == [AMULET_OF_AIR, RUNIC_CUBE]
     assert game.discard_pile == [] and game.pending_decision == "turn"
 
 
@@ -824,27 +919,31 @@ def test_titus_deepgaze_cost_depends_on_the_number_of_players() -> None:
 
 def test_titus_deepgaze_each_opponent_gives_one_crystal_at_the_end_of_the_round() -> None:
     # ru 39.2
-    game = scenario(3, players=[{"crystals": 2, "in_play": [TITUS]}, {"crystals": 5}, {"crystals": 1}])
+    game = scenario(3, players=[{"crystals": 2, "in_play": [TITUS]}, {"crystals": 5}, {"crystals": TITUS_CRYSTALS}])
     act(game, "end turn")
-    assert game.crystals == [2, 5, 1]  # nothing during the turns
+    assert game.crystals == [2, 5, TITUS_CRYSTALS]  # nothing during the turns
     end_turns(game)
-    assert game.crystals == [4, 4, 0] and cards_in_play(game) == [TITUS]
+    assert game.crystals == [2 + 2 * TITUS_CRYSTALS, 5 - TITUS_CRYSTALS, 0] and cards_in_play(game) == [TITUS]
 
 
 def test_titus_deepgaze_each_copy_collects_and_is_checked_on_its_own() -> None:
     # Ruling C4: the second copy finds the opponent empty and is sacrificed; the first stays.
     game = scenario(
-        players=[{"in_play": [{"card": TITUS, "copy": 0}, {"card": TITUS, "copy": 1}]}, {"crystals": 1}],
+        players=[{"in_play": [{"card": TITUS, "copy": 0}, {"card": TITUS, "copy": 1}]}, {"crystals": TITUS_CRYSTALS}],
     )
     end_turns(game)
-    assert game.crystals == [1, 0] and game.in_play[0] == (instance(TITUS, 0),) and game.discard_pile == [TITUS]
+    assert (
+        game.crystals == [TITUS_CRYSTALS, 0]
+        and game.in_play[0] == (instance(TITUS, 0),)
+        and game.discard_pile == [TITUS]
+    )
 
 
 def test_titus_deepgaze_is_sacrificed_when_an_opponent_cannot_pay() -> None:
     # ru 39.3: the opponent without crystals pays nothing, the others pay, and Titus goes at this round's end.
-    game = scenario(3, players=[{"in_play": [TITUS, RUNIC_CUBE]}, {"crystals": 0}, {"crystals": 3}])
+    game = scenario(3, players=[{"in_play": [TITUS, RUNIC_CUBE]}, {"crystals": 0}, {"crystals": TITUS_CRYSTALS + 2}])
     end_turns(game)
-    assert game.crystals == [1, 0, 2]
+    assert game.crystals == [TITUS_CRYSTALS, 0, 2]
     assert cards_in_play(game) == [RUNIC_CUBE] and game.discard_pile == [TITUS]
 
 
@@ -924,7 +1023,7 @@ def test_thieving_fairies_ignore_on_summon_and_permanent_effects() -> None:
         ],
     )
     act(game, "summon Amulet of Earth")
-    assert game.crystals == [5 + 9 + 3, 3]
+    assert game.crystals == [5 + AMULET_OF_EARTH_CRYSTALS + STAFF_OF_SPRING_CRYSTALS, 3]
 
 
 def test_thieving_fairies_one_crystal_stolen_one_from_the_supply() -> None:
@@ -951,8 +1050,8 @@ def test_thieving_fairies_trigger_on_a_potion() -> None:
     game = scenario(
         players=[{"crystals": 2, "in_play": [POTION_OF_KNOWLEDGE]}, {"in_play": [THIEVING_FAIRIES]}],
     )
-    act(game, activate_label("Potion of Knowledge"), *["choose energy: fire"] * 5)
-    assert game.crystals == [1, 2] and game.reserve[0] == (0, 0, 5, 0)
+    act(game, activate_label("Potion of Knowledge"), *["choose energy: fire"] * POTION_OF_KNOWLEDGE_TOKENS)
+    assert game.crystals == [1, 2] and game.reserve[0] == (0, 0, POTION_OF_KNOWLEDGE_TOKENS, 0)
 
 
 def test_thieving_fairies_trigger_on_glutton_cauldron() -> None:
@@ -976,7 +1075,7 @@ def test_thieving_fairies_trigger_on_die_of_malice() -> None:
     assert game.pending_decision == "die_of_malice_window"
     act(game, activate_label("Die of Malice"))
     [(die, face, _)] = game.rolled
-    assert game.crystals == [2 - 1 + 2 + DICE[0][die][face].crystals, 2]
+    assert game.crystals == [2 - 1 + DIE_OF_MALICE_CRYSTALS + DICE[0][die][face].crystals, 2]
 
 
 def test_thieving_fairies_trigger_on_damned_soul_of_onys() -> None:
@@ -1027,17 +1126,22 @@ def test_thieving_fairies_take_a_crystal_left_after_the_mirror_is_paid() -> None
     assert game.crystals == [0, 2] and game.reserve[0] == (0, 1, 0, 2)
 
 
-def test_thieving_fairies_let_the_tree_of_light_be_paid_with_exactly_three_crystals() -> None:
-    game = scenario(players=[{"crystals": 3, "in_play": [TREE_OF_LIGHT]}, {"in_play": [THIEVING_FAIRIES]}])
+def test_thieving_fairies_let_the_tree_of_light_be_paid_with_exactly_its_crystals() -> None:
+    game = scenario(
+        players=[{"crystals": TREE_OF_LIGHT_CRYSTALS, "in_play": [TREE_OF_LIGHT]}, {"in_play": [THIEVING_FAIRIES]}]
+    )
     act(game, activate_label("Tree of Light"))  # buying the token is its only option
     assert game.pending_decision == "gain_energy"
-    act(game, "choose energy: air")
-    assert game.crystals == [0, 1] and game.reserve[0] == (0, 0, 0, 1)
+    act(game, "choose energy: air")  # after air, the other tokens can only be air: forced
+    assert game.crystals == [0, 1] and game.reserve[0] == (0, 0, 0, TREE_OF_LIGHT_TOKENS)
 
 
 def test_thieving_fairies_and_the_tree_of_light_transmute_option() -> None:
     game = scenario(
-        players=[{"reserve": {"fire": 2}, "in_play": [TREE_OF_LIGHT]}, {"crystals": 1, "in_play": [THIEVING_FAIRIES]}],
+        players=[
+            {"reserve": {"fire": TREE_OF_LIGHT_DISCARD + 1}, "in_play": [TREE_OF_LIGHT]},
+            {"crystals": 1, "in_play": [THIEVING_FAIRIES]},
+        ],
         position=7,  # summer: fire transmutes for 1 crystal
     )
     act(game, activate_label("Tree of Light"))  # discarding a token is its only option, and fire the only type
@@ -1046,48 +1150,52 @@ def test_thieving_fairies_and_the_tree_of_light_transmute_option() -> None:
     assert game.crystals == [1, 2]
 
 
-def test_thieving_fairies_let_the_crystal_orb_discard_with_exactly_three_crystals() -> None:
+def test_thieving_fairies_let_the_crystal_orb_discard_with_exactly_its_crystals() -> None:
     game = scenario(
-        players=[{"crystals": 3, "in_play": [CRYSTAL_ORB]}, {"in_play": [THIEVING_FAIRIES]}],
+        players=[{"crystals": CRYSTAL_ORB_CRYSTALS, "in_play": [CRYSTAL_ORB]}, {"in_play": [THIEVING_FAIRIES]}],
         draw_pile=[RUNIC_CUBE, LANTERN],
     )
     act(game, activate_label("Crystal Orb"))
-    assert labels(game) == [
-        "Crystal Orb: look at the top card",
-        "Crystal Orb: pay 3 crystals to discard the top card",
-    ]
-    act(game, "Crystal Orb: pay 3 crystals to discard the top card")
+    assert labels(game) == ["Crystal Orb: look at the top card", ORB_MILL]
+    act(game, ORB_MILL)
     assert game.crystals == [0, 1] and game.discard_pile == [LANTERN] and game.draw_pile == [RUNIC_CUBE]
 
 
-def test_thieving_fairies_and_the_crystal_orb_playing_the_top_card_for_four_tokens() -> None:
+def test_thieving_fairies_and_the_crystal_orb_playing_the_top_card_for_tokens() -> None:
     game = scenario(
         players=[
-            {"crystals": 1, "reserve": {"air": 4}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]},
+            {"crystals": 1, "reserve": {"air": CRYSTAL_ORB_TOKENS}, "summoning_gauge": 2, "in_play": [CRYSTAL_ORB]},
             {"in_play": [THIEVING_FAIRIES]},
         ],
         draw_pile=[LANTERN],
     )
     act(game, activate_label("Crystal Orb"))  # with 1 crystal, looking is the only option
     assert game.pending_decision == "crystal_orb_seen" and game.crystals == [0, 2]  # looking costs nothing
-    act(game, "Crystal Orb: discard 4 energy to put the top card into play")
+    act(game, ORB_PLAY)
     assert cards_in_play(game) == [CRYSTAL_ORB, LANTERN] and game.reserve[0] == (0, 0, 0, 0)
 
 
 def test_thieving_fairies_after_the_balance_of_ishtar_tokens_before_its_crystals() -> None:
     game = scenario(
-        players=[{"reserve": {"earth": 3}, "in_play": [BALANCE_OF_ISHTAR]}, {"in_play": [THIEVING_FAIRIES]}],
+        players=[
+            {"reserve": {"earth": BALANCE_OF_ISHTAR_TOKENS}, "in_play": [BALANCE_OF_ISHTAR]},
+            {"in_play": [THIEVING_FAIRIES]},
+        ],
     )
     act(game, activate_label("Balance of Ishtar"))
-    assert game.crystals == [9, 1] and game.reserve[0] == (0, 0, 0, 0)  # nothing left to take before the 9
+    assert game.crystals == [BALANCE_OF_ISHTAR_CRYSTALS, 1]  # nothing was left to take before the Balance's crystals
+    assert game.reserve[0] == (0, 0, 0, 0)
 
 
 def test_thieving_fairies_after_kairns_token_before_its_effect() -> None:
     game = scenario(
-        players=[{"reserve": {"air": 1}, "in_play": [KAIRN]}, {"crystals": 5, "in_play": [THIEVING_FAIRIES]}],
+        players=[
+            {"reserve": {"air": KAIRN_TOKENS}, "in_play": [KAIRN]},
+            {"crystals": 5, "in_play": [THIEVING_FAIRIES]},
+        ],
     )
     act(game, activate_label("Kairn the Destroyer"))
-    assert game.crystals == [0, 5 + 1 - 4] and game.reserve[0] == (0, 0, 0, 0)
+    assert game.crystals == [0, 5 + 1 - KAIRN_CRYSTALS] and game.reserve[0] == (0, 0, 0, 0)
 
 
 def test_thieving_fairies_after_the_damned_souls_water_token() -> None:
@@ -1112,20 +1220,28 @@ def test_thieving_fairies_after_the_potion_of_dreams_discards_the_reserve() -> N
 # ============================================================================ 42 Cursed Treatise of Arus
 
 
-def test_cursed_treatise_gives_two_tokens_gauge_and_ten_crystals() -> None:
+def test_cursed_treatise_gives_tokens_gauge_and_crystals() -> None:
     # ru 42.1
     game = scenario(players=[{"hand": [CURSED_TREATISE], "reserve": {"water": 1}, "summoning_gauge": 1}])
-    act(game, "summon Cursed Treatise of Arus", "choose energy: earth", "choose energy: air")
-    assert game.crystals[0] == 10 and game.gauge[0] == 2 and game.reserve[0] == (0, 1, 0, 1)
+    act(game, "summon Cursed Treatise of Arus", "choose energy: earth")
+    if CURSED_TREATISE_TOKENS > 1:
+        act(game, "choose energy: air")  # after air, the other tokens can only be air: forced
+    assert game.crystals[0] == CURSED_TREATISE_CRYSTALS and game.gauge[0] == 1 + CURSED_TREATISE_GAUGE
+    assert game.reserve[0] == (0, 1, 0, CURSED_TREATISE_TOKENS - 1) and game.pending_decision == "turn"
 
 
 def test_cursed_treatise_sacrificed_by_dragon_skull_discards_the_reserve() -> None:
     # ru 42.2
     game = scenario(
-        players=[{"reserve": {"water": 2, "fire": 3}, "in_play": [DRAGON_SKULL, CURSED_TREATISE, RUNIC_CUBE]}]
+        players=[
+            {
+                "reserve": {"water": 2, "fire": 3},
+                "in_play": [DRAGON_SKULL, CURSED_TREATISE, *BEFORE_SKULL[: DRAGON_SKULL_CARDS - 2]],
+            }
+        ]
     )
-    act(game, activate_label("Dragon Skull"))  # exactly three cards in play: all three sacrifices are forced
-    assert game.crystals[0] == 15 and cards_in_play(game) == [] and game.reserve[0] == (0, 0, 0, 0)
+    act(game, activate_label("Dragon Skull"))  # exactly the Skull's number of cards in play: every one is forced
+    assert game.crystals[0] == DRAGON_SKULL_CRYSTALS and cards_in_play(game) == [] and game.reserve[0] == (0, 0, 0, 0)
 
 
 def test_cursed_treatise_sacrificed_discards_grimoire_tokens_too() -> None:
@@ -1152,13 +1268,13 @@ def test_cursed_treatise_spares_amulet_of_water_and_cauldron_tokens() -> None:
                     RUNIC_CUBE,
                     {"card": AMULET_OF_WATER, "tokens": {"water": 2}},
                     {"card": GLUTTON_CAULDRON, "tokens": {"fire": 3}},
+                    *AFTER_TREATISE[: DRAGON_SKULL_CARDS - 3],
                 ],
             }
         ],
     )
-    # In increasing instance order: Runic Cube, Dragon Skull, then the Treatise (the only later card: forced).
-    act(game, activate_label("Dragon Skull"), "choose in play: Runic Cube of Eolis (copy 1)")
-    act(game, "choose in play: Dragon Skull (copy 1)")
+    # In increasing instance order: Runic Cube, Dragon Skull, then the Treatise and the later cards (forced).
+    act(game, activate_label("Dragon Skull"), in_play_label(RUNIC_CUBE), in_play_label(DRAGON_SKULL))
     assert game.reserve[0] == (0, 0, 0, 0)
     assert game.stored[instance(AMULET_OF_WATER)] == (2, 0, 0, 0)
     assert game.stored[instance(GLUTTON_CAULDRON)] == (0, 0, 3, 0)
@@ -1198,17 +1314,17 @@ def test_idol_of_the_familiar_activation_gives_one_crystal_per_own_familiar() ->
     assert activate_label("Idol of the Familiar") not in labels(game)
 
 
-def test_idol_of_the_familiar_gives_ten_crystals_on_summon() -> None:
+def test_idol_of_the_familiar_gives_crystals_on_summon() -> None:
     # ru 43.2
     game = scenario(players=[{"hand": [IDOL], "reserve": ALL_FOUR, "summoning_gauge": 2, "in_play": [TITUS]}])
     act(game, "summon Idol of the Familiar")
-    assert game.crystals[0] == 10 and game.reserve[0] == (0, 0, 0, 0)
+    assert game.crystals[0] == IDOL_CRYSTALS and game.reserve[0] == (0, 0, 0, 0)
 
 
 # ============================================================================ 44 Necrotic Kriss
 
 
-def test_necrotic_kriss_discards_a_familiar_from_hand_for_four_tokens() -> None:
+def test_necrotic_kriss_discards_a_familiar_from_hand_for_tokens() -> None:
     # ru 44.1 (from hand); items are not offered.
     game = scenario(
         players=[{"hand": [AMULET_OF_AIR, TITUS, SID], "in_play": [NECROTIC_KRISS, RUNIC_CUBE, SYLLAS]}],
@@ -1219,12 +1335,13 @@ def test_necrotic_kriss_discards_a_familiar_from_hand_for_four_tokens() -> None:
         "choose card: Sid Nightshade",
         "choose in play: Syllas the Faithful (copy 1)",
     ]
-    act(game, "choose card: Titus Deepgaze", *["choose energy: earth"] * 4)
-    assert game.hand[0] == (AMULET_OF_AIR, SID) and game.discard_pile == [TITUS] and game.reserve[0] == (0, 4, 0, 0)
+    act(game, "choose card: Titus Deepgaze", *["choose energy: earth"] * NECROTIC_KRISS_TOKENS)
+    assert game.hand[0] == (AMULET_OF_AIR, SID) and game.discard_pile == [TITUS]
+    assert game.reserve[0] == (0, NECROTIC_KRISS_TOKENS, 0, 0)
     assert cards_in_play(game) == [SYLLAS, RUNIC_CUBE, NECROTIC_KRISS]
 
 
-def test_necrotic_kriss_sacrifices_a_familiar_in_play_for_four_tokens() -> None:
+def test_necrotic_kriss_sacrifices_a_familiar_in_play_for_tokens() -> None:
     # ru 44.1 (in play)
     game = scenario(players=[{"hand": [AMULET_OF_AIR], "in_play": [NECROTIC_KRISS, SYLLAS]}])
     act(game, activate_label("Necrotic Kriss"))
@@ -1233,9 +1350,9 @@ def test_necrotic_kriss_sacrifices_a_familiar_in_play_for_four_tokens() -> None:
     assert game.pending_decision == "necrotic_kriss" and labels(game) == [
         "choose in play: Syllas the Faithful (copy 1)"
     ]
-    act(game, "choose in play: Syllas the Faithful (copy 1)", *["choose energy: water"] * 4)
+    act(game, "choose in play: Syllas the Faithful (copy 1)", *["choose energy: water"] * NECROTIC_KRISS_TOKENS)
     assert cards_in_play(game) == [NECROTIC_KRISS] and game.discard_pile == [SYLLAS]
-    assert game.reserve[0] == (4, 0, 0, 0) and game.hand[0] == (AMULET_OF_AIR,)
+    assert game.reserve[0] == (NECROTIC_KRISS_TOKENS, 0, 0, 0) and game.hand[0] == (AMULET_OF_AIR,)
 
 
 def test_necrotic_kriss_needs_a_familiar() -> None:
@@ -1246,11 +1363,12 @@ def test_necrotic_kriss_needs_a_familiar() -> None:
 # ============================================================================ 45 Lantern of Xidit
 
 
-def test_lantern_of_xidit_three_crystals_per_reserve_token_at_the_end() -> None:
-    # ru 45.1: 4 tokens → 12 crystals; Lantern prestige 24.
+def test_lantern_of_xidit_crystals_per_reserve_token_at_the_end() -> None:
+    # ru 45.1: 4 tokens, each worth the Lantern's amount; Lantern prestige 24.
     game = scenario(players=[{"crystals": 1, "reserve": {"water": 1, "air": 3}, "in_play": [LANTERN]}], **LAST_ROUND)
     end_turns(game)
-    assert game.is_over and game.crystals[0] == 13 and game.final_scores[0] == 13 + 24
+    crystals = 1 + 4 * LANTERN_PRESTIGE
+    assert game.is_over and game.crystals[0] == crystals and game.final_scores[0] == crystals + 24
 
 
 def test_lantern_of_xidit_counts_grimoire_tokens_not_amulet_or_cauldron_tokens() -> None:
@@ -1270,33 +1388,34 @@ def test_lantern_of_xidit_counts_grimoire_tokens_not_amulet_or_cauldron_tokens()
         **LAST_ROUND,
     )
     end_turns(game)
-    assert game.is_over and game.crystals[0] == 27
+    assert game.is_over and game.crystals[0] == 9 * LANTERN_PRESTIGE
 
 
 # ============================================================================ 46 Sealed Chest of Urm
 
 
-def test_sealed_chest_of_urm_twenty_crystals_without_familiars_in_play() -> None:
+def test_sealed_chest_of_urm_crystals_without_familiars_in_play() -> None:
     # ru 46.1
     game = scenario(
         players=[{"in_play": [SEALED_CHEST, RUNIC_CUBE]}, {"in_play": [{"card": SEALED_CHEST, "copy": 1}, SYLLAS]}],
         **LAST_ROUND,
     )
     end_turns(game)
-    assert game.is_over and game.crystals == [20, 0]
+    assert game.is_over and game.crystals == [SEALED_CHEST_PRESTIGE, 0]
 
 
 def test_sealed_chest_of_urm_ignores_familiars_in_hand() -> None:
     # ru 46.2
     game = scenario(players=[{"hand": [TITUS], "in_play": [SEALED_CHEST]}], **LAST_ROUND)
     end_turns(game)
-    assert game.is_over and game.crystals[0] == 20 and game.final_scores[0] == 20 + 10 - 5
+    assert game.is_over and game.crystals[0] == SEALED_CHEST_PRESTIGE
+    assert game.final_scores[0] == SEALED_CHEST_PRESTIGE + 10 - 5
 
 
 # ============================================================================ 19 Ragfield's Helm (end of game)
 
 
-def test_ragfields_helm_twenty_crystals_for_strictly_most_cards_in_play() -> None:
+def test_ragfields_helm_crystals_for_strictly_most_cards_in_play() -> None:
     game = scenario(
         3,
         players=[
@@ -1307,7 +1426,7 @@ def test_ragfields_helm_twenty_crystals_for_strictly_most_cards_in_play() -> Non
         **LAST_ROUND,
     )
     end_turns(game)
-    assert game.is_over and game.crystals[0] == 20
+    assert game.is_over and game.crystals[0] == RAGFIELDS_HELM_PRESTIGE
 
 
 def test_ragfields_helm_nothing_on_a_tie_for_most_cards() -> None:
@@ -1388,11 +1507,15 @@ def test_sid_nightshade_cost_depends_on_the_number_of_players() -> None:
 SID_PLAYER = {"hand": [SID], "reserve": {"earth": 2}, "summoning_gauge": 1}
 
 
-def test_sid_nightshade_steals_five_from_each_opponent_with_the_lead() -> None:
+def test_sid_nightshade_steals_from_each_opponent_with_the_lead() -> None:
     # ru 49.2
     game = scenario(3, players=[{**SID_PLAYER, "crystals": 20}, {"crystals": 10}, {"crystals": 8}])
     act(game, "summon Sid Nightshade")
-    assert game.crystals == [30, 5, 3]
+    assert game.crystals == [
+        20 + 2 * SID_NIGHTSHADE_CRYSTALS,
+        10 - SID_NIGHTSHADE_CRYSTALS,
+        8 - SID_NIGHTSHADE_CRYSTALS,
+    ]
 
 
 def test_sid_nightshade_does_nothing_on_a_tie_for_the_lead() -> None:
@@ -1404,9 +1527,10 @@ def test_sid_nightshade_does_nothing_on_a_tie_for_the_lead() -> None:
 
 def test_sid_nightshade_takes_what_an_opponent_has() -> None:
     # ru 49.4
-    game = scenario(3, players=[{**SID_PLAYER, "crystals": 10}, {"crystals": 3}, {"crystals": 9}])
+    short, rich = SID_NIGHTSHADE_CRYSTALS - 2, SID_NIGHTSHADE_CRYSTALS + 4
+    game = scenario(3, players=[{**SID_PLAYER, "crystals": rich + 1}, {"crystals": short}, {"crystals": rich}])
     act(game, "summon Sid Nightshade")
-    assert game.crystals == [18, 0, 4]
+    assert game.crystals == [rich + 1 + short + SID_NIGHTSHADE_CRYSTALS, 0, 4]
 
 
 def test_sid_nightshade_takes_nothing_from_an_opponent_without_crystals() -> None:
@@ -1429,18 +1553,19 @@ def test_sid_nightshade_lead_is_read_after_the_arcano_leech_toll() -> None:
 # ============================================================================ 50 Damned Soul of Onys
 
 
-def test_damned_soul_gives_its_summoner_ten_crystals_and_one_water() -> None:
+def test_damned_soul_gives_its_summoner_crystals_and_one_water() -> None:
     # ru 50.1
     game = scenario(players=[{"hand": [DAMNED_SOUL], "reserve": {"water": 1, "air": 2}, "summoning_gauge": 1}])
     act(game, "summon Damned Soul of Onys")
-    assert game.crystals[0] == 10 and game.reserve[0] == (1, 0, 0, 2) and cards_in_play(game) == [DAMNED_SOUL]
+    assert game.crystals[0] == DAMNED_SOUL_CRYSTALS and game.reserve[0] == (1, 0, 0, 2)
+    assert cards_in_play(game) == [DAMNED_SOUL]
 
 
 def test_damned_soul_passed_on_gives_the_receiver_nothing() -> None:
-    # ru 50.2: only the summoner gains the 10 crystals and the water.
+    # ru 50.2: only the summoner gains the crystals and the water.
     game = scenario(players=[{"hand": [DAMNED_SOUL], "reserve": {"water": 1}, "summoning_gauge": 1}, {}])
     act(game, "summon Damned Soul of Onys", activate_label("Damned Soul of Onys"))
-    assert game.crystals == [10, 0] and game.reserve == [(0, 0, 0, 0), (0, 0, 0, 0)]
+    assert game.crystals == [DAMNED_SOUL_CRYSTALS, 0] and game.reserve == [(0, 0, 0, 0), (0, 0, 0, 0)]
     assert game.in_play[0] == () and cards_in_play(game, 1) == [DAMNED_SOUL]
 
 
@@ -1468,15 +1593,15 @@ def test_damned_soul_changes_hands_several_times_a_round_arriving_untapped() -> 
     act(game, activate_label("Damned Soul of Onys"))
     assert game.in_play[1] == () and cards_in_play(game, 2) == [DAMNED_SOUL] and game.reserve[1] == (0, 0, 0, 0)
     end_turns(game)
-    assert game.crystals == [0, 0, 2]  # only the last holder loses 3 at the round's end
+    assert game.crystals == [0, 0, 5 - DAMNED_SOUL_LOSS]  # only the last holder loses crystals at the round's end
 
 
-def test_damned_soul_holder_loses_three_crystals_at_the_end_of_the_round() -> None:
+def test_damned_soul_holder_loses_crystals_at_the_end_of_the_round() -> None:
     # ru 50.5
     game = scenario(players=[{"crystals": 7, "in_play": [DAMNED_SOUL]}, {"crystals": 7}])
     end_turns(game)
-    assert game.crystals == [4, 7]
-    game = scenario(players=[{"crystals": 2, "in_play": [DAMNED_SOUL]}])
+    assert game.crystals == [7 - DAMNED_SOUL_LOSS, 7]
+    game = scenario(players=[{"crystals": DAMNED_SOUL_LOSS - 1, "in_play": [DAMNED_SOUL]}])
     end_turns(game)
     assert game.crystals[0] == 0
 
@@ -1488,14 +1613,15 @@ def test_damned_soul_minus_five_prestige_counts_for_its_holder_at_the_end() -> N
     )
     act(game, activate_label("Damned Soul of Onys"))
     end_turns(game)
-    assert game.is_over and game.final_scores == (10, 10 - 3 - 5)
+    assert game.is_over and game.final_scores == (10, 10 - DAMNED_SOUL_LOSS - 5)
 
 
 def test_end_of_round_titus_collects_before_an_opponents_damned_soul() -> None:
     # RULES.md 4.5.1: player by player from the first player; seat 0's Titus takes seat 1's crystal first.
-    game = scenario(players=[{"in_play": [TITUS]}, {"crystals": 3, "in_play": [DAMNED_SOUL]}])
+    crystals = TITUS_CRYSTALS + DAMNED_SOUL_LOSS - 1  # the Soul first would leave Titus short
+    game = scenario(players=[{"in_play": [TITUS]}, {"crystals": crystals, "in_play": [DAMNED_SOUL]}])
     end_turns(game)
-    assert game.crystals == [1, 0] and cards_in_play(game) == [TITUS]
+    assert game.crystals == [TITUS_CRYSTALS, 0] and cards_in_play(game) == [TITUS]
 
 
 def test_end_of_round_titus_collects_before_its_owners_damned_soul() -> None:

@@ -5,7 +5,31 @@ from __future__ import annotations
 import pytest
 from scenario import act, labels, scenario
 
-from seasons_env.engine.data import DICE
+from seasons_env.engine.card_constants import (
+    AMULET_OF_AIR_GAUGE,
+    AMULET_OF_EARTH_CRYSTALS,
+    AMULET_OF_FIRE_DRAWN,
+    AMULET_OF_WATER_TOKENS,
+    BALANCE_OF_ISHTAR_CRYSTALS,
+    BALANCE_OF_ISHTAR_TOKENS,
+    BEGGARS_HORN_MAX_TOKENS,
+    BESPELLED_GRIMOIRE_TOKENS,
+    DIE_OF_MALICE_CRYSTALS,
+    DIVINE_CHALICE_DRAWN,
+    FIGRIM_CRYSTALS,
+    KAIRN_CRYSTALS,
+    KAIRN_TOKENS,
+    OLAFS_STATUE_CRYSTALS,
+    POTION_OF_KNOWLEDGE_TOKENS,
+    POTION_OF_LIFE_CRYSTALS,
+    POTION_OF_POWER_GAUGE,
+    RAGFIELDS_HELM_PRESTIGE,
+    SCEPTER_CRYSTALS,
+    STAFF_OF_SPRING_CRYSTALS,
+    WONDROUS_CHEST_CRYSTALS,
+    WONDROUS_CHEST_MIN_TOKENS,
+)
+from seasons_env.engine.data import CARD_NAMES, DICE
 
 pytestmark = pytest.mark.rules_scenario  # each test runs on both engines (conftest.py)
 
@@ -15,6 +39,8 @@ ALL4 = {"water": 1, "earth": 1, "fire": 1, "air": 1}
 LEFTOVER_1 = {"die": 2, "face": 0}
 # Autumn die index 0, face 0: 1 pip.
 AUTUMN_LEFTOVER_1 = {"die": 0, "face": 0}
+# Cards for a draw of n cards: the first n (the card a test keeps first).
+DRAWS = (29, 1, 3, 5, 6, 8, 13, 14, 15)
 
 
 def tokens_on(game, player: int, card: int, copy: int = 0) -> dict:
@@ -37,37 +63,39 @@ def end_of_round(players, **fields):
 # ---------------------------------------------------------------- 1-4: the amulets
 
 
-def test_amulet_of_air_raises_the_gauge_by_2() -> None:
+def test_amulet_of_air_raises_the_gauge() -> None:
     game = scenario(players=[{"hand": [1], "reserve": {"air": 2}, "summoning_gauge": 1}])
     act(game, "summon Amulet of Air")
-    assert game.gauge[0] == 3 and game.reserve[0] == (0, 0, 0, 0) and cards_in_play(game, 0) == [1]
+    assert game.gauge[0] == 1 + AMULET_OF_AIR_GAUGE
+    assert game.reserve[0] == (0, 0, 0, 0) and cards_in_play(game, 0) == [1]
 
 
-def test_amulet_of_fire_draws_4_keeps_1_discards_3() -> None:
-    game = scenario(players=[{"hand": [2], "reserve": {"fire": 2}, "summoning_gauge": 1}], draw_pile=[22, 1, 3, 29, 5])
+def choices(cards) -> list[str]:
+    return [f"choose card: {CARD_NAMES[card]}" for card in sorted(cards)]
+
+
+def test_amulet_of_fire_draws_cards_keeps_1_discards_the_rest() -> None:
+    drawn = DRAWS[:AMULET_OF_FIRE_DRAWN]
+    game = scenario(players=[{"hand": [2], "reserve": {"fire": 2}, "summoning_gauge": 1}], draw_pile=[22, *drawn])
     act(game, "summon Amulet of Fire")
-    assert labels(game) == [
-        "choose card: Amulet of Air",
-        "choose card: Amulet of Earth",
-        "choose card: Balance of Ishtar",
-        "choose card: Olaf's Blessed Statue",
-    ]
+    assert labels(game) == choices(drawn)
     act(game, "choose card: Olaf's Blessed Statue")
-    assert game.hand[0] == (29,) and sorted(game.discard_pile) == [1, 3, 5] and game.draw_pile == [22]
+    assert game.hand[0] == (29,) and sorted(game.discard_pile) == sorted(drawn[1:]) and game.draw_pile == [22]
 
 
-def test_amulet_of_earth_gives_9_crystals() -> None:
+def test_amulet_of_earth_gives_crystals() -> None:
     game = scenario(players=[{"hand": [3], "reserve": {"earth": 2}, "crystals": 1, "summoning_gauge": 1}])
     act(game, "summon Amulet of Earth")
-    assert game.crystals[0] == 10 and game.reserve[0] == (0, 0, 0, 0)
+    assert game.crystals[0] == 1 + AMULET_OF_EARTH_CRYSTALS and game.reserve[0] == (0, 0, 0, 0)
 
 
-def test_amulet_of_water_puts_4_chosen_tokens_on_the_card_not_the_reserve() -> None:
+def test_amulet_of_water_puts_chosen_tokens_on_the_card_not_the_reserve() -> None:
     game = scenario(players=[{"hand": [4], "reserve": {"water": 2, "air": 1}, "summoning_gauge": 1}])
     act(game, "summon Amulet of Water")
-    act(game, "choose energy: earth", "choose energy: fire", "choose energy: fire", "choose energy: air")
+    fire = AMULET_OF_WATER_TOKENS - 2
+    act(game, "choose energy: earth", *["choose energy: fire"] * fire, "choose energy: air")
     assert game.reserve[0] == (0, 0, 0, 1)
-    assert tokens_on(game, 0, 4) == {"earth": 1, "fire": 2, "air": 1}
+    assert tokens_on(game, 0, 4) == {"earth": 1, "fire": fire, "air": 1}
 
 
 def test_amulet_of_water_tokens_pay_summoning_costs() -> None:
@@ -75,7 +103,7 @@ def test_amulet_of_water_tokens_pay_summoning_costs() -> None:
     game = scenario(players=[{"hand": [3], "in_play": [amulet], "summoning_gauge": 2}])
     assert "summon Amulet of Earth" in labels(game)
     act(game, "summon Amulet of Earth")
-    assert game.crystals[0] == 9 and tokens_on(game, 0, 4) == {"fire": 1}
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS and tokens_on(game, 0, 4) == {"fire": 1}
 
 
 def test_amulet_of_water_tokens_pay_alongside_reserve_tokens_by_choice() -> None:
@@ -84,7 +112,8 @@ def test_amulet_of_water_tokens_pay_alongside_reserve_tokens_by_choice() -> None
     act(game, "summon Amulet of Earth")
     assert labels(game) == ["pay earth from reserve", "pay earth from Amulet of Water (copy 1)"]
     act(game, "pay earth from reserve")
-    assert game.reserve[0] == (0, 0, 0, 0) and tokens_on(game, 0, 4) == {"earth": 1} and game.crystals[0] == 9
+    assert game.reserve[0] == (0, 0, 0, 0) and tokens_on(game, 0, 4) == {"earth": 1}
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS
 
 
 def test_amulet_of_water_tokens_can_be_transmuted() -> None:
@@ -96,18 +125,18 @@ def test_amulet_of_water_tokens_can_be_transmuted() -> None:
 
 def test_amulet_of_water_tokens_do_not_count_for_wondrous_chest() -> None:
     amulet = {"card": 4, "tokens": {"water": 4}}
-    game = end_of_round([{"reserve": {"fire": 3}, "in_play": [amulet, 13]}, {}])
+    game = end_of_round([{"reserve": {"fire": WONDROUS_CHEST_MIN_TOKENS - 1}, "in_play": [amulet, 13]}, {}])
     act(game, "end turn")
     assert game.crystals[0] == 0
 
 
 def test_amulet_of_water_tokens_do_not_count_for_beggars_horn() -> None:
     amulet = {"card": 4, "tokens": {"water": 4}}
-    game = end_of_round([{"reserve": {"fire": 1}, "in_play": [amulet, 14]}, {}])
+    game = end_of_round([{"reserve": {"fire": BEGGARS_HORN_MAX_TOKENS}, "in_play": [amulet, 14]}, {}])
     act(game, "end turn")
     assert game.pending_decision == "gain_energy" and game.current_player == 0
     act(game, "choose energy: air")
-    assert game.reserve[0] == (0, 0, 1, 1) and tokens_on(game, 0, 4) == {"water": 4}
+    assert game.reserve[0] == (0, 0, BEGGARS_HORN_MAX_TOKENS, 1) and tokens_on(game, 0, 4) == {"water": 4}
 
 
 def test_amulet_of_water_tokens_are_not_copied_by_lewis_greyface() -> None:
@@ -133,42 +162,45 @@ def test_amulet_of_water_tokens_are_not_converted_by_potion_of_life() -> None:
     amulet = {"card": 4, "tokens": {"fire": 2}}
     game = scenario(players=[{"reserve": {"water": 1}, "in_play": [amulet, 26]}])
     act(game, "activate Potion of Life (copy 1)")
-    assert game.crystals[0] == 4 and tokens_on(game, 0, 4) == {"fire": 2}
+    assert game.crystals[0] == POTION_OF_LIFE_CRYSTALS and tokens_on(game, 0, 4) == {"fire": 2}
 
 
 # ---------------------------------------------------------------- 5 Balance of Ishtar
 
 
-def test_balance_of_ishtar_turns_3_identical_tokens_into_9_crystals_without_transmute_ability() -> None:
-    game = scenario(players=[{"reserve": {"fire": 3, "water": 2}, "in_play": [5]}], position=7)
+def test_balance_of_ishtar_turns_identical_tokens_into_crystals_without_transmute_ability() -> None:
+    game = scenario(players=[{"reserve": {"fire": BALANCE_OF_ISHTAR_TOKENS, "water": 2}, "in_play": [5]}], position=7)
     act(game, "activate Balance of Ishtar (copy 1)")
-    assert game.crystals[0] == 9 and game.reserve[0] == (2, 0, 0, 0)
+    assert game.crystals[0] == BALANCE_OF_ISHTAR_CRYSTALS and game.reserve[0] == (2, 0, 0, 0)
     assert "activate Balance of Ishtar (copy 1)" not in labels(game)  # tapped until next round
 
 
-def test_balance_of_ishtar_needs_3_identical_tokens() -> None:
-    game = scenario(players=[{"reserve": {"fire": 2, "water": 2, "air": 2}, "in_play": [5]}])
+def test_balance_of_ishtar_needs_enough_identical_tokens() -> None:
+    short = BALANCE_OF_ISHTAR_TOKENS - 1
+    game = scenario(players=[{"reserve": {"fire": short, "water": short, "air": short}, "in_play": [5]}])
     assert "activate Balance of Ishtar (copy 1)" not in labels(game)
 
 
 def test_balance_of_ishtar_asks_which_type() -> None:
-    game = scenario(players=[{"reserve": {"fire": 3, "earth": 4}, "in_play": [5]}])
+    needed = BALANCE_OF_ISHTAR_TOKENS
+    # the Bespelled Grimoire raises the reserve limit so that both types fit
+    game = scenario(players=[{"reserve": {"fire": needed, "earth": needed + 1}, "in_play": [5, 18]}])
     act(game, "activate Balance of Ishtar (copy 1)")
     assert labels(game) == ["choose energy: earth", "choose energy: fire"]
     act(game, "choose energy: earth")
-    assert game.reserve[0] == (0, 1, 3, 0) and game.crystals[0] == 9
+    assert game.reserve[0] == (0, 1, needed, 0) and game.crystals[0] == BALANCE_OF_ISHTAR_CRYSTALS
 
 
-def test_balance_of_ishtar_with_purse_of_io_gives_12() -> None:
-    game = scenario(players=[{"reserve": {"air": 3}, "in_play": [5, 8]}])
+def test_balance_of_ishtar_with_purse_of_io_gives_1_more_per_token() -> None:
+    game = scenario(players=[{"reserve": {"air": BALANCE_OF_ISHTAR_TOKENS}, "in_play": [5, 8]}])
     act(game, "activate Balance of Ishtar (copy 1)")
-    assert game.crystals[0] == 12
+    assert game.crystals[0] == BALANCE_OF_ISHTAR_CRYSTALS + BALANCE_OF_ISHTAR_TOKENS
 
 
-def test_balance_of_ishtar_with_transmute_bonus_gives_12() -> None:
-    game = scenario(players=[{"reserve": {"air": 3}, "in_play": [5]}])
+def test_balance_of_ishtar_with_transmute_bonus_gives_1_more_per_token() -> None:
+    game = scenario(players=[{"reserve": {"air": BALANCE_OF_ISHTAR_TOKENS}, "in_play": [5]}])
     act(game, "bonus: transmute with +1 crystal per token", "activate Balance of Ishtar (copy 1)")
-    assert game.crystals[0] == 12
+    assert game.crystals[0] == BALANCE_OF_ISHTAR_CRYSTALS + BALANCE_OF_ISHTAR_TOKENS
 
 
 # ---------------------------------------------------------------- 6 Staff of Spring
@@ -180,40 +212,40 @@ def test_staff_of_spring_does_not_trigger_on_its_own_summoning() -> None:
     assert game.crystals[0] == 0 and cards_in_play(game, 0) == [6]
 
 
-def test_staff_of_spring_gives_3_per_summon_from_hand() -> None:
+def test_staff_of_spring_gives_crystals_per_summon_from_hand() -> None:
     game = scenario(players=[{"hand": [3, 1], "reserve": {"earth": 2, "air": 2}, "in_play": [6], "summoning_gauge": 3}])
     act(game, "summon Amulet of Earth")
-    assert game.crystals[0] == 9 + 3
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS + STAFF_OF_SPRING_CRYSTALS
     act(game, "summon Amulet of Air")
-    assert game.crystals[0] == 9 + 3 + 3
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS + 2 * STAFF_OF_SPRING_CRYSTALS
 
 
 def test_two_staffs_of_spring_add_up() -> None:
     staffs = [{"card": 6, "copy": 0}, {"card": 6, "copy": 1}]
     game = scenario(players=[{"hand": [3], "reserve": {"earth": 2}, "in_play": staffs, "summoning_gauge": 3}])
     act(game, "summon Amulet of Earth")
-    assert game.crystals[0] == 9 + 6
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS + 2 * STAFF_OF_SPRING_CRYSTALS
 
 
 def test_second_staff_triggers_the_first_but_not_itself() -> None:
     game = scenario(players=[{"hand": [6], "reserve": {"earth": 3}, "in_play": [6], "summoning_gauge": 2}])
     act(game, "summon Staff of Spring")
-    assert game.crystals[0] == 3
+    assert game.crystals[0] == STAFF_OF_SPRING_CRYSTALS
 
 
 def test_staff_of_spring_ignores_divine_chalice_free_summon() -> None:
     game = scenario(
         players=[{"hand": [9], "reserve": ALL4, "in_play": [6], "summoning_gauge": 3}], draw_pile=[22, 22, 1, 3]
     )
-    act(game, "summon Divine Chalice")  # from hand: +3
-    act(game, "choose card: Amulet of Earth")  # free: +9 only
-    assert game.crystals[0] == 3 + 9
+    act(game, "summon Divine Chalice")  # from hand: the Staff's crystals
+    act(game, "choose card: Amulet of Earth")  # free: the Amulet's only
+    assert game.crystals[0] == STAFF_OF_SPRING_CRYSTALS + AMULET_OF_EARTH_CRYSTALS
 
 
 def test_staff_of_spring_ignores_potion_of_dreams_free_summon() -> None:
     game = scenario(players=[{"hand": [3], "in_play": [6, 24], "summoning_gauge": 2}])
     act(game, "activate Potion of Dreams (copy 1)")
-    assert game.crystals[0] == 9 and cards_in_play(game, 0) == [3, 6]
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS and cards_in_play(game, 0) == [3, 6]
 
 
 # ---------------------------------------------------------------- 7 Temporal Boots
@@ -311,7 +343,7 @@ def test_temporal_boots_season_change_triggers_figrim_at_once() -> None:
     p0 = {"hand": [7], "summoning_gauge": 2, "in_play": [11]}
     game = boots_game(1, 3, players=[p0, {"crystals": 5}])
     act(game, "summon Temporal Boots", "move the season marker forward 1")
-    assert game.season == 1 and game.crystals == [1, 4]
+    assert game.season == 1 and game.crystals == [FIGRIM_CRYSTALS, 5 - FIGRIM_CRYSTALS]
     assert game.current_player == 0 and game.pending_decision == "turn"
 
 
@@ -319,7 +351,7 @@ def test_temporal_boots_backward_season_change_triggers_figrim() -> None:
     p0 = {"hand": [7], "summoning_gauge": 2, "in_play": [11]}
     game = boots_game(2, 1, players=[p0, {"crystals": 5}])
     act(game, "summon Temporal Boots", "move the season marker backward 1")
-    assert (game.year, game.position) == (1, 12) and game.crystals == [1, 4]
+    assert (game.year, game.position) == (1, 12) and game.crystals == [FIGRIM_CRYSTALS, 5 - FIGRIM_CRYSTALS]
 
 
 def test_temporal_boots_without_season_change_triggers_nothing() -> None:
@@ -383,30 +415,26 @@ def test_purse_of_io_and_transmute_bonus_add_up() -> None:
 def test_purse_of_io_adds_to_potion_of_life() -> None:
     game = scenario(players=[{"reserve": {"water": 2, "air": 1}, "in_play": [8, 26]}])
     act(game, "activate Potion of Life (copy 1)")
-    assert game.crystals[0] == 3 * 5
+    assert game.crystals[0] == 3 * (POTION_OF_LIFE_CRYSTALS + 1)
 
 
 # ---------------------------------------------------------------- 9 Divine Chalice
 
 
-def test_divine_chalice_puts_one_of_4_drawn_cards_into_play_for_free() -> None:
-    game = scenario(players=[{"hand": [9], "reserve": ALL4, "summoning_gauge": 2}], draw_pile=[1, 22, 29, 3, 5])
+def test_divine_chalice_puts_one_of_the_drawn_cards_into_play_for_free() -> None:
+    drawn = (22, *DRAWS[: DIVINE_CHALICE_DRAWN - 1])
+    game = scenario(players=[{"hand": [9], "reserve": ALL4, "summoning_gauge": 2}], draw_pile=[2, *drawn])
     act(game, "summon Divine Chalice")
-    assert labels(game) == [
-        "choose card: Amulet of Earth",
-        "choose card: Balance of Ishtar",
-        "choose card: Runic Cube of Eolis",
-        "choose card: Olaf's Blessed Statue",
-    ]
+    assert labels(game) == choices(drawn)
     act(game, "choose card: Runic Cube of Eolis")  # costs 20 crystals from hand: free here
     assert cards_in_play(game, 0) == [9, 22] and game.crystals[0] == 0
-    assert sorted(game.discard_pile) == [3, 5, 29] and game.draw_pile == [1] and game.hand[0] == ()
+    assert sorted(game.discard_pile) == sorted(drawn[1:]) and game.draw_pile == [2] and game.hand[0] == ()
 
 
 def test_divine_chalice_free_card_triggers_its_on_summon_effect() -> None:
     game = scenario(players=[{"hand": [9], "reserve": ALL4, "summoning_gauge": 2}], draw_pile=[19, 22, 22, 29])
     act(game, "summon Divine Chalice", "choose card: Olaf's Blessed Statue")
-    assert game.crystals[0] == 20
+    assert game.crystals[0] == OLAFS_STATUE_CRYSTALS
 
 
 def test_divine_chalice_card_is_discarded_without_gauge_room() -> None:
@@ -423,7 +451,8 @@ def test_divine_chalice_free_card_triggers_no_vase() -> None:
     act(game, "summon Divine Chalice", "choose card: Amulet of Earth")
     assert game.pending_decision == "gain_energy"  # the Vase, once: for the Chalice summoned from hand
     act(game, "choose energy: air")
-    assert game.reserve[0] == (0, 0, 0, 1) and game.pending_decision == "turn" and game.crystals[0] == 9
+    assert game.reserve[0] == (0, 0, 0, 1) and game.pending_decision == "turn"
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS
 
 
 # ---------------------------------------------------------------- 10 Syllas the Faithful
@@ -455,7 +484,7 @@ def test_syllas_each_opponent_sacrifices_a_card_of_their_own_choice() -> None:
 # ---------------------------------------------------------------- 11 Figrim the Avaricious
 
 
-def test_figrim_collects_1_from_each_opponent_with_a_crystal_at_season_change() -> None:
+def test_figrim_collects_from_each_opponent_with_a_crystal_at_season_change() -> None:
     game = scenario(
         num_players=3,
         players=[{"in_play": [11]}, {"crystals": 5}, {"crystals": 0}],
@@ -464,7 +493,7 @@ def test_figrim_collects_1_from_each_opponent_with_a_crystal_at_season_change() 
         rolled=[LEFTOVER_1],
     )
     act(game, "end turn")
-    assert game.position == 4 and game.crystals == [1, 4, 0]
+    assert game.position == 4 and game.crystals == [FIGRIM_CRYSTALS, 5 - FIGRIM_CRYSTALS, 0]
 
 
 def test_figrim_does_nothing_without_season_change() -> None:
@@ -477,7 +506,7 @@ def test_two_figrims_add_up() -> None:
     figrims = [{"card": 11, "copy": 0}, {"card": 11, "copy": 1}]
     game = end_of_round([{"in_play": figrims}, {"crystals": 5}], position=9, rolled=[{"die": 0, "face": 0}])
     act(game, "end turn")
-    assert game.season == 3 and game.crystals == [2, 3]
+    assert game.season == 3 and game.crystals == [2 * FIGRIM_CRYSTALS, 5 - 2 * FIGRIM_CRYSTALS]
 
 
 def test_figrims_collect_in_turn_order_from_the_first_player() -> None:
@@ -523,20 +552,20 @@ def test_naria_in_two_players_draws_two() -> None:
 # ---------------------------------------------------------------- 13 Wondrous Chest, 14 Beggar's Horn
 
 
-def test_wondrous_chest_gives_3_with_4_reserve_tokens_at_end_of_round() -> None:
-    game = end_of_round([{"reserve": {"water": 2, "fire": 2}, "in_play": [13]}, {}])
+def test_wondrous_chest_gives_its_crystals_with_enough_reserve_tokens_at_end_of_round() -> None:
+    game = end_of_round([{"reserve": {"water": 2, "fire": WONDROUS_CHEST_MIN_TOKENS - 2}, "in_play": [13]}, {}])
     act(game, "end turn")
-    assert game.crystals[0] == 3
+    assert game.crystals[0] == WONDROUS_CHEST_CRYSTALS
 
 
-def test_wondrous_chest_gives_nothing_with_3_tokens() -> None:
-    game = end_of_round([{"reserve": {"water": 2, "fire": 1}, "in_play": [13]}, {}])
+def test_wondrous_chest_gives_nothing_with_a_token_too_few() -> None:
+    game = end_of_round([{"reserve": {"water": 2, "fire": WONDROUS_CHEST_MIN_TOKENS - 3}, "in_play": [13]}, {}])
     act(game, "end turn")
     assert game.crystals[0] == 0
 
 
 def test_wondrous_chest_only_at_end_of_round_not_during_the_turn() -> None:
-    game = scenario(players=[{"reserve": {"water": 5}, "in_play": [13]}, {}])
+    game = scenario(players=[{"reserve": {"water": WONDROUS_CHEST_MIN_TOKENS}, "in_play": [13]}, {}])
     act(game, "end turn")
     assert game.crystals[0] == 0 and game.current_player == 1
 
@@ -545,11 +574,12 @@ def test_two_wondrous_chests_add_up() -> None:
     chests = [{"card": 13, "copy": 0}, {"card": 13, "copy": 1}]
     game = end_of_round([{"reserve": {"air": 7}, "in_play": chests}, {}])
     act(game, "end turn")
-    assert game.crystals[0] == 6
+    assert game.crystals[0] == 2 * WONDROUS_CHEST_CRYSTALS
 
 
-def test_beggars_horn_gives_a_token_with_0_or_1_reserve_tokens() -> None:
-    for reserve, expected in (({}, (0, 0, 0, 1)), ({"fire": 1}, (0, 0, 1, 1))):
+def test_beggars_horn_gives_a_token_with_few_reserve_tokens() -> None:
+    most = BEGGARS_HORN_MAX_TOKENS
+    for reserve, expected in (({}, (0, 0, 0, 1)), ({"fire": most}, (0, 0, most, 1))):
         game = end_of_round([{"reserve": reserve, "in_play": [14]}, {}])
         act(game, "end turn")
         assert game.pending_decision == "gain_energy" and game.current_player == 0
@@ -557,10 +587,10 @@ def test_beggars_horn_gives_a_token_with_0_or_1_reserve_tokens() -> None:
         assert game.reserve[0] == expected
 
 
-def test_beggars_horn_gives_nothing_with_2_tokens() -> None:
-    game = end_of_round([{"reserve": {"fire": 2}, "in_play": [14]}, {}])
+def test_beggars_horn_gives_nothing_with_a_token_too_many() -> None:
+    game = end_of_round([{"reserve": {"fire": BEGGARS_HORN_MAX_TOKENS + 1}, "in_play": [14]}, {}])
     act(game, "end turn")
-    assert game.reserve[0] == (0, 0, 2, 0) and game.pending_decision != "gain_energy"
+    assert game.reserve[0] == (0, 0, BEGGARS_HORN_MAX_TOKENS + 1, 0) and game.pending_decision != "gain_energy"
 
 
 # ---------------------------------------------------------------- 15 Die of Malice
@@ -585,13 +615,13 @@ def test_die_of_malice_window_comes_before_the_die_actions() -> None:
     assert "activate Die of Malice (copy 1)" not in labels(game)  # only in the window
 
 
-def test_die_of_malice_rerolls_the_same_die_and_gives_2_crystals() -> None:
+def test_die_of_malice_rerolls_the_same_die_and_gives_crystals() -> None:
     game = malice_game([15])
     act(game, "activate Die of Malice (copy 1)")
     die, face, _ = next(r for r in game.rolled if r[2] == 0)
     assert die == 3 and 0 <= face < 6
     new = DICE[0][3][face]
-    assert game.crystals[0] == 2 + new.crystals
+    assert game.crystals[0] == DIE_OF_MALICE_CRYSTALS + new.crystals
     assert game.reserve[0] == new.energy and game.gauge[0] == int(new.gauge)
     assert game.pending_decision == "turn" and game.to_dict()["turn"]["transmute_ability"] == new.transmute
 
@@ -599,11 +629,12 @@ def test_die_of_malice_rerolls_the_same_die_and_gives_2_crystals() -> None:
 def test_two_dice_of_malice_one_after_the_other() -> None:
     game = malice_game([{"card": 15, "copy": 0}, {"card": 15, "copy": 1}])
     act(game, "activate Die of Malice (copy 1)")
-    assert game.pending_decision == "die_of_malice_window" and game.crystals[0] == 2
+    assert game.pending_decision == "die_of_malice_window" and game.crystals[0] == DIE_OF_MALICE_CRYSTALS
     assert labels(game) == ["use the season die as rolled", "activate Die of Malice (copy 2)"]
     act(game, "activate Die of Malice (copy 2)")
     face = next(r for r in game.rolled if r[2] == 0)[1]
-    assert game.crystals[0] == 4 + DICE[0][3][face].crystals and game.pending_decision == "turn"
+    assert game.crystals[0] == 2 * DIE_OF_MALICE_CRYSTALS + DICE[0][3][face].crystals
+    assert game.pending_decision == "turn"
 
 
 def test_die_of_malice_not_offered_in_the_main_turn() -> None:
@@ -614,11 +645,11 @@ def test_die_of_malice_not_offered_in_the_main_turn() -> None:
 # ---------------------------------------------------------------- 16 Kairn the Destroyer
 
 
-def test_kairn_discards_a_token_and_each_opponent_loses_4_crystals() -> None:
+def test_kairn_discards_a_token_and_each_opponent_loses_crystals() -> None:
     game = scenario(
         num_players=3,
         players=[
-            {"reserve": {"water": 1, "fire": 1}, "in_play": [16], "crystals": 2},
+            {"reserve": {"water": KAIRN_TOKENS, "fire": 1}, "in_play": [16], "crystals": 2},
             {"crystals": 10},
             {"crystals": 3},
         ],
@@ -626,7 +657,7 @@ def test_kairn_discards_a_token_and_each_opponent_loses_4_crystals() -> None:
     act(game, "activate Kairn the Destroyer (copy 1)")
     assert labels(game) == ["pay water from reserve", "pay fire from reserve"]
     act(game, "pay fire from reserve")
-    assert game.reserve[0] == (1, 0, 0, 0) and game.crystals == [2, 6, 0]
+    assert game.reserve[0] == (1, 0, 0, 0) and game.crystals == [2, 10 - KAIRN_CRYSTALS, max(3 - KAIRN_CRYSTALS, 0)]
     assert "activate Kairn the Destroyer (copy 1)" not in labels(game)
 
 
@@ -666,10 +697,11 @@ def test_amsug_each_player_owner_first_returns_an_item_of_their_choice() -> None
 # ---------------------------------------------------------------- 18 Bespelled Grimoire
 
 
-def test_bespelled_grimoire_gains_2_tokens_and_raises_the_limit_to_10() -> None:
+def test_bespelled_grimoire_gains_tokens_and_raises_the_limit_to_10() -> None:
     game = scenario(players=[{"hand": [18, 25], "reserve": {"water": 1, "earth": 1, "fire": 5}, "summoning_gauge": 1}])
     act(game, "summon Bespelled Grimoire", "choose energy: air")  # after air, the second token is air: forced
-    assert game.reserve[0] == (0, 0, 5, 2) and game.pending_decision == "turn" and game.reserve_limit(0) == 10
+    assert game.reserve[0] == (0, 0, 5, BESPELLED_GRIMOIRE_TOKENS)
+    assert game.pending_decision == "turn" and game.reserve_limit(0) == 10
 
 
 def test_bespelled_grimoire_limit_is_10() -> None:
@@ -681,16 +713,16 @@ def test_bespelled_grimoire_limit_is_10() -> None:
     assert game.pending_decision == "overflow"
     act(game, "choose energy: fire")  # back to 10; the next air (forced) passes the limit again
     assert game.pending_decision == "overflow" and game.reserve[0] == (1, 0, 8, 2)
-    act(game, *["choose energy: fire"] * 3)  # one discard after each of the last 3 tokens gained
+    act(game, *["choose energy: fire"] * (POTION_OF_KNOWLEDGE_TOKENS - 2))  # a discard after each later token
     assert sum(game.reserve[0]) == 10 and game.pending_decision == "turn"
 
 
 def test_second_bespelled_grimoire_does_not_raise_the_limit() -> None:
     grimoires = [{"card": 18, "copy": 0}, {"card": 18, "copy": 1}]
     game = scenario(players=[{"reserve": {"fire": 10}, "in_play": [*grimoires, 25]}])
-    act(game, "activate Potion of Knowledge (copy 1)", "choose energy: air")  # the other 4 tokens: air, forced
+    act(game, "activate Potion of Knowledge (copy 1)", "choose energy: air")  # the other tokens: air, forced
     assert game.pending_decision == "overflow" and game.current_player == 0 and game.reserve[0] == (0, 0, 10, 1)
-    act(game, *["choose energy: air"] * 5)  # one discard after each of the 5 tokens gained
+    act(game, *["choose energy: air"] * POTION_OF_KNOWLEDGE_TOKENS)  # one discard after each token gained
     assert game.reserve[0] == (0, 0, 10, 0)
 
 
@@ -732,10 +764,10 @@ def final_round(players, **fields):
     return end_of_round(players, year=3, position=12, rolled=[AUTUMN_LEFTOVER_1], **fields)
 
 
-def test_ragfields_helm_gives_20_for_strictly_most_cards_in_play() -> None:
+def test_ragfields_helm_gives_prestige_for_strictly_most_cards_in_play() -> None:
     game = final_round([{"in_play": [19, 7, 15]}, {"in_play": [1, 3]}])
     act(game, "end turn")
-    assert game.is_over and game.scores() == [10 + 8 + 8 + 20, 12]
+    assert game.is_over and game.scores() == [10 + 8 + 8 + RAGFIELDS_HELM_PRESTIGE, 12]
 
 
 def test_ragfields_helm_gives_nothing_on_a_tie_for_most() -> None:
@@ -748,7 +780,7 @@ def test_two_ragfields_helms_add_up() -> None:
     helms = [{"card": 19, "copy": 0}, {"card": 19, "copy": 1}]
     game = final_round([{"in_play": helms}, {"in_play": [1]}])
     act(game, "end turn")
-    assert game.scores() == [20 + 40, 6]
+    assert game.scores() == [20 + 2 * RAGFIELDS_HELM_PRESTIGE, 6]
 
 
 # ---------------------------------------------------------------- 20 Hand of Fortune
@@ -868,10 +900,10 @@ def test_runic_cube_has_no_effect_and_scores_30() -> None:
 # ---------------------------------------------------------------- 23-26: the potions
 
 
-def test_potion_of_power_draws_a_kept_card_and_raises_the_gauge_by_2() -> None:
+def test_potion_of_power_draws_a_kept_card_and_raises_the_gauge() -> None:
     game = scenario(players=[{"in_play": [23], "summoning_gauge": 1}], draw_pile=[3, 22])
     act(game, "activate Potion of Power (copy 1)")
-    assert game.hand[0] == (22,) and game.gauge[0] == 3 and cards_in_play(game, 0) == []
+    assert game.hand[0] == (22,) and game.gauge[0] == 1 + POTION_OF_POWER_GAUGE and cards_in_play(game, 0) == []
     assert game.discard_pile == [23] and game.pending_decision == "turn"
 
 
@@ -889,7 +921,7 @@ def test_potion_of_dreams_discards_the_reserve_and_puts_a_hand_card_into_play_fr
 def test_potion_of_dreams_usable_with_no_tokens() -> None:
     game = scenario(players=[{"hand": [29], "in_play": [24], "summoning_gauge": 1}])
     act(game, "activate Potion of Dreams (copy 1)")
-    assert cards_in_play(game, 0) == [29] and game.crystals[0] == 20
+    assert cards_in_play(game, 0) == [29] and game.crystals[0] == OLAFS_STATUE_CRYSTALS
 
 
 def test_potion_of_dreams_offered_only_with_room_counting_its_own_slot() -> None:
@@ -902,20 +934,23 @@ def test_potion_of_dreams_offered_only_with_room_counting_its_own_slot() -> None
 def test_potion_of_dreams_free_card_triggers_no_vase() -> None:
     game = scenario(players=[{"hand": [3], "in_play": [24, 30], "summoning_gauge": 2}])
     act(game, "activate Potion of Dreams (copy 1)")
-    assert game.pending_decision == "turn" and game.crystals[0] == 9 and game.reserve[0] == (0, 0, 0, 0)
+    assert game.pending_decision == "turn" and game.reserve[0] == (0, 0, 0, 0)
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS
 
 
-def test_potion_of_knowledge_gains_5_tokens_of_choice() -> None:
+def test_potion_of_knowledge_gains_tokens_of_choice() -> None:
     game = scenario(players=[{"in_play": [25]}])
     act(game, "activate Potion of Knowledge (copy 1)")
-    act(game, *["choose energy: water"] * 3, *["choose energy: earth"] * 2)
-    assert game.reserve[0] == (3, 2, 0, 0) and cards_in_play(game, 0) == [] and game.discard_pile == [25]
+    water = POTION_OF_KNOWLEDGE_TOKENS - 2
+    act(game, *["choose energy: water"] * water, *["choose energy: earth"] * 2)
+    assert game.reserve[0] == (water, 2, 0, 0) and cards_in_play(game, 0) == [] and game.discard_pile == [25]
 
 
-def test_potion_of_life_turns_each_reserve_token_into_4_crystals() -> None:
+def test_potion_of_life_turns_each_reserve_token_into_crystals() -> None:
     game = scenario(players=[{"reserve": {"water": 1, "earth": 2, "air": 3}, "in_play": [26], "crystals": 1}])
     act(game, "activate Potion of Life (copy 1)")
-    assert game.crystals[0] == 1 + 24 and game.reserve[0] == (0, 0, 0, 0) and game.discard_pile == [26]
+    assert game.crystals[0] == 1 + 6 * POTION_OF_LIFE_CRYSTALS
+    assert game.reserve[0] == (0, 0, 0, 0) and game.discard_pile == [26]
 
 
 def test_potion_of_life_grants_no_transmute_ability() -> None:
@@ -952,16 +987,16 @@ def test_two_hourglasses_add_up() -> None:
 # ---------------------------------------------------------------- 28-30
 
 
-def test_scepter_of_greatness_gives_3_per_other_magic_item() -> None:
+def test_scepter_of_greatness_gives_crystals_per_other_magic_item() -> None:
     game = scenario(players=[{"hand": [28], "reserve": ALL4, "in_play": [3, 1, 10, 11], "summoning_gauge": 5}])
     act(game, "summon Scepter of Greatness")
-    assert game.crystals[0] == 6
+    assert game.crystals[0] == 2 * SCEPTER_CRYSTALS
 
 
-def test_olafs_statue_gives_20_crystals() -> None:
+def test_olafs_statue_gives_crystals() -> None:
     game = scenario(players=[{"hand": [29], "reserve": {"water": 3}, "summoning_gauge": 1}])
     act(game, "summon Olaf's Blessed Statue")
-    assert game.crystals[0] == 20 and game.reserve[0] == (0, 0, 0, 0)
+    assert game.crystals[0] == OLAFS_STATUE_CRYSTALS and game.reserve[0] == (0, 0, 0, 0)
 
 
 def test_yjangs_vase_does_not_trigger_on_its_own_summoning() -> None:
@@ -975,11 +1010,11 @@ def test_yjangs_vase_gives_a_token_of_choice_per_summon_from_hand() -> None:
     act(game, "summon Amulet of Earth")
     assert game.pending_decision == "gain_energy" and game.current_player == 0
     act(game, "choose energy: water")
-    assert game.reserve[0] == (1, 0, 0, 0) and game.crystals[0] == 9
+    assert game.reserve[0] == (1, 0, 0, 0) and game.crystals[0] == AMULET_OF_EARTH_CRYSTALS
 
 
 def test_two_vases_and_a_staff_add_up() -> None:
     in_play = [{"card": 30, "copy": 0}, {"card": 30, "copy": 1}, 6]
     game = scenario(players=[{"hand": [3], "reserve": {"earth": 2}, "in_play": in_play, "summoning_gauge": 4}])
     act(game, "summon Amulet of Earth", "choose energy: water", "choose energy: air")
-    assert game.reserve[0] == (1, 0, 0, 1) and game.crystals[0] == 12
+    assert game.reserve[0] == (1, 0, 0, 1) and game.crystals[0] == AMULET_OF_EARTH_CRYSTALS + STAFF_OF_SPRING_CRYSTALS

@@ -95,7 +95,7 @@ def test_the_packages_compile_steps_load_from_their_entry_points() -> None:
     import importlib
     import tomllib
 
-    from seasons_env.compiling import LIBRARY_STEPS, CompileStep
+    from seasons_env.commands.compiling import LIBRARY_STEPS, CompileStep
 
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     entries = pyproject["project"]["entry-points"]["seasons_env.compile"]

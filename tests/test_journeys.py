@@ -17,91 +17,16 @@ Slow (a wheel build, then minutes of commands), still run in CI.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import venv
 from pathlib import Path
 
 import pytest
+from doc_commands import LONG, PAGES, commands, page_blocks, python_script, shell_lines
 from installed import CHECKOUT, installed_environment
 
 pytestmark = pytest.mark.slow
-
-FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
-PAGES = [
-    "README.md",
-    "docs/getting-started.md",
-    "docs/tutorials/your-agent.md",
-    "docs/tutorials/maskable-ppo.md",
-    "docs/tutorials/self-play.md",
-    "docs/tutorials/watch-and-replay.md",
-    "docs/tutorials/rllib.md",
-    "docs/web.md",
-    "docs/training.md",
-    "docs/distributed.md",
-    "docs/openspiel.md",
-]
-#: Commands a test cannot run as written (a regular expression matched at the line's start), with the reason and the
-#: test that covers them.
-NOT_RUN = {
-    r"pip install ": "installing: the wheel is what this test installs",
-    r"python -m pytest": "the test suite itself",
-    r"ray ": "a Ray cluster of several machines: tests/test_rllib_cluster.py starts one on this machine",
-    r"export RAY_": "a Ray cluster's settings: tests/test_rllib_cluster.py",
-    r"seasons play --vs": "a person at the terminal: tests/test_human.py plays one through a pseudo-terminal",
-    r"seasons play --web": "a person in the browser: tests/test_web_browser.py clicks a whole game",
-    r"seasons replay \S+$": "steps through a game at the keyboard: tests/test_replay.py",
-    r"python -m seasons_env.openspiel.playthrough tests/": (
-        "a developer's command in a checkout (it rewrites the test suite's file): tests/test_openspiel.py compares it"
-    ),
-}
-#: Long runs (minutes to hours), by page and a regular expression matched at the line's start: each is left out
-#: for the small variant that the page itself gives (checked to be one of the page's commands, which all run).
-LONG = {
-    ("docs/tutorials/self-play.md", r"seasons train --preset quick"): "seasons train --preset smoke --out runs/smoke",
-    ("docs/tutorials/self-play.md", r"seasons train --resume --(steps \d+ --)?out runs/quick"): (
-        "seasons train --resume --out runs/smoke"
-    ),
-    ("docs/tutorials/self-play.md", r"seasons arena --agents learned:runs/quick/"): (
-        "seasons arena --agents learned:runs/smoke/policy.pt,learned,heuristic --games 4 --out runs/smoke-arena"
-    ),
-    ("docs/tutorials/your-agent.md", r"seasons arena .* --games 400"): (
-        "seasons arena --agents lookahead.py:LookaheadAgent,heuristic,random --games 6 --level apprentice "
-        "--out results/try"
-    ),
-    ("docs/tutorials/rllib.md", r"python -m seasons_training.train_rllib --preset (quick|full)"): (
-        "python -m seasons_training.train_rllib --preset smoke --out runs/rllib-smoke"
-    ),
-    ("docs/training.md", r"seasons train --preset quick"): "seasons train --preset smoke --out runs/smoke",
-    ("docs/training.md", r"seasons train (--preset expert |--resume --out runs/expert)"): (
-        "seasons train --preset expert-smoke --out runs/expert-smoke"
-    ),
-    ("docs/training.md", r"python -m seasons_training generate --games \d{3,}"): (
-        "python -m seasons_training generate --games 4 --seed 1 --out runs/heuristic_4.npz"
-    ),
-    ("docs/training.md", r"python -m seasons_training clone (runs/dagger1|runs/heuristic_4000|data)"): (
-        "python -m seasons_training clone runs/heuristic_4.npz --out runs/bc-small.pt --epochs 1 --hidden 64"
-    ),
-    ("docs/training.md", r"OPENBLAS_NUM_THREADS=1 .*benchmarks/expert_search.py"): (
-        "seasons train --preset expert-smoke --out runs/expert-smoke"
-    ),
-}
-
-
-def page_blocks(page: Path) -> list[tuple[str, str, str]]:
-    """The page's fenced blocks as (language, the fence's options, code)."""
-    return FENCE.findall(page.read_text(encoding="utf-8"))
-
-
-def shell_lines(code: str) -> list[str]:
-    """The commands of a bash block: continuation lines joined, comments and blank lines dropped."""
-    lines = []
-    for line in code.replace("\\\n", " ").splitlines():
-        line = re.sub(r"\s+#.*$", "", line).strip()
-        if line and not line.startswith("#"):
-            lines.append(" ".join(line.split()))
-    return lines
 
 
 @pytest.fixture(scope="module")
@@ -141,17 +66,6 @@ def _environment(python: Path) -> dict[str, str]:
     )
 
 
-def _plan(page: str, line: str) -> str | None:
-    """Why one line of a page is not run, or None to run it as written."""
-    for (where, pattern), small in LONG.items():
-        if where == page and re.match(pattern, line):
-            return f"a long run; the page's small variant runs instead: {small}"
-    for pattern, reason in NOT_RUN.items():
-        if re.match(pattern, line):
-            return reason
-    return None
-
-
 def test_every_small_variant_is_a_command_of_its_page() -> None:
     for (page, _), small in LONG.items():
         commands = [line for language, _, code in page_blocks(CHECKOUT / page) if language == "bash"
@@ -161,26 +75,18 @@ def test_every_small_variant_is_a_command_of_its_page() -> None:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_the_page_runs_as_written_from_the_wheel(page: str, wheel_python: Path, tmp_path: Path) -> None:
-    blocks = page_blocks(CHECKOUT / page)
     env = _environment(wheel_python)
-    python = [code for language, options, code in blocks if language == "python" and "(not run" not in options]
+    python = python_script(CHECKOUT / page)
     if python:
         script = tmp_path / "page.py"
-        script.write_text("\n\n".join(python), encoding="utf-8")
+        script.write_text(python, encoding="utf-8")
         run = subprocess.run(
             [str(wheel_python), str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
         )
         assert run.returncode == 0, f"{page}, its python blocks:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
-    for language, _, code in blocks:
-        if language not in ("bash", "sh", "shell"):
-            continue
-        for line in shell_lines(code):
-            if _plan(page, line) is not None:
-                continue
-            run = subprocess.run(
-                ["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
-            )
-            assert run.returncode == 0, (
-                f"{page}: {line!r} failed, status {run.returncode}:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
-            )
-            assert "Traceback" not in run.stderr, f"{page}: {line!r} printed a traceback:\n{run.stderr[-3000:]}"
+    for line in commands(CHECKOUT / page, page):
+        run = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+        assert run.returncode == 0, (
+            f"{page}: {line!r} failed, status {run.returncode}:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+        )
+        assert "Traceback" not in run.stderr, f"{page}: {line!r} printed a traceback:\n{run.stderr[-3000:]}"

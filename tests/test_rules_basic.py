@@ -7,6 +7,7 @@ from scenario import act, labels, refuse, scenario
 
 from seasons_env import IllegalActionError
 from seasons_env.engine import actions as A
+from seasons_env.engine.card_constants import AMULET_OF_EARTH_CRYSTALS, KAIRN_CRYSTALS, KAIRN_TOKENS
 
 pytestmark = pytest.mark.rules_scenario  # each test runs on both engines (conftest.py)
 
@@ -195,7 +196,7 @@ def test_cannot_summon_when_cards_in_play_reach_the_gauge() -> None:
     assert "summon Amulet of Earth" not in labels(full)
     room = scenario(players=[{"hand": [3], "reserve": {"earth": 2}, "in_play": [22, 29], "summoning_gauge": 3}])
     act(room, "summon Amulet of Earth")
-    assert len(room.in_play[0]) == 3 and room.crystals[0] == 9
+    assert len(room.in_play[0]) == 3 and room.crystals[0] == AMULET_OF_EARTH_CRYSTALS
     assert "summon Amulet of Earth" not in labels(scenario(players=[{"hand": [3], "reserve": {"earth": 2}}]))
 
 
@@ -222,7 +223,7 @@ def test_gauge_below_cards_in_play_sacrifices_nothing() -> None:
 
 
 def test_crystals_never_go_below_0() -> None:
-    game = scenario(players=[{"reserve": {"water": 1}, "in_play": [16]}, {"crystals": 3}])
+    game = scenario(players=[{"reserve": {"water": KAIRN_TOKENS}, "in_play": [16]}, {"crystals": KAIRN_CRYSTALS - 1}])
     act(game, "activate Kairn the Destroyer (copy 1)")
     assert game.crystals == [0, 0]
 

@@ -6,6 +6,23 @@ import pytest
 from scenario import act, labels, scenario
 
 from seasons_env.engine import actions as A
+from seasons_env.engine.card_constants import (
+    AMULET_OF_EARTH_CRYSTALS,
+    BALANCE_OF_ISHTAR_CRYSTALS,
+    BALANCE_OF_ISHTAR_TOKENS,
+    CRYSTAL_ORB_CRYSTALS,
+    DRAGON_SKULL_CARDS,
+    DRAGON_SKULL_CRYSTALS,
+    ELEMENTAL_AMULET_CRYSTALS,
+    ELEMENTAL_AMULET_GAUGE,
+    ELEMENTAL_AMULET_TOKENS,
+    FIGRIM_CRYSTALS,
+    POTION_OF_KNOWLEDGE_TOKENS,
+    POTION_OF_LIFE_CRYSTALS,
+    POTION_OF_POWER_GAUGE,
+    SCEPTER_CRYSTALS,
+    TITUS_CRYSTALS,
+)
 
 pytestmark = pytest.mark.rules_scenario  # each test runs on both engines (conftest.py)
 
@@ -58,7 +75,7 @@ def test_ruling_D2_identical_options_count_once() -> None:
 def test_ruling_D2_identical_untapped_copies_give_one_activation() -> None:
     game = scenario(players=[{"in_play": [{"card": 25, "copy": 0}, {"card": 25, "copy": 1}]}])
     assert [x for x in labels(game) if x.startswith("activate")] == ["activate Potion of Knowledge (copy 1)"]
-    act(game, "activate Potion of Knowledge (copy 1)", *["choose energy: water"] * 5)
+    act(game, "activate Potion of Knowledge (copy 1)", *["choose energy: water"] * POTION_OF_KNOWLEDGE_TOKENS)
     assert [x for x in labels(game) if x.startswith("activate")] == ["activate Potion of Knowledge (copy 2)"]
 
 
@@ -90,18 +107,20 @@ def test_ruling_D2_the_die_of_malice_window_lists_identical_copies_once() -> Non
 
 
 def test_ruling_D3_overflow_is_asked_between_token_choices() -> None:
-    game = scenario(players=[{"hand": [25], "reserve": {"water": 2, "fire": 5}, "summoning_gauge": 1}])
-    act(game, "summon Potion of Knowledge")  # pays 2 water: 5 fire left
+    # the reserve reaches its limit of 7 three tokens before the Potion's last
+    fire = 10 - POTION_OF_KNOWLEDGE_TOKENS
+    game = scenario(players=[{"hand": [25], "reserve": {"water": 2, "fire": fire}, "summoning_gauge": 1}])
+    act(game, "summon Potion of Knowledge")  # pays 2 water: the fire left
     act(game, "activate Potion of Knowledge (copy 1)")
-    act(game, "choose energy: earth", "choose energy: fire")  # 7 tokens: at the limit
+    act(game, "choose energy: earth", *["choose energy: fire"] * (POTION_OF_KNOWLEDGE_TOKENS - 4))  # 7: the limit
     act(game, "choose energy: fire")  # 8: overflow now, before the next choice
     assert game.pending_decision == "overflow"
     assert labels(game) == ["choose energy: earth", "choose energy: fire"]
     act(game, "choose energy: fire")
     assert game.pending_decision == "gain_energy" and sum(game.reserve[0]) == 7
-    act(game, "choose energy: air")  # the fourth token: over the limit again
+    act(game, "choose energy: air")  # the last but one token: over the limit again
     act(game, "choose energy: air")  # discard it
-    # the fifth token can only be air (types are chosen in order): the engine gains it, overflow follows
+    # the last token can only be air (types are chosen in order): the engine gains it, overflow follows
     assert game.pending_decision == "overflow" and game.reserve[0] == (0, 1, 6, 1)
     act(game, "choose energy: earth")
     assert game.reserve[0] == (0, 0, 6, 1) and game.pending_decision == "turn"
@@ -111,14 +130,16 @@ def test_ruling_D3_order_free_choices_are_asked_in_one_order() -> None:
     game = scenario(players=[{"in_play": [25]}])
     act(game, "activate Potion of Knowledge (copy 1)", "choose energy: earth", "choose energy: fire")
     assert labels(game) == ["choose energy: fire", "choose energy: air"]  # no water or earth after fire
-    act(game, "choose energy: fire", "choose energy: fire")
-    assert labels(game) == ["choose energy: fire", "choose energy: air"]
-    # Dragon Skull's three sacrifices come in increasing instance order
-    game = scenario(players=[{"in_play": [37, 3, 22, 29]}])
+    act(game, *["choose energy: fire"] * (POTION_OF_KNOWLEDGE_TOKENS - 3))
+    assert labels(game) == ["choose energy: fire", "choose energy: air"]  # the last token
+    # Dragon Skull's sacrifices come in increasing instance order (Titus, Idol, Lantern: after the Skull)
+    later = [39, 43, 45][: DRAGON_SKULL_CARDS - 3]
+    game = scenario(players=[{"in_play": [37, 3, 22, 29, *later]}])
     act(game, "activate Dragon Skull (copy 1)")
     assert labels(game) == ["choose in play: Amulet of Earth (copy 1)", "choose in play: Runic Cube of Eolis (copy 1)"]
-    act(game, "choose in play: Runic Cube of Eolis (copy 1)")  # then only Olaf's Statue and the Skull are later
-    assert game.in_play[0] == (4,) and game.crystals[0] == 15 and sorted(game.discard_pile) == [22, 29, 37]
+    act(game, "choose in play: Runic Cube of Eolis (copy 1)")  # then only Olaf's Statue, the Skull, ... are later
+    assert game.in_play[0] == (4,) and game.crystals[0] == DRAGON_SKULL_CRYSTALS
+    assert sorted(game.discard_pile) == sorted([22, 29, 37, *later])
 
 
 def test_ruling_D4_library_split_is_three_then_three() -> None:
@@ -189,7 +210,7 @@ def test_ruling_B4_dice_keep_the_season_they_were_rolled_in() -> None:
 
 
 def test_ruling_T1_amulet_of_water_tokens_pay_costs_but_not_reserve_effects() -> None:
-    amulet = {"card": 4, "tokens": {"water": 3}}
+    amulet = {"card": 4, "tokens": {"water": BALANCE_OF_ISHTAR_TOKENS}}
     game = scenario(players=[{"in_play": [amulet, 5, 16, 35, 47], "crystals": 5, "summoning_gauge": 5}])
     present = labels(game)
     assert "activate Balance of Ishtar (copy 1)" in present  # a transmutation: pays with Amulet tokens
@@ -197,7 +218,7 @@ def test_ruling_T1_amulet_of_water_tokens_pay_costs_but_not_reserve_effects() ->
     assert "activate Glutton Cauldron (copy 1)" not in present  # moves a reserve token
     assert "activate Mirror of the Seasons (copy 1)" not in present  # changes reserve tokens
     act(game, "activate Balance of Ishtar (copy 1)")
-    assert game.crystals[0] == 14 and game.stored[6] == (0, 0, 0, 0)
+    assert game.crystals[0] == 5 + BALANCE_OF_ISHTAR_CRYSTALS and game.stored[6] == (0, 0, 0, 0)
 
 
 def test_ruling_T2_hand_of_fortune_always_lowers_the_cost() -> None:
@@ -226,14 +247,15 @@ def test_ruling_C1_boots_past_12_in_year_3_is_a_season_change() -> None:
     game = scenario(players=[p0, p1], year=3, position=11, rolled=[{"die": 0, "face": 0}])
     act(game, "summon Temporal Boots", "move the season marker forward 2")
     assert (game.year, game.position) == (4, 1) and not game.is_over
-    assert game.crystals == [4, 1]  # Figrim collected at once
+    assert game.crystals == [5 - FIGRIM_CRYSTALS, FIGRIM_CRYSTALS]  # Figrim collected at once
     assert game.deferred_tokens == ((0, 1),) and game.reserve[0] == (0, 0, 0, 0)  # the Hourglass token waits
     act(game, "end turn")
     assert game.pending_decision == "gain_energy" and game.current_player == 0  # it arrives now
     act(game, "choose energy: fire")
     assert game.reserve[0] == (0, 0, 1, 0) and not game.is_over and game.current_player == 1
     act(game, "end turn")  # the round ends: the game with it, the leftover die moving nothing
-    assert game.is_over and (game.year, game.position) == (4, 1) and game.crystals == [4, 1]
+    assert game.is_over and (game.year, game.position) == (4, 1)
+    assert game.crystals == [5 - FIGRIM_CRYSTALS, FIGRIM_CRYSTALS]
 
 
 def test_ruling_C1_boots_past_the_end_and_back_are_two_season_changes() -> None:
@@ -241,12 +263,13 @@ def test_ruling_C1_boots_past_the_end_and_back_are_two_season_changes() -> None:
     p1 = {"in_play": [11]}  # Figrim the Avaricious
     game = scenario(players=[boots, p1], year=3, position=11, rolled=[{"die": 0, "face": 0}])
     act(game, "summon Temporal Boots", "move the season marker forward 3")
-    assert (game.year, game.position) == (4, 2) and game.crystals == [4, 1]  # autumn -> winter
+    once, twice = [5 - FIGRIM_CRYSTALS, FIGRIM_CRYSTALS], [5 - 2 * FIGRIM_CRYSTALS, 2 * FIGRIM_CRYSTALS]
+    assert (game.year, game.position) == (4, 2) and game.crystals == once  # autumn -> winter
     act(game, "summon Temporal Boots", "move the season marker backward 2")
-    assert (game.year, game.position) == (3, 12) and game.crystals == [3, 2]  # winter -> autumn
+    assert (game.year, game.position) == (3, 12) and game.crystals == twice  # winter -> autumn
     act(game, "end turn", "end turn")
     # The leftover die (3 pips) crossed 12 in year 3 after all: the game ends at that crossing, Figrim idle.
-    assert game.is_over and game.crystals == [3, 2]
+    assert game.is_over and game.crystals == twice
 
 
 def test_ruling_C2_naria_with_too_few_cards() -> None:
@@ -260,7 +283,7 @@ def test_ruling_C2_naria_with_too_few_cards() -> None:
 
 
 def test_ruling_C3_crystal_orb_reshuffles_and_remembers() -> None:
-    game = scenario(players=[{"in_play": [34], "crystals": 3}], discard_pile=[22])
+    game = scenario(players=[{"in_play": [34], "crystals": CRYSTAL_ORB_CRYSTALS}], discard_pile=[22])
     act(game, "activate Crystal Orb (copy 1)", "Crystal Orb: look at the top card")
     # with no room and no tokens, leaving the card is the only option: the engine applies it (D1)
     assert game.orb_seen == (0, 22) and game.draw_pile == [22] and game.discard_pile == []
@@ -271,16 +294,16 @@ def test_ruling_C3_crystal_orb_reshuffles_and_remembers() -> None:
 
 def test_ruling_C4_each_titus_collects_and_is_checked_alone() -> None:
     titus = [{"card": 39, "copy": 0}, {"card": 39, "copy": 1}]
-    game = scenario(players=[{"in_play": titus}, {"crystals": 1}], turn_player=1)
+    game = scenario(players=[{"in_play": titus}, {"crystals": TITUS_CRYSTALS}], turn_player=1)
     act(game, "end turn")
-    assert game.crystals == [1, 0] and len(game.in_play[0]) == 1  # the second Titus found nothing
+    assert game.crystals == [TITUS_CRYSTALS, 0] and len(game.in_play[0]) == 1  # the second Titus found nothing
 
 
 def test_ruling_C5_draws_from_empty_piles_draw_nothing() -> None:
     game = scenario(players=[{"in_play": [23], "summoning_gauge": 3}])
     act(game, "activate Potion of Power (copy 1)")
     # the sacrificed potion is the only card left: the discard pile is reshuffled and it is drawn
-    assert game.hand[0] == (23,) and game.gauge[0] == 5 and game.discard_pile == []
+    assert game.hand[0] == (23,) and game.gauge[0] == 3 + POTION_OF_POWER_GAUGE and game.discard_pile == []
     game = scenario(players=[{"hand": [36], "reserve": {"water": 1, "air": 1}, "summoning_gauge": 1}])
     act(game, "summon Vampiric Crown")
     assert game.pending_decision == "turn" and game.reserve[0] == (0, 0, 0, 0)
@@ -290,7 +313,7 @@ def test_ruling_C6_scepter_and_pendant_count_other_items() -> None:
     cost = {"water": 2, "earth": 1, "fire": 2, "air": 2}
     game = scenario(players=[{"hand": [28, 48], "reserve": cost, "in_play": [22, 10], "summoning_gauge": 5}])
     act(game, "summon Scepter of Greatness")
-    assert game.crystals[0] == 3  # the Runic Cube only: not Syllas (a familiar), not itself
+    assert game.crystals[0] == SCEPTER_CRYSTALS  # the Runic Cube only: not Syllas (a familiar), not itself
     act(game, "summon Pendant of Ragnor", "choose energy: air")  # the second token can only be air too
     assert game.reserve[0] == (0, 0, 0, 2)  # Runic Cube and Scepter
 
@@ -298,9 +321,10 @@ def test_ruling_C6_scepter_and_pendant_count_other_items() -> None:
 def test_ruling_C7_elemental_amulet_effect_order() -> None:
     game = scenario(players=[{"hand": [31], "reserve": {"water": 1, "earth": 1, "air": 1}, "summoning_gauge": 1}])
     act(game, "summon Elemental Amulet", "Elemental Amulet: pay water + earth + air")
-    assert game.crystals[0] == 5 and game.gauge[0] == 2 and game.pending_decision == "gain_energy"
-    act(game, "choose energy: fire", "choose energy: fire")
-    assert game.reserve[0] == (0, 0, 2, 0)
+    assert game.crystals[0] == ELEMENTAL_AMULET_CRYSTALS and game.gauge[0] == 1 + ELEMENTAL_AMULET_GAUGE
+    assert game.pending_decision == "gain_energy"
+    act(game, *["choose energy: fire"] * ELEMENTAL_AMULET_TOKENS)
+    assert game.reserve[0] == (0, 0, ELEMENTAL_AMULET_TOKENS, 0)
 
 
 def test_ruling_C8_chalice_draws_what_the_piles_hold() -> None:
@@ -311,7 +335,7 @@ def test_ruling_C8_chalice_draws_what_the_piles_hold() -> None:
     act(game, "summon Divine Chalice")
     assert labels(game) == ["choose card: Amulet of Earth", "choose card: Runic Cube of Eolis"]
     act(game, "choose card: Amulet of Earth")
-    assert game.crystals[0] == 9 and game.discard_pile == [22]
+    assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS and game.discard_pile == [22]
 
 
 def test_ruling_C9_potion_of_dreams_needs_a_card_in_hand() -> None:
@@ -324,7 +348,11 @@ def test_ruling_C9_potion_of_dreams_needs_a_card_in_hand() -> None:
 def test_ruling_C10_transmute_bonus_does_not_raise_potion_of_life() -> None:
     game = scenario(players=[{"reserve": {"water": 1, "earth": 2}, "in_play": [26]}])
     act(game, "bonus: transmute with +1 crystal per token", "activate Potion of Life (copy 1)")
-    assert game.crystals[0] == 3 * 4 and game.reserve[0] == (0, 0, 0, 0) and game.bonuses_used[0] == 1
+    assert (
+        game.crystals[0] == 3 * POTION_OF_LIFE_CRYSTALS
+        and game.reserve[0] == (0, 0, 0, 0)
+        and game.bonuses_used[0] == 1
+    )
     # The bonus still adds its +1 to a real transmutation in the same turn (the contrast the ruling draws).
     game = scenario(players=[{"reserve": {"water": 1}, "in_play": [26]}])
     act(game, "bonus: transmute with +1 crystal per token", "transmute water from reserve")

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from scenario import ENGINES, OnKernels, act, engine_under_test, labels, scenario
 
+from seasons_env.engine.card_constants import AMULET_OF_EARTH_CRYSTALS
+
 RULES_SCENARIO_MODULES = ("test_cards_basic.py", "test_cards_advanced.py", "test_rules_basic.py", "test_rulings.py")
 HERE = Path(__file__).parent
 
@@ -56,7 +58,7 @@ def test_the_helpers_go_through_the_engine_under_test(engine: str, monkeypatch: 
         game = scenario(players=[{"hand": [3], "reserve": {"earth": 2}, "summoning_gauge": 1}])
         assert "summon Amulet of Earth" in labels(game)
         act(game, "summon Amulet of Earth")
-        assert game.crystals[0] == 9
+        assert game.crystals[0] == AMULET_OF_EARTH_CRYSTALS
     assert calls == ([] if engine == "reference" else ["build", "apply"])  # one batch, from the start to the end
     with pytest.raises(ValueError, match="engine must be one of"), engine_under_test("numpy"):
         pass

@@ -1,15 +1,21 @@
 """The project's shape, for all three packages (``seasons_env``, ``seasons_agents`` from agents/, ``seasons_training``
-from training/): no module over 600 lines, no runtime import cycle, no import below code (E402), no reach into another
-module's private names, layers in one direction (the library never imports the agents or training), and Wilson
-intervals and ratings computed in one module (``seasons_env.statistics``).
+from training/): no module over 600 lines, no runtime import cycle between modules nor between packages (folders), no
+import below code (E402), no reach into another module's private names, layers in one direction (the library never
+imports the agents or training; they reach the compiled kernels through their public API,
+``seasons_env.vector.kernels.api``, never a kernel submodule), and Wilson intervals and ratings computed in one module
+(``seasons_env.common.statistics``).
 
-Each failure names the offender: the file and its line count, the cycle's modules in order, the file, line and
-private name, or the file, line and forbidden import."""
+Each failure names the offender: the file and its line count, the cycle's modules or packages in order, the file, line
+and private name, or the file, line and forbidden import. ``python tests/test_structure.py`` prints the package graph
+and its cycles."""
 
 from __future__ import annotations
 
 import ast
+import itertools
 import re
+import sys
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +25,9 @@ PACKAGES = {"seasons_env": "seasons_env", "seasons_agents": "agents", "seasons_t
 MAX_LINES = 600
 #: Modules the library layer must never import (it finds agents and commands through entry points).
 APPLICATION = ("seasons_agents", "seasons_training", "agents", "training")
+#: The compiled kernels' package, and the one module of it the agents and training may import.
+KERNELS = "seasons_env.vector.kernels"
+KERNEL_API = "seasons_env.vector.kernels.api"
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,33 @@ def import_graph(modules: dict[str, Module]) -> dict[str, set[str]]:
         name: {i.target for i in runtime_imports(module, modules) if i.target in modules and i.target != name}
         for name, module in modules.items()
     }
+
+
+def package_of(name: str, modules: dict[str, Module]) -> str:
+    """The package (a folder) module ``name`` belongs to: a package's ``__init__.py`` belongs to the package itself, so
+    ``seasons_env/__init__.py`` and the top level's modules are one package, ``seasons_env``."""
+    return name if modules[name].is_package else name.rpartition(".")[0]
+
+
+def package_imports(modules: dict[str, Module]) -> dict[tuple[str, str], list[str]]:
+    """(package, package it imports) -> the imports that make the edge (``file:line: module``), for every run-time
+    import (inside functions too) from one package into another."""
+    edges: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for name, module in modules.items():
+        for i in runtime_imports(module, modules):
+            if i.target in modules and package_of(i.target, modules) != package_of(name, modules):
+                edges[(package_of(name, modules), package_of(i.target, modules))].append(
+                    f"{module.shown}:{i.line}: {i.target}"
+                )
+    return dict(edges)
+
+
+def package_graph(modules: dict[str, Module]) -> dict[str, set[str]]:
+    """Package -> the packages it imports at run time."""
+    graph: dict[str, set[str]] = {package_of(name, modules): set() for name in modules}
+    for source, target in package_imports(modules):
+        graph[source].add(target)
+    return graph
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -221,6 +257,72 @@ def test_no_runtime_import_cycle() -> None:
     assert not cycles, f"runtime import cycles (imports inside functions count): {cycles}"
 
 
+def test_no_import_cycle_between_packages() -> None:
+    """No two packages (folders; the top level's own modules count as one package) import each other, directly or
+    through others: the engine, then ``common``, ``encoders``, ``storage``, ``display``, then the batched core
+    (``vector.state`` below ``vector.kernels`` below ``vector``), then ``adapters`` and ``openspiel``, then
+    ``commands``, then the top level's public entry points, then the agents, then training."""
+    modules = project_modules()
+    edges = package_imports(modules)
+    cycles = find_cycles(package_graph(modules))
+    named = [
+        " -> ".join(cycle) + " (" + "; ".join(edges[(a, b)][0] for a, b in itertools.pairwise(cycle)) + ")"
+        for cycle in cycles
+    ]
+    assert not named, f"packages importing each other (move the module to the package it belongs to): {named}"
+
+
+def test_the_package_check_finds_a_cycle_through_a_lazy_import() -> None:
+    """A lazy import of an adapter from the batched core closes a cycle between two packages (as ``vector/driver.py``
+    importing ``ILLEGAL`` from the PettingZoo adapter did); the top level's modules count as one package."""
+    modules = project_modules()
+    assert package_of("seasons_env", modules) == package_of("seasons_env.cli", modules) == "seasons_env"
+    assert package_of("seasons_env.vector", modules) == package_of("seasons_env.vector.core", modules)
+    driver = modules["seasons_env.vector.driver"]
+    late = "def late():\n    from ..adapters.pettingzoo_env import raw_env\n"
+    fake = Module(driver.name, driver.path, False, ast.parse(late))
+    cycles = find_cycles(package_graph({**modules, driver.name: fake}))
+    assert any({"seasons_env.vector", "seasons_env.adapters"} <= set(c) for c in cycles), cycles
+
+
+def kernel_reaches(modules: dict[str, Module]) -> list[str]:
+    """``file:line: module`` for each import by the agents or training of the kernels' package or of one of its
+    submodules other than the public API (``KERNEL_API``); imports for type checking count."""
+    return [
+        f"{module.shown}:{i.line}: {i.target}"
+        for module in modules.values()
+        if module.name.split(".")[0] in ("seasons_agents", "seasons_training")
+        for i in runtime_imports(module, modules, type_checking=True)
+        if (i.target == KERNELS or i.target.startswith(KERNELS + ".")) and i.target != KERNEL_API
+    ]
+
+
+def test_agents_and_training_use_the_public_kernel_api() -> None:
+    """The compiled agents and training import the kernels' names from ``seasons_env.vector.kernels.api`` alone, so
+    the kernel modules can be split, merged or renamed without touching them."""
+    offenders = kernel_reaches(project_modules())
+    assert not offenders, f"kernel submodules imported outside the library (use {KERNEL_API}): {offenders}"
+
+
+def test_the_kernel_api_check_finds_every_form() -> None:
+    modules = project_modules()
+    source = (
+        "from seasons_env.vector.kernels.machine import apply_row\n"
+        "from seasons_env.vector.kernels import tables\n"
+        "from seasons_env.vector import kernels\n"
+        "def late():\n    import seasons_env.vector.kernels.state_ops\n"
+        "from seasons_env.vector.kernels.api import apply_row as ok\n"
+    )
+    fake = Module("seasons_agents.fake", ROOT / "agents" / "fake.py", False, ast.parse(source))
+    found = kernel_reaches({**modules, fake.name: fake})
+    assert [f.split(": ")[1] for f in found if f.startswith("agents/fake.py")] == [
+        "seasons_env.vector.kernels.machine",
+        "seasons_env.vector.kernels.tables",
+        "seasons_env.vector.kernels",
+        "seasons_env.vector.kernels.state_ops",
+    ], found
+
+
 def test_the_cycle_check_finds_a_hidden_cycle() -> None:
     """An import inside a function closes a cycle as surely as one at the top of the file: the pipeline's lazy
     imports of PPO are read, and a lazy import back from PPO would be a cycle; one under TYPE_CHECKING would not."""
@@ -277,12 +379,12 @@ def test_the_library_never_imports_agents_or_training() -> None:
 
 
 def test_statistics_live_in_one_module() -> None:
-    """Wilson intervals and ratings are computed by ``seasons_env.statistics`` alone (the arena, training, the RLlib
-    route and the benchmarks import them from there)."""
+    """Wilson intervals and ratings are computed by ``seasons_env.common.statistics`` alone (the arena, training, the
+    RLlib route and the benchmarks import them from there)."""
     offenders = [
         f"{module.shown}:{node.lineno}: {node.name}"
         for module in project_modules().values()
-        if module.name != "seasons_env.statistics"
+        if module.name != "seasons_env.common.statistics"
         for node in ast.walk(module.tree)
         if isinstance(node, ast.FunctionDef) and node.name in ("wilson_interval", "rate", "wilson")
     ]
@@ -451,3 +553,17 @@ def test_the_installed_check_catches_planted_offenders() -> None:
         'env = {**os.environ, "PYTHONPATH": str(shim)}\n'
     )
     assert not bypassing_calls(ast.parse(allowed)) and not checkout_on_pythonpath(ast.parse(allowed))
+
+
+def print_package_graph(out=sys.stdout) -> None:
+    """Each package and the packages it imports, then the cycles between packages (none, when the tests pass)."""
+    modules = project_modules()
+    graph = package_graph(modules)
+    for package in sorted(graph):
+        print(f"{package} -> {', '.join(sorted(graph[package])) or '(nothing of the project)'}", file=out)
+    cycles = find_cycles(graph)
+    print("cycles: " + ("; ".join(" -> ".join(cycle) for cycle in cycles) if cycles else "none"), file=out)
+
+
+if __name__ == "__main__":
+    print_package_graph()

@@ -185,13 +185,16 @@ def test_config_overrides_are_typed_and_bad_ones_named() -> None:
     ]:
         with pytest.raises(ValueError, match=message):
             make_config("smoke", [bad])
-    with pytest.raises(ValueError, match="preset: must be one of smoke, quick, full"):
+    with pytest.raises(ValueError, match="preset: must be one of smoke, quick, fast, full"):
         make_config("huge")
     with pytest.raises(ValueError, match="lr: must be a number"):
         TrainConfig(lr="x")
     with pytest.raises(ValueError, match="unknown field"):
         TrainConfig.from_dict({"nope": 1})
-    assert set(PRESETS) == {"smoke", "quick", "full", "expert-smoke", "expert"}
+    assert set(PRESETS) == {"smoke", "quick", "fast", "full", "expert-smoke", "expert"}
+    # the command offers every preset, and only those
+    train_options = {option.name: option for option in training_main.commands["train"].params}
+    assert set(train_options["preset"].type.choices) == set(PRESETS)
     # ISMCTS joins a league only when named: the full preset names it, the others keep the measured league
     assert PRESETS["full"].opponents == ("random", "heuristic", "ismcts")
     assert PRESETS["quick"].opponents == PRESETS["smoke"].opponents == ("random", "heuristic")

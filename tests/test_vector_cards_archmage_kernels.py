@@ -62,9 +62,11 @@ def _with_card_in_play(game: Game, player: int, card: int, rng: np.random.Genera
     held = {i for cards in game.in_play for i in cards}
     free = [i for i in (2 * (card - 1), 2 * (card - 1) + 1) if i not in held]
     out = game.clone()
-    for pile in (out.draw_pile, out.discard_pile):
+    hands = [list(hand) for hand in out.hand]  # a copy in no pile: taken from a hand (the random games vary)
+    for pile in (out.draw_pile, out.discard_pile, *hands):
         if free and card in pile:
             pile.remove(card)
+            out.hand = [tuple(hand) for hand in hands]
             out.in_play[player] = (*out.in_play[player], free[0])
             if BEHAVIOUR[card].stores_tokens:
                 tokens = rng.multinomial(int(rng.integers(0, MAX_STORED[card] + 1)), [0.25] * 4)

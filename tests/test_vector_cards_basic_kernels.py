@@ -17,6 +17,7 @@ from random_play import level_positions
 
 from seasons_env.engine import steps
 from seasons_env.engine.behaviour import BEHAVIOUR, Behaviour
+from seasons_env.engine.card_constants import RAGFIELDS_HELM_PRESTIGE
 from seasons_env.engine.data import GAUGE_MAX, Card
 from seasons_env.engine.machine import Game
 from seasons_env.vector.arrays import FIELD_NAMES, ArrayState, pack
@@ -196,7 +197,8 @@ def test_every_hook_of_every_card_matches_the_reference(checker: Checker) -> Non
             seen = {value for (c, hook, value) in checker.results if c == card and hook == "can_activate"}
             assert seen == ({True} if card in ALWAYS_ACTIVE else {True, False}), (card, seen)
     helm = Card.RAGFIELDS_HELM
-    assert checker.results[helm, "end_of_game", 20] and checker.results[helm, "end_of_game", 40]
+    helm_once, helm_twice = RAGFIELDS_HELM_PRESTIGE, 2 * RAGFIELDS_HELM_PRESTIGE
+    assert checker.results[helm, "end_of_game", helm_once] and checker.results[helm, "end_of_game", helm_twice]
     assert checker.results[helm, "end_of_game", 0]
     for card in BASIC_CARDS:
         for hook in HOOKS:

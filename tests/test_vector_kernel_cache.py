@@ -38,7 +38,7 @@ def test_an_edit_to_any_source_the_kernels_freeze_changes_the_digest(tmp_path: P
     before = source_digest(package)
     assert before == source_digest(PACKAGE)
     # constants frozen into compiled code come from the engine, the encoder and the array modules, not only kernels/
-    for name in ("engine/steps.py", "encoding.py", "vector/arrays.py", "vector/kernels/tables.py"):
+    for name in ("engine/steps.py", "encoders/encoding.py", "vector/state/arrays.py", "vector/kernels/tables.py"):
         path = package / name
         original = path.read_bytes()
         path.write_bytes(original + b"\n# edited\n")
@@ -105,16 +105,18 @@ def test_a_copy_elsewhere_loads_the_kernels_another_checkout_compiled(tmp_path: 
 
 def test_the_key_covers_the_kernels_import_closure_and_nothing_else(tmp_path: Path) -> None:
     """An adapter the kernels never import (the SB3, Gymnasium and PettingZoo ones, the one-game wrapper) changes no
-    key; a kernel module, a module a kernel imports, or a module that one imports, does."""
+    key, nor does a public path of a module they do import (``encoding.py``, ``vector/arrays.py``: the kernels import
+    the module itself); a kernel module, a module a kernel imports, or a module that one imports, does."""
     package = _copy(tmp_path)
     before = source_digest(package)
     sources = {path.relative_to(package).as_posix() for path in kernel_sources(package)}
-    for name in ("vector/sb3_vec.py", "vector/gym_vector.py", "gym_env.py", "pettingzoo_env.py", "vector/single.py"):
+    adapters = ("vector/sb3_vec.py", "vector/gym_vector.py", "adapters/gym_env.py", "adapters/pettingzoo_env.py")
+    for name in (*adapters, "vector/single.py", "encoding.py", "vector/arrays.py"):
         assert name not in sources
         path = package / name
         path.write_bytes(path.read_bytes() + b"\n# an edited docstring\n")
         assert source_digest(package) == before, f"{name} is not imported by the kernels but changed the key"
-    for name in ("vector/kernels/machine.py", "vector/step_codes.py", "engine/card_constants.py"):
+    for name in ("vector/kernels/machine.py", "vector/state/step_codes.py", "engine/card_constants.py"):
         assert name in sources
         path = package / name
         original = path.read_bytes()
@@ -319,7 +321,7 @@ def test_a_sticky_shared_parent_such_as_tmp_is_accepted(tmp_path: Path) -> None:
 def test_loading_only_reports_what_would_be_compiled_and_changes_nothing(tmp_path: Path) -> None:
     """``load_only`` (``seasons compile --check``): an empty cache and a damaged entry each stop with the reason; a
     damaged entry is left as it is; a sound cache loads."""
-    from seasons_env.compiling import CompileStep, check_step
+    from seasons_env.commands.compiling import CompileStep, check_step
 
     step = CompileStep("probe", "the probe kernel", lambda: _probe(tmp_path))
     assert "cache_probe.add_one is not compiled" in check_step(step)

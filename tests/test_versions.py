@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 import seasons_env
 from seasons_env.cli import main
+from seasons_env.commands.info import extra_requirements, extras_status
 from seasons_env.encoding import OBSERVATION_SIZE, OBSERVATION_VERSION
 from seasons_env.engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS
 from seasons_env.engine.serialization import STATE_VERSION
-from seasons_env.info import extra_requirements, extras_status
 from seasons_env.vector.kernels import CACHE_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ def test_the_version_has_one_source() -> None:
 
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" not in pyproject["project"] and pyproject["project"]["dynamic"] == ["version"]
-    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "seasons_env.__version__"}
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "seasons_env.common.version.__version__"}
     assert read_configuration(ROOT / "pyproject.toml", expand=True)["project"]["version"] == seasons_env.__version__
 
 

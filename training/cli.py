@@ -171,10 +171,11 @@ def clone_command(
 @main.command()
 @click.option(
     "--preset",
-    type=click.Choice(["smoke", "quick", "full", "expert-smoke", "expert"]),
+    type=click.Choice(["smoke", "fast", "quick", "full", "expert-smoke", "expert"]),
     default="quick",
     show_default=True,
-    help="smoke: a minute (CI); quick: the shipped model's recipe from nothing, about 2 hours; full: overnight; "
+    help="smoke: a minute (CI); fast: cloning on the batched core, then a short PPO against the heuristic; quick: the "
+    "shipped model's recipe from nothing, about 2 hours; full: overnight; "
     "expert-smoke, expert: expert iteration from a model (docs/training.md).",
 )
 @click.option(

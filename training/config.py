@@ -54,6 +54,7 @@ class TrainConfig:
     bc_games: int = 4000  # heuristic games of the cloning data set (every seat's decisions)
     bc_epochs: int = 3
     bc_lr: float = 1e-3
+    bc_batch: int = 512  # cloning's minibatch (DAgger's fine-tuning too): larger ones train more rows a second
     dagger_games: int = 2000  # games where the clone plays one seat, the heuristic labelling; 0 = no DAgger round
     dagger_epochs: int = 2  # fine-tuning the clone on the DAgger rows
     dagger_lr: float = 3e-4
@@ -125,7 +126,7 @@ class TrainConfig:
             raise ValueError(f"engine: must be one of {', '.join(ENGINES)}; got {self.engine!r}")
         positive = ("hidden", "layers", "card_dim", "steps", "envs", "rollout", "epochs", "minibatch")
         positive += ("snapshot_every", "league_size", "eval_every", "checkpoint_every", "threads", "game_threads")
-        positive += ("bc_games", "bc_epochs", "dagger_epochs", "workers", "ismcts_iterations")
+        positive += ("bc_games", "bc_epochs", "bc_batch", "dagger_epochs", "workers", "ismcts_iterations")
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: must be at least 1; got {getattr(self, name)!r}")
@@ -329,6 +330,29 @@ PRESETS: dict[str, TrainConfig] = {
         steps=3_400_000,
         eval_every=250_000,
         eval_games=200,
+    ),
+    # the short route from nothing (docs/training.md, "Learning in minutes", with what one run reached): heuristic
+    # decisions played on the batched core, cloned in large minibatches, no DAgger round, then a short PPO against
+    # the heuristic alone; evaluated only at its start and end
+    "fast": TrainConfig(
+        hidden=256,
+        bc_games=2000,
+        bc_epochs=2,
+        bc_lr=2e-3,
+        bc_batch=2048,
+        dagger_games=0,
+        steps=300_000,
+        envs=64,
+        rollout=32,
+        lr=1.5e-4,
+        lr_final=5e-5,
+        opponents=("heuristic",),
+        league_size=1,
+        snapshot_every=1_000_000,
+        eval_every=1_000_000,
+        eval_games=100,
+        checkpoint_every=100_000,
+        threads=2,
     ),
     "full": TrainConfig(
         num_players=(2, 3, 4),

@@ -63,10 +63,7 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
     """The rows of ``job``'s game (a ``expert.SearchJob``), every seat searched by the compiled search."""
     from seasons_agents.policy_ismcts import DEFAULT_SCALE, compiled_search
     from seasons_env.vector.arrays import ArrayState
-    from seasons_env.vector.kernels.batch import RulesBatch
-    from seasons_env.vector.kernels.hidden_kernels import determinize_row, hidden_pool_size
-    from seasons_env.vector.kernels.observe_rows import observe_row
-    from seasons_env.vector.kernels.structs import kernel_arrays
+    from seasons_env.vector.kernels.api import RulesBatch, determinize_row, hidden_pool_size, kernel_arrays, observe_row
 
     search = compiled_search(job.model)
     rng = np.random.default_rng([job.seed, 0x5EA2C])  # the game's draws (its views, its sampled moves)

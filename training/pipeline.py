@@ -282,6 +282,7 @@ class TrainingRun:
         clone_config = CloneConfig(
             epochs=c.dagger_epochs if dagger else c.bc_epochs,
             lr=c.dagger_lr if dagger else c.bc_lr,
+            batch_size=c.bc_batch,
             seed=c.seed,
             threads=c.workers,
             network=NetworkConfig(card_dim=c.card_dim, hidden=c.hidden, layers=c.layers),

@@ -72,7 +72,7 @@ def _compile_snapshot_policy() -> None:
 
 def compile_steps() -> list:
     """This package's step of ``seasons compile`` (the ``seasons_env.compile`` entry point)."""
-    from seasons_env.compiling import CompileStep
+    from seasons_env.commands.compiling import CompileStep
 
     summary = "the league snapshots' compiled policy (seasons train)"
     # it steps a VectorGame: with the rules kernels' process, after them

@@ -8,6 +8,7 @@ an id changes meaning.
 
 from __future__ import annotations
 
+from . import card_constants as K
 from .data import ACTIVATION_CARDS, CARD_NAMES, ENERGIES, NUM_CARDS, NUM_INSTANCES, card_of, instance_of
 
 ACTION_TABLE_VERSION = 1
@@ -48,12 +49,12 @@ _SINGLE_LABELS = {
     "BONUS_EXCHANGE": "bonus: exchange 2 reserve tokens",
     "BONUS_TRANSMUTE": "bonus: transmute with +1 crystal per token",
     "BONUS_GAUGE": "bonus: summoning gauge +1",
-    "TREE_BUY_ENERGY": "Tree of Light: pay 3 crystals for 1 energy",
-    "TREE_TRANSMUTE": "Tree of Light: discard 1 energy to transmute",
+    "TREE_BUY_ENERGY": f"Tree of Light: pay {K.TREE_OF_LIGHT_CRYSTALS} crystals for {K.TREE_OF_LIGHT_TOKENS} energy",
+    "TREE_TRANSMUTE": f"Tree of Light: discard {K.TREE_OF_LIGHT_DISCARD} energy to transmute",
     "ORB_LOOK": "Crystal Orb: look at the top card",
-    "ORB_MILL": "Crystal Orb: pay 3 crystals to discard the top card",
+    "ORB_MILL": f"Crystal Orb: pay {K.CRYSTAL_ORB_CRYSTALS} crystals to discard the top card",
     "ORB_LEAVE": "Crystal Orb: leave the top card",
-    "ORB_PLAY": "Crystal Orb: discard 4 energy to put the top card into play",
+    "ORB_PLAY": f"Crystal Orb: discard {K.CRYSTAL_ORB_TOKENS} energy to put the top card into play",
     "CROWN_DRAW": "Vampiric Crown: draw a card",
     "CROWN_DISCARD": "Vampiric Crown: discard a card from hand",
 }

@@ -14,13 +14,13 @@ from __future__ import annotations
 # ---------------------------------------------------------------------------- basic cards (1-30)
 
 AMULET_OF_AIR_GAUGE = 2  # on summon: the summoning gauge grows by 2
-AMULET_OF_FIRE_DRAWN = 4  # on summon: draw 4 cards, keep 1
+AMULET_OF_FIRE_DRAWN = 4  # on summon: draw 4 cards, keep 1 (a layout bound: LAYOUT_BOUNDS)
 AMULET_OF_EARTH_CRYSTALS = 9  # on summon: gain 9 crystals
 AMULET_OF_WATER_TOKENS = 4  # on summon: 4 tokens of choice stored on the amulet
 BALANCE_OF_ISHTAR_TOKENS = 3  # activation: discard 3 identical tokens ...
 BALANCE_OF_ISHTAR_CRYSTALS = 9  # ... to gain 9 crystals (plus the transmute bonus per token discarded)
 STAFF_OF_SPRING_CRYSTALS = 3  # after each other card summoned from hand: gain 3 crystals
-DIVINE_CHALICE_DRAWN = 4  # on summon: draw 4 cards, put 1 into play for free
+DIVINE_CHALICE_DRAWN = 4  # on summon: draw 4 cards, put 1 into play for free (a layout bound: LAYOUT_BOUNDS)
 FIGRIM_CRYSTALS = 1  # each season change: each opponent gives 1 crystal
 WONDROUS_CHEST_MIN_TOKENS = 4  # end of round with at least 4 tokens in reserve ...
 WONDROUS_CHEST_CRYSTALS = 3  # ... gain 3 crystals
@@ -62,3 +62,10 @@ DAMNED_SOUL_CRYSTALS = 10  # on summon: gain 10 crystals and a water token
 DAMNED_SOUL_LOSS = 3  # end of each round: lose 3 crystals
 LANTERN_PRESTIGE = 3  # end of game: 3 prestige per token in reserve
 SEALED_CHEST_PRESTIGE = 20  # end of game, no familiar in play: 20 prestige
+
+# ---------------------------------------------------------------------------- amounts that bound a layout
+
+#: Amounts that are also layout sizes: the drawn cards wait in one pending step whose columns in the step rows
+#: (``vector/step_codes.py``) and whose bound in the position format are ``serialization.DRAWN_CARDS`` (4). A
+#: smaller draw fits; a larger one is a change of both layouts (the engine refuses it at import).
+LAYOUT_BOUNDS = ("AMULET_OF_FIRE_DRAWN", "DIVINE_CHALICE_DRAWN")

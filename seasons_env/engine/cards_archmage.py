@@ -139,7 +139,9 @@ def _res_orb_decide(game: State, task: Task, action: int) -> None:
         game.push((DISCARD_TOKENS, p, K.CRYSTAL_ORB_TOKENS, 0), (ENTER_PLAY, p, card_, 0, 0b1111))
 
 
-ORB_CHOICE = steps.decision("crystal_orb", _opt_orb, _res_orb, doc="Crystal Orb: look, or pay 3 to discard the top")
+ORB_CHOICE = steps.decision(
+    "crystal_orb", _opt_orb, _res_orb, doc=f"Crystal Orb: look, or pay {K.CRYSTAL_ORB_CRYSTALS} to discard the top"
+)
 ORB_DECIDE = steps.decision(
     "crystal_orb_seen", _opt_orb_decide, _res_orb_decide, ("card",), doc="Crystal Orb: leave or play the top card"
 )

@@ -77,7 +77,9 @@ def _res_balance(game: State, task: Task, action: int) -> None:
     game.push((PAYMENT, p, tuple(tokens * (i == t) for i in range(4)), 0, 0))
 
 
-BALANCE_TYPE = steps.decision("balance_of_ishtar", _opt_balance, _res_balance, doc="type of the 3 identical tokens")
+BALANCE_TYPE = steps.decision(
+    "balance_of_ishtar", _opt_balance, _res_balance, doc=f"type of the {K.BALANCE_OF_ISHTAR_TOKENS} identical tokens"
+)
 
 
 @card(Card.BALANCE_OF_ISHTAR)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from . import card_constants as K
 from . import steps
 from .behaviour import BEHAVIOUR
 from .data import CARD_NAMES, CARD_OF, LEVEL_CARDS, NUM_CARDS, Card
@@ -76,8 +77,9 @@ DREAMS = steps.kind("potion_of_dreams")
 DRAFT_PICK = steps.kind("draft_pick")
 DRAFT_PASS = steps.kind("draft_pass")
 LIBRARY_SPLIT = steps.kind("library_split")
-#: The most tokens a card in play can hold: Amulet of Water gets 4 once; Glutton Cauldron completes at 7.
-MAX_STORED = {Card.AMULET_OF_WATER: 4, Card.GLUTTON_CAULDRON: 6}
+#: The most tokens a card in play can hold: Amulet of Water gets its tokens once; Glutton Cauldron is sacrificed
+#: once it holds its number (``card_constants.py``).
+MAX_STORED = {Card.AMULET_OF_WATER: K.AMULET_OF_WATER_TOKENS, Card.GLUTTON_CAULDRON: K.GLUTTON_CAULDRON_TOKENS - 1}
 
 
 def level_cards(level: str) -> Counter:
@@ -250,8 +252,11 @@ def pending_problems(game: State) -> list[str]:
         problems.extend(_precondition_problems(game, task, where))
     for inst, count in sorted(stored_gains.items()):
         held = sum(game.stored.get(inst, ()))
-        if held + count > MAX_STORED[Card.AMULET_OF_WATER]:
-            problems.append(f"an Amulet of Water holding {held} tokens cannot gain {count} more (it holds 4 at most)")
+        most = MAX_STORED[Card.AMULET_OF_WATER]
+        if held + count > most:
+            problems.append(
+                f"an Amulet of Water holding {held} tokens cannot gain {count} more (it holds {most} at most)"
+            )
     for card in sorted(unclaimed.elements()):
         problems.append(f"limbo holds {_name(card)}, but no pending step decides its fate")
     if game.orb_seen and (not game.draw_pile or game.orb_seen[1] != game.draw_pile[-1]):

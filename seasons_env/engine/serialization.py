@@ -18,6 +18,7 @@ from typing import TypeVar
 import numpy as np
 
 from . import actions as A
+from . import card_constants as K
 from . import steps
 from .behaviour import BEHAVIOUR
 from .chance import Chance, LegacyChance
@@ -229,6 +230,15 @@ def _owed(need: tuple, context: Context) -> str | None:
     return None if sum(need) else "must owe at least 1 token"
 
 
+#: The most cards a ``keep_one`` or ``divine_chalice`` step holds: Amulet of Fire's and Divine Chalice's draws. A layout
+#: size: the step rows' columns (``vector/step_codes.py``) and the position format's bound follow it, so a larger draw
+#: is a change of both (a smaller one fits).
+DRAWN_CARDS = 4
+if max(K.AMULET_OF_FIRE_DRAWN, K.DIVINE_CHALICE_DRAWN) > DRAWN_CARDS:
+    raise RuntimeError(f"card_constants: a draw of more than {DRAWN_CARDS} cards needs wider steps (DRAWN_CARDS)")
+#: The most tokens one ``discard_tokens`` step discards (Kairn, Tree of Light, Crystal Orb).
+MAX_DISCARDED = max(K.KAIRN_TOKENS, K.TREE_OF_LIGHT_DISCARD, K.CRYSTAL_ORB_TOKENS)
+
 #: The arguments of each pending step, by step name, in the order of ``steps.KINDS``' registered ``args``.
 STEP_ARGS: dict[str, dict[str, Rule]] = {
     "draft_pick": {},
@@ -241,7 +251,7 @@ STEP_ARGS: dict[str, dict[str, Rule]] = {
     "die_actions": {},
     "draw_symbol": {},
     "keep_or_discard": {"card": CARD},
-    "keep_one": {"cards": cards(4, 1, as_tuple=True)},
+    "keep_one": {"cards": cards(DRAWN_CARDS, 1, as_tuple=True)},
     "turn": {},
     "gain_energy": {"count": Int(1, MAX_GAIN), "onto": Int(-1, NUM_INSTANCES - 1), "from_type": ENERGY},
     "overflow": {"from_type": ENERGY},
@@ -250,7 +260,7 @@ STEP_ARGS: dict[str, dict[str, Rule]] = {
     "payment": {"need": NEED, "waivers": Int(0, 2), "from_type": ENERGY},
     "hand_of_fortune": {"need": NEED, "waivers": Int(1, 2), "from_type": ENERGY},
     "pay_source": {"need": Checked(NEED, _owed), "from_source": Int(0, A.NUM_SOURCES - 1)},
-    "discard_tokens": {"count": Int(1, 4), "from_action": Int(0, A.pay_action(A.NUM_SOURCES - 1, 3))},
+    "discard_tokens": {"count": Int(1, MAX_DISCARDED), "from_action": Int(0, A.pay_action(A.NUM_SOURCES - 1, 3))},
     "enter_play": {"card": CARD, "from_hand": Int(0, 1), "effects": Int(0, 15)},
     "after_summon": {"instance": INSTANCE},
     "round_end_effects": {},
@@ -261,7 +271,7 @@ STEP_ARGS: dict[str, dict[str, Rule]] = {
     "game_end": {},
     "balance_of_ishtar": {},
     "temporal_boots": {},
-    "divine_chalice": {"cards": cards(4, 1, as_tuple=True)},
+    "divine_chalice": {"cards": cards(DRAWN_CARDS, 1, as_tuple=True)},
     "syllas_sacrifice": {},
     "naria_keep": {"cards": cards(4, 1, as_tuple=True)},
     "naria_give": {"cards": cards(3, 1, as_tuple=True), "recipients": ListOf(SEAT, 3, 1, as_tuple=True)},
@@ -275,7 +285,7 @@ STEP_ARGS: dict[str, dict[str, Rule]] = {
     "glutton_cauldron": {"instance": INSTANCE},
     "vampiric_crown": {},
     "vampiric_crown_discard": {},
-    "dragon_skull": {"remaining": Int(1, 3), "after": Int(-1, NUM_INSTANCES - 1)},
+    "dragon_skull": {"remaining": Int(1, K.DRAGON_SKULL_CARDS), "after": Int(-1, NUM_INSTANCES - 1)},
     "necrotic_kriss": {},
     "mirror_from": {},
     "mirror_count": {"energy": ENERGY},

@@ -15,7 +15,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from ..registry import make_agent
+from ..common.registry import make_agent
 from .game import SeasonsGame, SeasonsState
 
 

@@ -17,11 +17,11 @@ import numbers
 import numpy as np
 import pyspiel
 
-from ..encoding import OBSERVATION_SIZE, encode_observation, observation_views
+from ..common.simulate import MAX_DECISIONS
+from ..display.rendering import render_text
+from ..encoders.encoding import OBSERVATION_SIZE, encode_observation, observation_views
+from ..encoders.rewards import final_rewards
 from ..engine import LEVELS, NUM_ACTIONS, Game, describe_action
-from ..rendering import render_text
-from ..rewards import final_rewards
-from ..simulate import MAX_DECISIONS
 
 GAME_NAME = "python_seasons"
 #: The opening chance nodes, one a byte of the engine's seed: game ``k`` is ``Game.new(players, level, seed=k)``.

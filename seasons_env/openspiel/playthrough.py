@@ -18,7 +18,7 @@ from pathlib import Path
 
 from open_spiel.python.algorithms import generate_playthrough
 
-from ..files import write_atomic
+from ..storage.files import write_atomic
 from . import game as _game  # noqa: F401  (registers python_seasons)
 
 GAME_STRING = "python_seasons(players=2,level=apprentice)"

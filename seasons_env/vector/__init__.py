@@ -9,12 +9,13 @@ Two engines sit behind it (``engine=``): ``"kernels"`` (the default), the games 
 engine's rules compiled with numba (``kernels/``); ``"reference"``, one reference ``Game`` per slot.
 
 Modules: ``core`` (``VectorGame``, ``StepInfo``, ``game_seed``), ``backends`` (the two engines behind it),
-``arrays`` (``ArrayState``: positions as arrays, ``pack`` / ``unpack``) and ``step_codes`` (pending steps as rows
-of small ints), ``kernels`` (the compiled rules, observation writer and a seat's view), ``single``
-(``CompiledGame``: one game on the kernels, which the environments step with ``engine="kernels"``),
-``differential`` (the checks against the reference engine; ``equivalence`` is its deprecated old name),
-``driver`` and ``policies`` (the learner's seats and the batched policies for the others), ``gym_vector``,
-``sb3_vec`` and ``loop`` (the adapters).
+``arrays`` (``ArrayState``: positions as arrays, ``pack`` / ``unpack``) and ``step_codes`` (pending steps as rows of
+small ints), both in ``state/`` below the kernels, ``environment`` (what the single-game environments share:
+``ILLEGAL``, ``ENGINES``, ``start_game``), ``kernels`` (the compiled rules, observation writer and a seat's view;
+their public API is ``kernels.api``), ``single`` (``CompiledGame``: one game on the kernels, which the environments
+step with ``engine="kernels"``), ``differential`` (the checks against the reference engine; ``equivalence`` is its
+deprecated old name), ``driver`` and ``policies`` (the learner's seats and the batched policies for the others),
+``gym_vector``, ``sb3_vec`` and ``loop`` (the adapters).
 """
 
 from __future__ import annotations

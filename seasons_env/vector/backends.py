@@ -15,13 +15,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..encoding import OBSERVATION_SIZE, encode_observation
+from ..encoders.encoding import OBSERVATION_SIZE, encode_observation
+from ..encoders.rewards import final_rewards_of
 from ..engine import Game
 from ..engine.actions import NUM_ACTIONS
 from ..engine.chance import key_of_seed
-from ..rewards import final_rewards_of
-from .arrays import ArrayState, pack_into
-from .step_codes import STEP_WIDTH
+from .state.arrays import ArrayState, pack_into
+from .state.step_codes import STEP_WIDTH
 
 ENGINES: tuple[str, ...] = ("kernels", "reference")
 DEFAULT_ENGINE = "kernels"
@@ -148,8 +148,8 @@ class KernelBackend:
     @classmethod
     def started(cls, num_players: int, level: str, seeds: Sequence[int], threads: int = 1) -> KernelBackend:
         """``Game.new(num_players, level, seed)`` for each seed, dealt and run by the kernels."""
-        from .arrays import ArrayState
         from .kernels.batch import RulesBatch
+        from .state.arrays import ArrayState
 
         backend = cls.__new__(cls)
         state = ArrayState.empty(len(seeds), num_players)

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encoding import OBSERVATION_SIZE
+from ..encoders.encoding import OBSERVATION_SIZE
+from ..encoders.rewards import final_rewards_of
 from ..engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from ..engine.actions import NUM_ACTIONS, describe_action
-from ..rewards import final_rewards_of
-from .arrays import ArrayState
 from .backends import BACKENDS, DEFAULT_ENGINE, ENGINES, Records
+from .state.arrays import ArrayState
 
 
 def game_seed(seed: int, index: int, episode: int) -> int:

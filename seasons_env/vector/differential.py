@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encoding import OBSERVATION_SIZE, action_mask, encode_observation
+from ..encoders.encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from ..engine import Game
 from ..engine.actions import NUM_ACTIONS
 from .core import VectorGame, game_seed

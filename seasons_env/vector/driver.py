@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..encoders.rewards import REWARDS
 from ..engine import IllegalActionError, check_choice
 from ..engine.actions import NUM_ACTIONS
-from ..pettingzoo_env import illegal_policy
-from ..rewards import REWARDS
 from .backends import DEFAULT_ENGINE
 from .core import VectorGame, check_seed
+from .environment import illegal_policy
 from .policies import choose_actions, make_policy
 
 

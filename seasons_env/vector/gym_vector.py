@@ -32,9 +32,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..encoding import OBSERVATION_HIGH, OBSERVATION_LOW
+from ..encoders.encoding import OBSERVATION_HIGH, OBSERVATION_LOW
+from ..encoders.env_inputs import reset_options
 from ..engine.actions import NUM_ACTIONS
-from ..env_inputs import reset_options
 from .backends import DEFAULT_ENGINE
 from .core import check_batch_mask
 from .driver import LearnerBatch, LearnerStep

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..encoders.rewards import REWARDS
 from ..engine import check_choice
-from ..rewards import REWARDS
 from .backends import DEFAULT_ENGINE
 from .core import VectorGame
 

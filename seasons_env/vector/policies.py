@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..encoding import OBSERVATION_SIZE
+from ..encoders.encoding import OBSERVATION_SIZE
 from .core import VectorGame
 
 BatchedCallable = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -128,7 +128,7 @@ def make_policy(spec: object, seed: int, field: str = "opponents") -> RandomPoli
     if spec is None or (isinstance(spec, str) and spec == "random"):
         return RandomPolicy(seed)
     if isinstance(spec, str):
-        from ..registry import make_agent
+        from ..common.registry import make_agent
 
         try:
             make_agent(spec, 0, field)  # check the name now, not at the first opponent decision

@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from ..encoding import OBSERVATION_HIGH, OBSERVATION_LOW
+from ..encoders.encoding import OBSERVATION_HIGH, OBSERVATION_LOW
 from ..engine.actions import NUM_ACTIONS
 from .backends import DEFAULT_ENGINE
 from .driver import LearnerBatch

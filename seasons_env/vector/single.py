@@ -16,12 +16,12 @@ import numbers
 
 import numpy as np
 
-from ..encoding import OBSERVATION_SIZE
+from ..encoders.encoding import OBSERVATION_SIZE
+from ..encoders.rewards import final_rewards_of
 from ..engine import Game, IllegalActionError, check_num_players
 from ..engine.actions import NUM_ACTIONS, describe_action
-from ..rewards import final_rewards_of
-from .arrays import ArrayState
-from .step_codes import STEP_WIDTH
+from .state.arrays import ArrayState
+from .state.step_codes import STEP_WIDTH
 
 
 class CompiledGame:

@@ -1,5 +1,5 @@
 """The compiled rules kernels: the engine's rules, step by step, for the rows of an ``ArrayState``
-(``../arrays.py``), compiled with numba. ``VectorGame(engine="kernels")`` (the default) and ``CompiledGame`` (the
+(``../state/arrays.py``), compiled with numba. ``VectorGame(engine="kernels")`` (the default) and ``CompiledGame`` (the
 environments' ``engine="kernels"``) step every game with them.
 
 The reference engine (``seasons_env/engine``) stays the specification: each kernel module ports one engine module

@@ -17,7 +17,7 @@ from seasons_env.engine.chance import Chance, key_of_seed
 from seasons_env.engine.data import HAND_SIZE, LEVELS
 from seasons_env.engine.machine import Game, IllegalActionError
 
-from ..arrays import FIELD_NAMES, ArrayState, pack, pack_into, unpack
+from ..state.arrays import FIELD_NAMES, ArrayState, pack, pack_into, unpack
 from . import machine
 from .new_game import deal_rows
 from .row_blocks import RowBlocks

@@ -14,7 +14,7 @@ import numpy as np
 
 from seasons_env.engine.hidden import KRISS_STEP, ORB_SEEN_STEP, PRIVATE_CARD_STEPS
 
-from ..step_codes import ARG_COLUMNS
+from ..state.step_codes import ARG_COLUMNS
 from . import kernel
 from .row_copy import copy_row
 from .tables import CARD_OF_INSTANCE, IS_ITEM_CARD, NO_VALUE, NUM_KINDS, STEP_WIDTH

@@ -1,7 +1,7 @@
 """The observation of a row, compiled: ``encode_observation`` over one row of the array state.
 
 ``observe_row(s, i, observer, out)`` writes exactly ``encode_observation(unpack(state, i), observer)`` (the same
-float32 values in the same ``LAYOUT``, ``seasons_env/encoding.py``), function for function: ``_public_scalars``,
+float32 values in the same ``LAYOUT``, ``encoders/encoding.py``), function for function: ``_public_scalars``,
 ``_player_stored`` and ``_encode_context`` have their kernels here. The tables it reads (die faces, each decision
 kind's one-hot column and argument columns, the token stores shown) are in ``tables.py``, built at import from the
 engine's data and the encoder's layout, so the writer follows them.
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from seasons_env import encoding as E
+from seasons_env.encoders import encoding as E
 from seasons_env.engine.data import DICE_PER_SEASON, NUM_CARDS
 from seasons_env.engine.state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
 
-from ..step_codes import NO_VALUE
+from ..state.step_codes import NO_VALUE
 from . import kernel
 from .state_ops import reserve_limit
 from .tables import (

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
-from ..arrays import ArrayState
+from ..state.arrays import ArrayState
 from .structs import KernelArrays, kernel_arrays
 
 T = TypeVar("T")

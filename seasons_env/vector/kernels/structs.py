@@ -15,7 +15,7 @@ import numpy as np
 from numba.core import types
 from numba.experimental import structref
 
-from ..arrays import FIELD_NAMES, ArrayState
+from ..state.arrays import FIELD_NAMES, ArrayState
 from . import PYTHON_KERNELS, kernel
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seasons_env import encoding as E
+from seasons_env.encoders import encoding as E
 from seasons_env.engine import actions as A
 from seasons_env.engine import steps
 from seasons_env.engine.data import (
@@ -29,8 +29,8 @@ from seasons_env.engine.data import (
 )
 from seasons_env.engine.state import AMULET_INSTANCES
 
-from ..arrays import STORING_INSTANCES
-from ..step_codes import ARG_COLUMNS, NO_VALUE, STEP_WIDTH
+from ..state.arrays import STORING_INSTANCES
+from ..state.step_codes import ARG_COLUMNS, NO_VALUE, STEP_WIDTH
 
 # ---------------------------------------------------------------------------- card and dice facts
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .engine import Game
+from ..engine import Game
 
 RESET_OPTIONS = ("state",)
 ACTION_FORMS = "an int, a numpy integer, or a numpy integer array with one element"

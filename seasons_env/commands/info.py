@@ -20,9 +20,9 @@ DISTRIBUTION = "seasons-env"
 
 def format_versions() -> dict[str, dict]:
     """The version of each format this code writes, and those it still reads."""
-    from .encoding import OBSERVATION_SIZE, OBSERVATION_SIZES, OBSERVATION_VERSION
-    from .engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS
-    from .engine.serialization import STATE_VERSION
+    from ..encoders.encoding import OBSERVATION_SIZE, OBSERVATION_SIZES, OBSERVATION_VERSION
+    from ..engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS
+    from ..engine.serialization import STATE_VERSION
 
     return {
         "state": {"version": STATE_VERSION, "reads": list(range(1, STATE_VERSION + 1))},
@@ -113,7 +113,7 @@ def _folder_bytes(folder: Path) -> int:
 def kernel_cache() -> dict:
     """Where the compiled rules kernels are cached, whether anything is there yet, how much, and why the folder is not
     used if it is not (another user owns it or can write it)."""
-    from .vector.kernels import CACHE_DIR, PREBUILT_DIR, cache_problem
+    from ..vector.kernels import CACHE_DIR, PREBUILT_DIR, cache_problem
 
     exists = CACHE_DIR.is_dir()
     return {
@@ -128,7 +128,7 @@ def kernel_cache() -> dict:
 
 def collect() -> dict:
     """Everything ``seasons info`` reports, as a JSON-safe dict."""
-    from . import __version__
+    from ..common.version import __version__
 
     runtime = {"python": platform.python_version()}
     for name in ("numpy", "numba"):

@@ -46,7 +46,7 @@ class CompileStep:
 
 
 def _rules_kernels() -> None:
-    from .vector import VectorGame
+    from ..vector import VectorGame
 
     for num_players in (2, 3, 4):
         for threads in (1, 2):
@@ -60,7 +60,7 @@ def _rules_kernels() -> None:
 
 
 def _one_game() -> None:
-    from .vector.single import CompiledGame
+    from ..vector.single import CompiledGame
 
     for num_players in (2, 3, 4):
         game = CompiledGame.new(num_players, "archmage", seed=0)
@@ -94,7 +94,7 @@ def compile_steps() -> tuple[list[CompileStep], list[str]]:
 
 def cache_root() -> Path:
     """The folder every compiled kernel is cached under (the rules kernels' folder and its siblings)."""
-    from .vector.kernels import CACHE_DIR
+    from ..vector.kernels import CACHE_DIR
 
     return CACHE_DIR.parent
 
@@ -103,7 +103,7 @@ def check_step(step: CompileStep) -> str | None:
     """Run ``step`` loading kernels from the cache only: None if every kernel it uses loads, else why not (the first
     kernel that would be compiled, or the entry or folder that would not be loaded). Nothing is compiled or
     changed."""
-    from .vector.kernels import NotCached, load_only
+    from ..vector.kernels import NotCached, load_only
 
     try:
         with load_only():
@@ -119,7 +119,7 @@ def stale_cache_folders() -> list[Path]:
     suite's bounds-checked kernels) whose hash is not this version's, with their ``kernels-<hash>-<group>`` siblings.
     Nothing else in the folder is ever counted: it may be a folder shared with other programs (``NUMBA_CACHE_DIR``);
     and no symlink is followed (a ``boundscheck`` or ``kernels-…`` symlink is left alone, with what it points to)."""
-    from .vector.kernels import CACHE_DIR
+    from ..vector.kernels import CACHE_DIR
 
     current = CACHE_DIR.name
     root = cache_root()
