@@ -60,9 +60,17 @@ def _ismcts_search() -> None:
 
 def compile_steps() -> list[CompileStep]:
     return [
-        CompileStep("heuristic", "the compiled heuristic (self-play's heuristic opponents)", _heuristic),
-        CompileStep("ismcts-search", "the compiled ISMCTS (ismcts, self-play's ISMCTS opponents)", _ismcts_search),
+        CompileStep("heuristic", "the compiled heuristic (self-play's heuristic opponents)", _heuristic, weight=103),
         CompileStep(
-            "policy-search", "the compiled policy-ISMCTS and forward pass (policy-ismcts, expert)", _policy_search
+            "ismcts-search",
+            "the compiled ISMCTS (ismcts, self-play's ISMCTS opponents)",
+            _ismcts_search,
+            weight=30,
+        ),
+        CompileStep(
+            "policy-search",
+            "the compiled policy-ISMCTS and forward pass (policy-ismcts, expert)",
+            _policy_search,
+            weight=26,
         ),
     ]

@@ -254,3 +254,68 @@ def test_seasons_info_says_when_the_cache_folder_is_not_used(tmp_path: Path) -> 
     )
     cache.chmod(0o700)
     assert "not used" not in _seasons("info", env={"SEASONS_KERNEL_CACHE": str(cache)}).stdout
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_a_bad_number_of_jobs_is_refused_in_one_line(value: str) -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    result = CliRunner().invoke(main, ["compile", "--jobs", value])
+    assert result.exit_code == 2 and "Invalid value for '--jobs'" in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def test_prebuild_refuses_a_folder_that_is_not_empty_and_check(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    (tmp_path / "kept.txt").write_text("mine")
+    result = CliRunner().invoke(main, ["compile", "--prebuild", str(tmp_path)])
+    assert (
+        result.exit_code == 2 and "neither empty nor a prebuilt" in result.output and "Traceback" not in result.output
+    )
+    assert [path.name for path in tmp_path.iterdir()] == ["kept.txt"]
+    result = CliRunner().invoke(main, ["compile", "--prebuild", str(tmp_path / "new"), "--check"])
+    assert result.exit_code == 2 and "cannot be given with --check" in result.output
+    assert not (tmp_path / "new").exists()
+
+
+def _step(name: str, weight: float, after: str | None = None):
+    from seasons_env.compiling import CompileStep
+
+    return CompileStep(name, name, lambda: None, after=after, weight=weight)
+
+
+def test_the_steps_are_spread_over_the_workers_longest_first_each_after_the_step_it_follows() -> None:
+    from seasons_env.compiling import plan_workers
+
+    steps = [
+        _step("rules", 108),
+        _step("one-game", 7, after="rules"),
+        _step("heuristic", 103),
+        _step("ismcts", 30),
+        _step("policy", 26),
+        _step("snapshot", 1, after="rules"),
+    ]
+    names = [[step.name for step in worker] for worker in plan_workers(steps, 2)]
+    assert names == [["rules", "one-game", "snapshot", "policy"], ["heuristic", "ismcts"]]
+    one = [[s.name for s in w] for w in plan_workers(steps, 1)]
+    assert one == [["rules", "one-game", "snapshot", "heuristic", "ismcts", "policy"]]
+    # no more processes than chains; a step whose predecessor is not chosen starts a chain of its own
+    assert len(plan_workers(steps[:2], 4)) == 1
+    assert [[s.name for s in w] for w in plan_workers(steps[1:2], 4)] == [["one-game"]]
+
+
+@pytest.mark.slow
+def test_jobs_runs_the_steps_in_worker_processes_and_reports_each() -> None:
+    """Two steps that follow no chosen step: each in a worker process of its own, each step's time printed, and the
+    next run loads both (``--check``)."""
+    done = _seasons("compile", "--jobs", "2", "--only", "one-game", "--only", "snapshot-policy", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "compiled 2 step(s) in 2 processes" in done.stdout
+    assert "one-game: " in done.stderr and "snapshot-policy: " in done.stderr and "Traceback" not in done.stderr
+    check = _seasons("compile", "--check", "--only", "one-game", "--only", "snapshot-policy")
+    assert check.returncode == 0, check.stdout

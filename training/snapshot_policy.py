@@ -75,4 +75,5 @@ def compile_steps() -> list:
     from seasons_env.commands.compiling import CompileStep
 
     summary = "the league snapshots' compiled policy (seasons train)"
-    return [CompileStep("snapshot-policy", summary, _compile_snapshot_policy)]
+    # it steps a VectorGame: with the rules kernels' process, after them
+    return [CompileStep("snapshot-policy", summary, _compile_snapshot_policy, after="rules", weight=1)]

@@ -315,8 +315,27 @@ def info(as_json: bool) -> None:
     help="Only delete the cached kernels of other sources (older versions, other checkouts' edits) and say how much "
     "space that freed.",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Compile in N worker processes at once (default: one per core this process may use; 1: in this process).",
+)
+@click.option(
+    "--prebuild",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="FOLDER",
+    help="Compile for numba's generic CPU (machine code any CPU of this architecture runs) into FOLDER, new or empty, "
+    "instead of the cache: kernels to ship read only, as the package's prebuilt_kernels folder or named by "
+    "SEASONS_PREBUILT_KERNELS.",
+)
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
-def compile_command(only: tuple[str, ...], check: bool, prune: bool, progress: bool) -> None:
+def compile_command(
+    only: tuple[str, ...], check: bool, prune: bool, jobs: int | None, prebuild: Path | None, progress: bool
+) -> None:
     """Compile the rules kernels and every other compiled part ahead of time (the compiled heuristic and the
     self-play snapshot policy when their packages are installed), so that the first game does not wait for it.
 
@@ -324,12 +343,17 @@ def compile_command(only: tuple[str, ...], check: bool, prune: bool, progress: b
     the sources gets a folder of its own there: '--prune' deletes the others.
     """
     from ..vector.kernels import TRUST_VARIABLE, cache_problem
-    from .compiling import cache_root, check_step, compile_steps
+    from .compiling import cache_root, check_step, compile_steps, default_jobs, plan_workers, run_in_workers
 
     if prune:
-        if check or only:
+        if check or only or prebuild is not None:
             raise click.UsageError("--prune deletes other sources' kernels and compiles nothing: give it alone")
         _prune_caches()
+        return
+    if prebuild is not None:
+        if check:
+            raise click.UsageError("--prebuild compiles into its own folder: it cannot be given with --check")
+        _prebuild(prebuild, only, jobs, progress)
         return
 
     steps, errors = compile_steps()
@@ -361,18 +385,73 @@ def compile_command(only: tuple[str, ...], check: bool, prune: bool, progress: b
             f"the kernel cache would not be used: {problem}; make it yours and private (chmod 700) or set "
             f"{TRUST_VARIABLE}=1 to trust it"
         )
+    plan = plan_workers(chosen, default_jobs() if jobs is None else jobs)
+    summaries = {step.name: step.summary for step in chosen}
+    failed = []
     start = time.perf_counter()
     bar = tqdm(total=len(chosen), desc="compiling", unit="step", file=sys.stderr, disable=not progress)
+
+    def done(name: str, seconds: float, error: str | None) -> None:
+        if error is None:
+            bar.write(f"{name}: {seconds:.1f} s ({summaries[name]})", file=sys.stderr)
+        else:
+            failed.append(f"{name}: {error}")
+        bar.update()
+
     try:
-        for step in chosen:
-            bar.set_postfix_str(step.name)
-            step_start = time.perf_counter()
-            step.run()
-            bar.write(f"{step.name}: {time.perf_counter() - step_start:.1f} s ({step.summary})", file=sys.stderr)
-            bar.update()
+        if len(plan) == 1:
+            for step in plan[0]:
+                bar.set_postfix_str(step.name)
+                step_start = time.perf_counter()
+                step.run()
+                done(step.name, time.perf_counter() - step_start, None)
+        else:
+            bar.set_postfix_str(f"{len(plan)} processes")
+            run_in_workers(plan, done)
     finally:
         bar.close()
-    click.echo(f"compiled {len(chosen)} step(s) in {time.perf_counter() - start:.1f} s; cache: {cache_root()}")
+    if failed:
+        raise click.ClickException("steps that did not compile: " + "; ".join(failed))
+    seconds = time.perf_counter() - start
+    where = f" in {len(plan)} processes" if len(plan) > 1 else ""
+    click.echo(f"compiled {len(chosen)} step(s){where} in {seconds:.1f} s; cache: {cache_root()}")
+
+
+def _prebuild(folder: Path, only: tuple[str, ...], jobs: int | None, progress: bool) -> None:
+    """``seasons compile --prebuild FOLDER``: this command again in a new process (numba reads its CPU settings when
+    imported) with the generic CPU and FOLDER as the cache, then the folder's manifest, its folders made readable."""
+    import os
+    import subprocess
+
+    from ..vector.kernels import PREBUILT_VARIABLE
+    from ..vector.kernels.disk_cache import PREBUILT_MANIFEST, prebuilt_magic
+
+    # an existing prebuilt folder takes another Python version's kernels (their file names differ)
+    before = prebuilt_magic(folder) if (folder / PREBUILT_MANIFEST).is_file() else None
+    if folder.is_symlink() or (folder.exists() and before is None and any(folder.iterdir())):
+        raise click.BadParameter(
+            f"{folder} is neither empty nor a prebuilt kernels folder: give a new or empty folder",
+            param_hint="'--prebuild'",
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "NUMBA_CPU_NAME": "generic", "NUMBA_CPU_FEATURES": "", "SEASONS_KERNEL_CACHE": str(folder)}
+    env[PREBUILT_VARIABLE] = "none"  # every kernel compiled, none loaded from another prebuilt folder
+    command = [sys.executable, "-m", "seasons_env.cli", "compile", *(f"--only={name}" for name in only)]
+    command += [f"--jobs={jobs}"] if jobs else []
+    command += [] if progress else ["--no-progress"]
+    if subprocess.run(command, env=env).returncode != 0:
+        raise click.ClickException(f"compiling into {folder} failed (above)")
+    manifest = "import json; from pathlib import Path; from seasons_env.vector.kernels.disk_cache import "
+    manifest += f"write_prebuilt_manifest; print(json.dumps(write_prebuilt_manifest(Path({str(folder)!r}))))"
+    written = subprocess.run([sys.executable, "-c", manifest], env=env, capture_output=True, text=True)
+    if written.returncode != 0:
+        raise click.ClickException(f"writing the manifest of {folder} failed: {written.stderr.strip()[-500:]}")
+    if before is not None and list(before) != json.loads(written.stdout):
+        raise click.ClickException(f"{folder} held kernels for {list(before)}, now {written.stdout.strip()}: mixed")
+    for path in [folder, *folder.rglob("*")]:
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o755)
+    click.echo(f"prebuilt kernels for {written.stdout.strip()} in {folder}")
 
 
 def _prune_caches() -> None:

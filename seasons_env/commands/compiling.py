@@ -14,6 +14,11 @@ first game), and changes nothing.
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.queues
+import os
+import queue
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -26,11 +31,18 @@ COMPILE_GROUP = "seasons_env.compile"
 
 @dataclass(frozen=True)
 class CompileStep:
-    """One group of compiled code: ``run()`` compiles it (or loads it from the cache)."""
+    """One group of compiled code: ``run()`` compiles it (or loads it from the cache).
+
+    ``after`` names a step whose compiled kernels this one calls (the snapshot policy steps a ``VectorGame``): with
+    several worker processes it runs after that step, in the same process, which then has those kernels in memory.
+    ``weight`` is its compile time from an empty cache, relative to the others (seconds measured on one machine):
+    how ``plan_workers`` balances the processes."""
 
     name: str
     summary: str
     run: Callable[[], None]
+    after: str | None = None
+    weight: float = 1.0
 
 
 def _rules_kernels() -> None:
@@ -61,8 +73,8 @@ def _one_game() -> None:
 
 
 LIBRARY_STEPS = (
-    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels),
-    CompileStep("one-game", "the one-game path (CompiledGame, engine='kernels')", _one_game),
+    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels, weight=108),
+    CompileStep("one-game", "the one-game path (CompiledGame, engine='kernels')", _one_game, after="rules", weight=7),
 )
 
 
@@ -138,3 +150,85 @@ def delete_folder(path: Path) -> None:
 def folder_size(path: Path) -> int:
     """The bytes of the files under ``path`` (symlinks not followed)."""
     return sum(entry.lstat().st_size for entry in path.rglob("*") if entry.is_file() and not entry.is_symlink())
+
+
+# ------------------------------------------------------------------------------------------------ worker processes
+
+
+def default_jobs() -> int:
+    """The cores this process may run on: ``seasons compile``'s default number of worker processes."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def plan_workers(steps: list[CompileStep], jobs: int) -> list[list[CompileStep]]:
+    """``steps`` spread over at most ``jobs`` worker processes, each list run in order by one process. numba compiles
+    one function at a time in a process (its compiler lock), so processes are what compiles in parallel; but each
+    process compiles every kernel it calls that is not yet on disk, so a step that calls another's kernels
+    (``after``) goes to that step's process, after it. The chains of steps so formed are dealt out longest first
+    (``weight``) to the process with the least work so far."""
+    chosen = {step.name for step in steps}
+    chains: dict[str, list[CompileStep]] = {}
+    head: dict[str, str] = {}
+    for step in steps:  # listed after the step they follow (compile_steps' order)
+        root = head.get(step.after) if step.after in chosen else None
+        if root is None:
+            chains[step.name] = [step]
+            head[step.name] = step.name
+        else:
+            chains[root].append(step)
+            head[step.name] = root
+    workers: list[list[CompileStep]] = [[] for _ in range(max(1, min(jobs, len(chains))))]
+    for chain in sorted(chains.values(), key=lambda chain: -sum(step.weight for step in chain)):
+        min(workers, key=lambda worker: sum(step.weight for step in worker)).extend(chain)
+    return [worker for worker in workers if worker]
+
+
+def _run_in_worker(names: list[str], reports: multiprocessing.queues.Queue) -> None:
+    """A worker process: run the steps ``names`` in order, reporting (name, seconds, error or None) for each."""
+    steps = {step.name: step for step in compile_steps()[0]}
+    for name in names:
+        start = time.perf_counter()
+        try:
+            steps[name].run()
+        except BaseException as error:
+            reports.put((name, time.perf_counter() - start, f"{type(error).__name__}: {error}"))
+            return
+        reports.put((name, time.perf_counter() - start, None))
+
+
+def run_in_workers(plan: list[list[CompileStep]], done: Callable[[str, float, str | None], None]) -> None:
+    """Run each list of ``plan`` in a worker process of its own (started fresh: ``spawn``), all at once; ``done(name,
+    seconds, error)`` is called as each step finishes (``error``: why it failed, or None). A failed step stops the
+    rest of its process's list; the other processes go on."""
+    context = multiprocessing.get_context("spawn")
+    reports = context.Queue()
+    workers = [context.Process(target=_run_in_worker, args=([s.name for s in steps], reports)) for steps in plan]
+    expected = {step.name for steps in plan for step in steps}
+    try:
+        for worker in workers:
+            worker.start()
+        while expected:
+            try:
+                name, seconds, error = reports.get(timeout=1.0)
+            except queue.Empty:
+                if not any(worker.is_alive() for worker in workers) and reports.empty():
+                    for name in sorted(expected):  # a worker died without reporting (killed, out of memory)
+                        done(name, 0.0, "its worker process ended without reporting")
+                    return
+                continue
+            expected.discard(name)
+            done(name, seconds, error)
+            if error is not None:
+                stopped = next(steps for steps in plan if any(step.name == name for step in steps))
+                for step in stopped[[s.name for s in stopped].index(name) + 1 :]:
+                    expected.discard(step.name)
+                    done(step.name, 0.0, f"not run: {name} failed before it in the same worker")
+    finally:
+        for worker in workers:
+            worker.join(timeout=5.0)
+            if worker.is_alive():
+                worker.terminate()
+                worker.join()

@@ -113,7 +113,7 @@ def _folder_bytes(folder: Path) -> int:
 def kernel_cache() -> dict:
     """Where the compiled rules kernels are cached, whether anything is there yet, how much, and why the folder is not
     used if it is not (another user owns it or can write it)."""
-    from ..vector.kernels import CACHE_DIR, cache_problem
+    from ..vector.kernels import CACHE_DIR, PREBUILT_DIR, cache_problem
 
     exists = CACHE_DIR.is_dir()
     return {
@@ -122,6 +122,7 @@ def kernel_cache() -> dict:
         "bytes": _folder_bytes(CACHE_DIR) if exists else 0,
         "chosen_by": next((name for name in ("SEASONS_KERNEL_CACHE", "NUMBA_CACHE_DIR") if os.environ.get(name)), None),
         "not_used_because": cache_problem(),
+        "prebuilt": None if PREBUILT_DIR is None else str(PREBUILT_DIR),
     }
 
 
@@ -171,11 +172,14 @@ def format_info(info: dict) -> str:
                 state_text = "not installed (" + "; ".join(problems) + ")"
             lines.append(f"  {name:<{width}}  {state_text}")
     lines += ["", "compiled kernels:"]
-    size = f"{cache['bytes'] / 1e6:,.1f} MB" if cache["exists"] else "empty: compiled on first use"
+    empty = "empty: loaded from the prebuilt kernels" if cache.get("prebuilt") else "empty: compiled on first use"
+    size = f"{cache['bytes'] / 1e6:,.1f} MB" if cache["exists"] else empty
     chosen = f"; its parent set by {cache['chosen_by']}" if cache["chosen_by"] else ""
     lines.append(f"  cached in {cache['folder']} ({size}{chosen})")
     if cache["not_used_because"]:
         lines.append(f"  not used, kernels compile in memory: {cache['not_used_because']}")
+    if cache.get("prebuilt"):
+        lines.append(f"  prebuilt (read only, for any CPU of this architecture): {cache['prebuilt']}")
     return "\n".join(lines)
 
 

@@ -31,8 +31,9 @@ every source file the kernels import and the card data (``CACHE_DIR``, ``disk_ca
 folder each module's kernels are cached under the module's package (``disk_cache.ProjectCacheLocator``), not under a
 hash of the source file's absolute path as numba does by default, so another checkout or a copy of the same version (a
 fresh clone, a wheel in another environment, CI's clone) loads the kernels another compiled instead of compiling them
-again. The cache is read safely: a damaged entry is set aside and compiled again, a folder or file another user could
-have written is not loaded (``disk_cache``).
+again. A kernel missing there is loaded, if it can be, from kernels compiled beforehand for numba's generic CPU and
+shipped read only (``PREBUILT_DIR``). The cache is read safely: a damaged entry is set aside and compiled again, a
+folder or file another user could have written is not loaded (``disk_cache``).
 
 Compile time. numba compiles every kernel into a module of its own and links into it the modules of every kernel it
 calls, so that LLVM can inline them; the whole module is then optimised and turned into machine code again. A kernel
@@ -65,6 +66,7 @@ from numba.core import config
 from numba.core.compiler_lock import global_compiler_lock
 
 from .disk_cache import (
+    PREBUILT_VARIABLE,
     TRUST_VARIABLE,
     NotCached,
     ProjectCacheLocator,
@@ -72,6 +74,7 @@ from .disk_cache import (
     closure_digest,
     folder_problem,
     load_only,
+    prebuilt_root,
 )
 
 __all__ = [
@@ -79,6 +82,8 @@ __all__ = [
     "CACHE_TOP",
     "INNER_OPT",
     "KERNEL_MODE",
+    "PREBUILT_DIR",
+    "PREBUILT_VARIABLE",
     "PYTHON_KERNELS",
     "TRUST_VARIABLE",
     "NotCached",
@@ -149,6 +154,10 @@ def _cache_dir() -> Path:
 CACHE_TOP = _cache_top()
 #: Where the rules kernels are cached.
 CACHE_DIR = _cache_dir()
+#: The kernels compiled beforehand, read only, looked in for a kernel missing from the cache (``disk_cache``,
+#: "Prebuilt kernels"): ``SEASONS_PREBUILT_KERNELS``, else the package's ``prebuilt_kernels`` folder; None if neither
+#: holds any.
+PREBUILT_DIR = prebuilt_root(Path(__file__).resolve().parents[2] / "prebuilt_kernels")
 
 
 def cache_problem(folder: Path = CACHE_DIR) -> str | None:
@@ -168,7 +177,7 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
 
     def cache_in(self, folder: Path) -> None:
         """Cache this kernel's compiled code in ``folder`` (``ProjectFunctionCache``)."""
-        self._cache = ProjectFunctionCache(self.py_func, folder, CACHE_TOP)
+        self._cache = ProjectFunctionCache(self.py_func, folder, CACHE_TOP, PREBUILT_DIR)
 
     def compile(self, sig):
         """Compile for ``sig`` (or load it from the cache): at numba's optimisation level when no other kernel is

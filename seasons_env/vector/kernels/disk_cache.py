@@ -21,6 +21,15 @@ next process that loads it run any code. ``ProjectFunctionCache`` therefore:
   file is renamed ``<name>.set-aside`` and the kernel compiled again, with one warning line, never an exception;
 - creates the folders it writes private to the user (mode 0700).
 
+**Prebuilt kernels.** A kernel missing from the user's cache is looked for, read only, in a folder of kernels compiled
+beforehand (``prebuilt_root``: ``SEASONS_PREBUILT_KERNELS``, else the package's ``prebuilt_kernels`` folder), laid out
+as the cache is and made by ``seasons compile --prebuild FOLDER`` for numba's generic CPU (``NUMBA_CPU_NAME=generic``:
+machine code every CPU of the architecture runs). numba keys each entry by the CPU it was compiled for; the folder's
+manifest (``prebuilt.json``) names that CPU, and its entries are used when the target triple (architecture and
+operating system) is this machine's, the sources' hash (the folder's name), numba's version and Python's (the file
+names) being checked as for the cache. Nothing is written there; kernels compiled because one was missing go to the
+user's cache as before.
+
 **Loading only.** Inside ``load_only()`` a kernel that is not in the cache raises ``NotCached`` (saying which, and
 why) instead of compiling: ``seasons compile --check`` runs each step that way, so what it reports is exactly what the
 next run loads.
@@ -34,6 +43,7 @@ import functools
 import hashlib
 import inspect
 import io
+import json
 import logging
 import os
 import pickle
@@ -172,6 +182,51 @@ def closure_digest(package: Path) -> str:
     and numba's version."""
     card_data = (package / "data" / "seasons_data.json").read_bytes()
     return files_digest(kernel_sources(package), {"seasons_env": package}, card_data)
+
+
+# ------------------------------------------------------------------------------------------------ prebuilt kernels
+
+#: The folder of kernels compiled beforehand (``prebuilt_root``); ``none`` for none.
+PREBUILT_VARIABLE = "SEASONS_PREBUILT_KERNELS"
+#: The file in that folder naming the target its kernels were compiled for.
+PREBUILT_MANIFEST = "prebuilt.json"
+
+
+def prebuilt_root(default: Path) -> Path | None:
+    """The folder of kernels compiled beforehand (``seasons compile --prebuild``, for numba's generic CPU), laid out
+    as the user's cache folder is: ``SEASONS_PREBUILT_KERNELS`` (``none``: none), else ``default`` (the package's
+    ``prebuilt_kernels`` folder) if it holds a manifest; none when numba compiles with bounds checks, debug
+    information or another optimisation level than its default (the test suite's bounds-checked run)."""
+    from numba.core import config
+
+    text = os.environ.get(PREBUILT_VARIABLE, "").strip()
+    if text.lower() == "none" or config.BOUNDSCHECK or int(config.OPT) != 3 or config.DEBUGINFO_DEFAULT:
+        return None  # numba's keys leave these settings out: kernels compiled otherwise must not be loaded
+    root = Path(text) if text else default
+    return root if (root / PREBUILT_MANIFEST).is_file() else None
+
+
+@functools.cache
+def prebuilt_magic(root: Path) -> tuple[str, str, str] | None:
+    """numba's description of the machine code under ``root`` (target triple, CPU name, CPU features: the
+    ``magic_tuple`` of the index keys), from its manifest; None if it cannot be read."""
+    try:
+        magic = json.loads((root / PREBUILT_MANIFEST).read_text(encoding="utf-8"))["magic"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        log.debug("prebuilt kernels: %s: no readable manifest (%s)", root, error)
+        return None
+    if not (isinstance(magic, list) and len(magic) == 3 and all(isinstance(part, str) for part in magic)):
+        return None
+    return (magic[0], magic[1], magic[2])
+
+
+def write_prebuilt_manifest(root: Path) -> tuple[str, str, str]:
+    """Write the manifest of the kernels this process compiled into ``root`` (its ``magic_tuple``)."""
+    from numba.core.registry import cpu_target
+
+    magic = tuple(cpu_target.target_context.codegen().magic_tuple())
+    (root / PREBUILT_MANIFEST).write_text(json.dumps({"magic": magic, "numba": numba.__version__}) + "\n")
+    return magic
 
 
 # ------------------------------------------------------------------------------------------------ trust
@@ -327,6 +382,10 @@ class GuardedCacheFile(caching.IndexDataCacheFile):
         super().__init__(cache_path, filename_base, source_stamp)
         self._data_names = re.compile(re.escape(filename_base) + r"\.[0-9]+\.nbc")
 
+    def read(self, path: str, what: str) -> bytes:
+        """The bytes of the file ``path``, if it can be trusted (``_read_private``)."""
+        return _read_private(path, what)
+
     def reject(self, path: str, reason: str) -> None:
         """Set the file ``path`` aside (or, loading only, raise ``NotCached``)."""
         if _LOAD_ONLY[0]:
@@ -340,7 +399,7 @@ class GuardedCacheFile(caching.IndexDataCacheFile):
 
     def _load_index(self) -> dict:
         try:
-            data = _read_private(self._index_path, "the index file")
+            data = self.read(self._index_path, "the index file")
             return read_index(data, self._version, self._source_stamp, self._data_names)
         except (FileNotFoundError, _Stale):
             return {}
@@ -353,7 +412,7 @@ class GuardedCacheFile(caching.IndexDataCacheFile):
     def _load_data(self, name: str) -> object:
         path = self._data_path(name)
         try:
-            return pickle.loads(_read_private(path, "the data file"))
+            return pickle.loads(self.read(path, "the data file"))
         except FileNotFoundError:
             return None
         except _Untrusted as error:
@@ -371,6 +430,19 @@ class GuardedCacheFile(caching.IndexDataCacheFile):
         name = self._load_index().get(key)
         if name is not None:
             self.reject(self._data_path(name), reason)
+
+
+class PrebuiltCacheFile(GuardedCacheFile):
+    """The index and data files of kernels compiled beforehand (``prebuilt_root``), read only: an entry that cannot
+    be read counts as missing and is left alone. Their owner is not checked: they come with the package, whose own
+    source files the process runs anyway (whoever can write one can write the other)."""
+
+    def read(self, path: str, what: str) -> bytes:
+        with open(path, "rb") as file:
+            return file.read()
+
+    def reject(self, path: str, reason: str) -> None:
+        log.debug("prebuilt kernels: %s: %s; not used", path, reason)
 
 
 # ------------------------------------------------------------------------------------------------ numba's classes
@@ -413,9 +485,10 @@ def _brief(sig: object) -> str:
 class ProjectFunctionCache(caching.FunctionCache):
     """numba's function cache in ``folder`` (``ProjectCacheLocator``), read through ``GuardedCacheFile``, refusing
     an untrusted folder (module docstring); ``top`` is the folder the user chose (``SEASONS_KERNEL_CACHE``), in which
-    ``folder`` is made."""
+    ``folder`` is made. A kernel missing there is looked for in the same place under ``prebuilt`` (``prebuilt_root``),
+    read only, and loaded from there if it was compiled for this machine's target triple (``prebuilt_magic``)."""
 
-    def __init__(self, py_func, folder: Path, top: Path) -> None:  # numba's, with the locator and file given
+    def __init__(self, py_func, folder: Path, top: Path, prebuilt: Path | None = None) -> None:  # numba's, and more
         self._name = repr(py_func)
         self._py_func = py_func
         self._impl = _ProjectCacheImpl(py_func, folder)
@@ -424,6 +497,11 @@ class ProjectFunctionCache(caching.FunctionCache):
         self._top = top if Path(folder).is_relative_to(top) else Path(folder).parent
         stamp = self._impl.locator.get_source_stamp()
         self._cache_file = GuardedCacheFile(self._cache_path, self._impl.filename_base, stamp)
+        self._prebuilt, self._prebuilt_file = None, None
+        if prebuilt is not None and Path(folder).is_relative_to(top):
+            self._prebuilt = prebuilt
+            path = os.path.join(prebuilt, Path(self._cache_path).relative_to(top))
+            self._prebuilt_file = PrebuiltCacheFile(path, self._impl.filename_base, stamp)
         self.enable()
 
     def _folder_trusted(self) -> bool:
@@ -451,10 +529,28 @@ class ProjectFunctionCache(caching.FunctionCache):
                 except Exception as error:
                     self._cache_file.reject_entry(key, f"damaged data ({type(error).__name__}: {error})")
                     data = None
+        if data is None and self._prebuilt_file is not None:
+            data = self._load_prebuilt(sig, target_context)
         if data is None and _LOAD_ONLY[0]:
             name = f"{self._py_func.__module__}.{self._py_func.__qualname__}"
             raise NotCached(f"{name} is not compiled for {_brief(sig)}")
         return data
+
+    def _load_prebuilt(self, sig, target_context) -> object:
+        """The kernel for ``sig`` from the prebuilt folder, or None (not there, another target, unreadable)."""
+        codegen = target_context.codegen()
+        magic = prebuilt_magic(self._prebuilt)
+        if magic is None or magic[0] != codegen.magic_tuple()[0]:
+            return None
+        sig_key, _, hashes = self._index_key(sig, codegen)
+        data = self._prebuilt_file.load((sig_key, magic, hashes))
+        if data is None:
+            return None
+        try:
+            return self._impl.rebuild(target_context, data)
+        except Exception as error:
+            log.debug("prebuilt kernels: %s for %s not used: %s", self._name, sig, error)
+            return None
 
     def save_overload(self, sig, data) -> None:
         if not self._folder_trusted():
