@@ -284,13 +284,13 @@ def test_prebuild_refuses_a_folder_that_is_not_empty_and_check(tmp_path: Path) -
 
 
 def _step(name: str, weight: float, after: str | None = None):
-    from seasons_env.compiling import CompileStep
+    from seasons_env.commands.compiling import CompileStep
 
     return CompileStep(name, name, lambda: None, after=after, weight=weight)
 
 
 def test_the_steps_are_spread_over_the_workers_longest_first_each_after_the_step_it_follows() -> None:
-    from seasons_env.compiling import plan_workers
+    from seasons_env.commands.compiling import plan_workers
 
     steps = [
         _step("rules", 108),
