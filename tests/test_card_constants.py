@@ -74,7 +74,8 @@ def test_the_heuristic_reads_the_amounts_it_values() -> None:
 
 
 #: Every amount changed by one, but the layout bounds (``card_constants.LAYOUT_BOUNDS``), as an edit of
-#: ``card_constants.py`` would change it; the scenario tests of the rules and the kernels' differential card tests.
+#: ``card_constants.py`` would change it; the scenario tests of the rules and the kernels' differential card tests
+#: (the suite's only run of these with the kernels as Python; ``test_kernels_as_python.py`` runs the others).
 CHANGED = {name: getattr(card_constants, name) + 1 for name in AMOUNTS if name not in card_constants.LAYOUT_BOUNDS}
 TESTS = (
     "test_cards_basic.py",

@@ -6,6 +6,9 @@ small field added to without a cast to 64 bits overflows (NumPy 2 keeps ``uint8 
 into an error. So the kernels stay correct as Python, a debugger works inside them, and the rules tests need no
 compile. The scenarios run on both engines in that mode (``rules_scenario`` modules), so the kernels are still
 compared with the reference engine at every step.
+
+The modules are split between two runs that go to two workers: the whole games here, the rules scenarios and card
+kernels in ``test_card_constants.py`` (with every card amount changed, which shows that the tests read them).
 """
 
 from __future__ import annotations
@@ -17,26 +20,20 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 TESTS = Path(__file__).resolve().parent
-#: The rules scenarios (every card and ruling, on both engines) and the kernels' differential tests.
+#: The kernels' differential tests of whole games (every step against the reference engine, the hidden-information
+#: views, the observation). The rules scenarios and the card kernels' tests run as Python in
+#: ``test_card_constants.py``'s run, with every amount changed: each module runs this way once per suite.
 PYTHON_MODE_TESTS = (
-    "test_rules_basic.py",
-    "test_cards_basic.py",
-    "test_cards_advanced.py",
-    "test_rulings.py",
     "test_vector_rules_kernels.py",
-    "test_vector_cards_basic_kernels.py",
-    "test_vector_cards_archmage_kernels.py",
-    "test_vector_payment_kernels.py",
     "test_vector_hidden_kernels.py",
     "test_vector_observe_kernel.py",
 )
-#: A child run that passes this is hung, not slow (about 3 minutes of CPU on a 2-core machine).
+#: A child run that passes this is hung, not slow (about a minute of CPU on a 2-core machine).
 TIMEOUT_SECONDS = 1800
 
 
+@pytest.mark.slow
 def test_the_rules_and_differential_tests_pass_with_the_kernels_as_python() -> None:
     files = [str(TESTS / name) for name in PYTHON_MODE_TESTS]
     missing = [name for name, path in zip(PYTHON_MODE_TESTS, files, strict=True) if not Path(path).is_file()]
@@ -46,3 +43,16 @@ def test_the_rules_and_differential_tests_pass_with_the_kernels_as_python() -> N
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, cwd=TESTS.parent)
     assert done.returncode == 0, f"with --kernels=python:\n{done.stdout[-20000:]}\n{done.stderr[-5000:]}"
     assert " passed" in done.stdout.strip().splitlines()[-1], done.stdout[-2000:]
+
+
+def test_every_rules_scenario_and_differential_module_runs_as_python() -> None:
+    """Between this module's run and the changed amounts' run, every module on both engines (``rules_scenario``) and
+    every kernels' differential module runs with the kernels as Python."""
+    from test_card_constants import TESTS as CHANGED_AMOUNT_TESTS
+
+    marker = "pytestmark = pytest.mark.rules_scenario"
+    marked = {path.name for path in TESTS.glob("test_*.py") if marker in path.read_text()}
+    differential = {path.name for path in TESTS.glob("test_vector_*_kernel*.py")}
+    expected = (marked | differential) - {Path(__file__).name}
+    assert sorted(expected - set(PYTHON_MODE_TESTS) - set(CHANGED_AMOUNT_TESTS)) == []
+    assert set(PYTHON_MODE_TESTS).isdisjoint(CHANGED_AMOUNT_TESTS)

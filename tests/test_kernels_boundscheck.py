@@ -5,7 +5,9 @@ pass every comparison by luck or corrupt another row. With bounds checking on, t
 and the test fails. Bounds-checked code is other machine code, so it is compiled into a kernel cache of its own and
 never mixed with the ordinary kernels: ``SEASONS_KERNEL_CACHE`` set to a temporary folder, deleted when the tests of
 this module end, so that the suite leaves nothing of it (about 100 MB) in the user's cache folder. The run compiles
-every kernel, three to four minutes on a 2-core machine.
+every kernel, three to four minutes on a 2-core machine, so it runs only when asked: ``pytest --boundscheck``
+(tests/conftest.py). The kernels run as Python in every run (``test_kernels_as_python.py``), where NumPy checks every
+index of the rules kernels.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ def test_bounds_checking_turns_an_index_out_of_range_into_an_error(boundscheck_c
 
 
 @pytest.mark.slow
+@pytest.mark.boundscheck
 def test_the_differential_tests_pass_with_bounds_checking(boundscheck_cache: Path) -> None:
     files = [str(TESTS / name) for name in DIFFERENTIAL_TESTS]
     missing = [name for name, path in zip(DIFFERENTIAL_TESTS, files, strict=True) if not Path(path).is_file()]
