@@ -7,9 +7,12 @@ agent's rating is the Bradley-Terry rating (Elo points) that best explains them 
 are frozen: measured once on a large round robin of the panel (``benchmarks/bench_calibrate.py``), stored in the
 package (``bench/*.json``), with ``random`` at 0. So two runs, on two machines, rate on one scale.
 
-A frozen scale holds only for the protocol it was measured under: the rules (position format), observation and
-action versions, the panel's specs and model files, the deals' seed. ``benchmark_version()`` names the frozen scale
-whose protocol is this installation's (``seasons-bench-1``) and refuses, naming what differs, when there is none.
+A frozen scale holds only for the protocol it was measured under: the rules (position format) and action versions,
+the panel's specs and model files, the deals' seed. Not the observation version: observations only append slices,
+and a panel model reads the prefix of the layout it was made for, checked against its file when it loads
+(``policy_format``), so a new observation version leaves the panel's play as it was. ``benchmark_version()`` names
+the frozen scale whose protocol is this installation's (``seasons-bench-1``) and refuses, naming what differs, when
+there is none.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from seasons_env.encoding import OBSERVATION_VERSION
 from seasons_env.records import current_versions
 from seasons_env.statistics import bootstrap_interval, fit_rating, pairwise_results, wilson_interval
 
@@ -45,10 +47,10 @@ class BenchVersionError(ValueError):
 
 
 def protocol(level: str = "archmage") -> dict:
-    """What a frozen scale is valid for: versions of the rules, observation and action table, the panel and its
-    model files (by SHA-256), the player counts, the level and the deals' seed."""
+    """What a frozen scale is valid for: versions of the rules and action table, the panel and its model files (by
+    SHA-256), the player counts, the level and the deals' seed."""
     return {
-        "versions": {**current_versions(), "observation_version": OBSERVATION_VERSION},
+        "versions": current_versions(),
         "panel": list(PANEL),
         "models": model_digests(PANEL),
         "player_counts": list(PLAYER_COUNTS),

@@ -92,8 +92,8 @@ def test_the_version_names_the_scale_measured_under_this_protocol(tmp_path: Path
     assert name == "seasons-bench-test" and data["protocol"]["panel"] == list(bench.PANEL)
 
 
-@pytest.mark.parametrize("changed", ["observation_version", "state_version", "action_table_version"])
-def test_a_changed_rules_observation_or_action_version_changes_the_benchmark_version(
+@pytest.mark.parametrize("changed", ["state_version", "action_table_version"])
+def test_a_changed_rules_or_action_version_changes_the_benchmark_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str
 ) -> None:
     _scale(tmp_path)
@@ -107,6 +107,18 @@ def test_a_changed_rules_observation_or_action_version_changes_the_benchmark_ver
     monkeypatch.setattr(bench, "protocol", bumped)
     with pytest.raises(bench.BenchVersionError, match=f"seasons-bench-test differs in {changed}"):
         bench.benchmark_version("apprentice", tmp_path)
+
+
+def test_a_new_observation_version_keeps_the_benchmark_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Observations only append slices and a panel model reads its own version's prefix (its loader checks the
+    layout), so a new observation version plays the panel's games as before: no new scale to measure."""
+    import seasons_env.encoding as encoding
+
+    _scale(tmp_path)
+    for module in (encoding, bench):
+        monkeypatch.setattr(module, "OBSERVATION_VERSION", encoding.OBSERVATION_VERSION + 1, raising=False)
+    assert bench.benchmark_version("apprentice", tmp_path)[0] == "seasons-bench-test"
+    assert "observation_version" not in bench.protocol()["versions"]
 
 
 def test_another_level_or_panel_has_no_frozen_scale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,7 +5,9 @@ For each seeded game (every level at 2, 3 and 4 players, and three more),
 short state summary (year, season, each seat's crystals, energy, gauge, hand and cards in play), the legal actions
 with their labels, the action taken (random, from ``default_rng(seed + 10_000)``), and short digests of the whole
 position (``to_dict()``), of every seat's observation and of every seat's action mask; the game's end (scores,
-winners, the final digests) closes the file.
+winners, the final digests) closes the file. A decision's observation digests cover the values of observation
+version 2 (``DECISION_OBSERVATION_VERSION``); the file's last line digests every value of every observation, so a
+slice appended by a later version changes that line and the header, not every decision's line.
 A change to any of them must come with a version bump (the environment's, ``ENV_VERSION`` in the ids, and the
 state format, observation layout or action table if one of them changed): each file's first lines name the versions
 it was made with.
@@ -27,6 +29,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -37,7 +40,13 @@ if __name__ == "__main__":  # run as a script: the games of this checkout's rule
 from random_play import random_game  # beside this file: on the path under pytest and as a script
 
 from seasons_env import ACTION_TABLE_VERSION, ENV_VERSION
-from seasons_env.encoding import OBSERVATION_VERSION, action_mask, encode_observation
+from seasons_env.encoding import (
+    OBSERVATION_SIZE,
+    OBSERVATION_SIZES,
+    OBSERVATION_VERSION,
+    action_mask,
+    encode_observation,
+)
 from seasons_env.engine import STATE_VERSION, Game, steps
 from seasons_env.engine.actions import describe_action
 from seasons_env.engine.data import SEASONS
@@ -50,6 +59,9 @@ GAMES = [
 ] + [("archmage", 2, 17), ("archmage", 3, 29), ("magician", 4, 41)]
 #: Lines shown before and after the first differing line.
 CONTEXT = 6
+#: Each decision's observation digests cover this version's values (a prefix of every later layout); the last line
+#: of a file covers them all.
+DECISION_OBSERVATION_VERSION = 2
 
 
 def versions() -> str:
@@ -67,10 +79,19 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:10]
 
 
-def _digests(game: Game) -> str:
-    """Short digests of the position, of each seat's observation and of all seats' masks."""
+def _decision_values() -> int:
+    """How many leading values of an observation a decision's digest covers."""
+    return OBSERVATION_SIZES.get(DECISION_OBSERVATION_VERSION, OBSERVATION_SIZE)
+
+
+def _digests(game: Game, every_value: Any) -> str:
+    """Short digests of the position, of each seat's observation (its first ``_decision_values()`` values; all of them
+    go into ``every_value``) and of all seats' masks."""
     position = _digest(json.dumps(game.to_dict(), sort_keys=True).encode())
-    observations = " ".join(_digest(encode_observation(game, seat).tobytes()) for seat in range(game.num_players))
+    seen = [encode_observation(game, seat) for seat in range(game.num_players)]
+    for observation in seen:
+        every_value.update(observation.tobytes())
+    observations = " ".join(_digest(observation[: _decision_values()].tobytes()) for observation in seen)
     masks = _digest(b"".join(action_mask(game, seat).astype(np.int8).tobytes() for seat in range(game.num_players)))
     return f"digest: position {position} | observations {observations} | masks {masks}"
 
@@ -93,6 +114,7 @@ def playthrough_text(level: str, players: int, seed: int) -> str:
     ]
 
     decision = 0
+    every_value = hashlib.sha256()
 
     def record(game: Game, action: int) -> None:
         nonlocal decision
@@ -104,7 +126,7 @@ def playthrough_text(level: str, players: int, seed: int) -> str:
                 f"decision {decision}: seat {seat} {kind} | {_summary(game)}",
                 f"  legal: {legal}",
                 f"  action: {action} {describe_action(action)}",
-                f"  {_digests(game)}",
+                f"  {_digests(game, every_value)}",
             ]
         )
 
@@ -113,7 +135,8 @@ def playthrough_text(level: str, players: int, seed: int) -> str:
         [
             f"end after {decisions} decisions | {_summary(game)}",
             f"  scores {game.scores()} winners {game.winners()}",
-            f"  {_digests(game)}",
+            f"  {_digests(game, every_value)}",
+            f"observations, every value of every decision: {every_value.hexdigest()[:16]}",
         ]
     )
     return "\n".join(lines) + "\n"
@@ -166,6 +189,18 @@ def test_a_difference_is_reported_at_its_first_decision() -> None:
     )
     assert "-" + lines[k + 2] in report and "+  action: 0 changed" in report
     assert first_difference(text, text, "x.txt") is None
+
+
+def test_a_slice_appended_by_a_later_version_changes_only_the_last_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An appended slice (the way the observation grows) leaves every decision's line as it was: regenerating the
+    goldens after it changes the versions and the last line of each file, which a reviewer can read."""
+    before = playthrough_text("apprentice", 2, 1).splitlines()
+    real = encode_observation
+    longer = lambda game, seat: np.append(real(game, seat), np.float32(game.year))  # noqa: E731
+    monkeypatch.setitem(globals(), "encode_observation", longer)
+    after = playthrough_text("apprentice", 2, 1).splitlines()
+    assert len(after) == len(before)
+    assert [k for k, (old, new) in enumerate(zip(before, after, strict=True)) if old != new] == [len(before) - 1]
 
 
 def test_the_script_regenerates_with_the_checkouts_rules(tmp_path: Path) -> None:

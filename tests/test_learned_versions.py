@@ -146,8 +146,12 @@ def test_a_model_made_for_another_layout_is_refused_naming_both(tmp_path, backen
     with pytest.raises(CheckpointError) as refusal:
         load_cached(tmp_path / "other.pt", backend)
     message = str(refusal.value)
-    assert "other.pt: made for another observation layout: the model's observation version 2 has layout " in message
-    assert "'0123456789abcdef'" in message and "this code's version 2 has layout '5c96cc18f3f53dd2'" in message
+    version = payload["observation_version"]
+    assert f"other.pt: made for another observation layout: the model's observation version {version} has layout " in (
+        message
+    )
+    assert "'0123456789abcdef'" in message
+    assert f"this code's version {version} has layout '{RELEASED_LAYOUTS[version][:16]}'" in message
     without = {k: v for k, v in payload.items() if k != "observation_layout"}
     for number, missing in enumerate((without, {**payload, "observation_layout": 2})):
         torch.save(missing, tmp_path / f"missing{number}.pt")
@@ -195,10 +199,11 @@ def test_an_exported_rllib_network_records_its_layout_and_another_layout_is_refu
     pytest.importorskip("torch")
     import json
 
-    from seasons_env.encoding import OBSERVATION_SIZE, observation_layout_digest
+    from seasons_env.encoding import OBSERVATION_SIZE, OBSERVATION_VERSION, observation_layout_digest
     from seasons_env.masked_mlp import MaskedActorCritic, export_network, load_network, network_versions
 
-    assert network_versions()["observation_layout"] == observation_layout_digest() == RELEASED_LAYOUTS[2]
+    current = RELEASED_LAYOUTS[OBSERVATION_VERSION]
+    assert network_versions()["observation_layout"] == observation_layout_digest() == current
     folder = export_network(MaskedActorCritic(OBSERVATION_SIZE, 314, hidden=(8,)), tmp_path / "policy")
     description = json.loads((folder / "network.json").read_text())
     assert description["versions"]["observation_layout"] == observation_layout_digest()
@@ -208,5 +213,6 @@ def test_an_exported_rllib_network_records_its_layout_and_another_layout_is_refu
     load_network(folder)  # exported before networks recorded their layout: version 2's released layout
     other = {**description["versions"], "observation_layout": "0123456789abcdef" * 4}
     (folder / "network.json").write_text(json.dumps({**description, "versions": other}))
-    with pytest.raises(ValueError, match=r"trained on versions .*'0123456789ab\.\.\..*this code has .*'5c96cc18f3f5"):
+    refused = rf"trained on versions .*'0123456789ab\.\.\..*this code has .*'{current[:12]}"
+    with pytest.raises(ValueError, match=refused):
         load_network(folder)
