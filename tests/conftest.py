@@ -10,11 +10,6 @@ one worker a core, at most ``MAX_WORKERS`` (each worker loads the compiled kerne
 what a big machine runs out of), and the tests marked ``slow`` are handed out first so that the longest ones do not
 start last and leave one worker running alone at the end.
 
-Before a whole run on several workers (the README's command), the controller compiles every kernel once, the groups
-spread over the cores as ``seasons compile`` spreads them (``precompile``): otherwise each worker's first kernel test
-compiles the same kernels at the same time, from an empty cache. With a warm cache this only loads them (seconds);
-``--no-precompile`` leaves it out.
-
 ``--boundscheck`` adds the differential tests once more with numba's bounds checking (``test_kernels_boundscheck.py``),
 which compiles every kernel a second time; without it those tests are skipped, because the kernels run as Python
 (``test_kernels_as_python.py``, every run) index NumPy arrays, which check every index.
@@ -30,7 +25,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -60,11 +54,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="also run the differential tests with numba's bounds checking (compiles every kernel again)",
     )
-    parser.addoption(
-        "--no-precompile",
-        action="store_true",
-        help="do not compile the kernels before a whole run on several workers",
-    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -86,35 +75,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _python_mode() -> bool:
     return os.environ.get("SEASONS_KERNELS", "").strip().lower() == "python"
-
-
-def _precompiles(config: pytest.Config) -> bool:
-    """A whole run (no test named: ``testpaths``) on xdist workers, in the controller, kernels compiled."""
-    if hasattr(config, "workerinput") or config.getoption("no_precompile") or config.getoption("collectonly"):
-        return False
-    if not config.getoption("numprocesses", None) or _python_mode():
-        return False
-    return config.args_source is pytest.Config.ArgsSource.TESTPATHS
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    if not _precompiles(session.config):
-        return
-    from seasons_env.commands.compiling import compile_steps, default_jobs, plan_workers, run_in_workers
-
-    steps, _ = compile_steps()
-    failed: list[str] = []
-    start = time.perf_counter()
-
-    def done(name: str, seconds: float, error: str | None) -> None:
-        if error is not None:
-            failed.append(f"{name}: {error}")
-
-    run_in_workers(plan_workers(steps, default_jobs()), done)
-    report = session.config.pluginmanager.get_plugin("terminalreporter")
-    if report is not None:
-        what = f"failed ({'; '.join(failed)}): the tests will compile them" if failed else "compiled or loaded"
-        report.write_line(f"kernels {what} in {time.perf_counter() - start:.0f} s before the tests (--no-precompile)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
