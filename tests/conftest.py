@@ -63,7 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if imported is not None and imported.KERNEL_MODE != mode:
             raise pytest.UsageError(f"--kernels={mode}: the kernels were imported {imported.KERNEL_MODE} already")
         os.environ["SEASONS_KERNELS"] = mode
-    if (mode or os.environ.get("SEASONS_KERNELS", "").strip().lower()) == "python":
+    if _python_mode():  # the option, just set, or the variable given by the user
         # compiled kernels compute in 64 bits; NumPy keeps a small integer's type, so an overflow in a kernel run as
         # Python is a difference from the compiled code, not noise (the hashes that wrap on purpose silence it)
         config.addinivalue_line("filterwarnings", "error:overflow encountered:RuntimeWarning")

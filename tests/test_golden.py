@@ -62,6 +62,8 @@ CONTEXT = 6
 #: Each decision's observation digests cover this version's values (a prefix of every later layout); the last line
 #: of a file covers them all.
 DECISION_OBSERVATION_VERSION = 2
+#: How many leading values of an observation a decision's digest covers.
+DECISION_VALUES = OBSERVATION_SIZES.get(DECISION_OBSERVATION_VERSION, OBSERVATION_SIZE)
 
 
 def versions() -> str:
@@ -79,19 +81,14 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:10]
 
 
-def _decision_values() -> int:
-    """How many leading values of an observation a decision's digest covers."""
-    return OBSERVATION_SIZES.get(DECISION_OBSERVATION_VERSION, OBSERVATION_SIZE)
-
-
 def _digests(game: Game, every_value: Any) -> str:
-    """Short digests of the position, of each seat's observation (its first ``_decision_values()`` values; all of them
+    """Short digests of the position, of each seat's observation (its first ``DECISION_VALUES`` values; all of them
     go into ``every_value``) and of all seats' masks."""
     position = _digest(json.dumps(game.to_dict(), sort_keys=True).encode())
     seen = [encode_observation(game, seat) for seat in range(game.num_players)]
     for observation in seen:
         every_value.update(observation.tobytes())
-    observations = " ".join(_digest(observation[: _decision_values()].tobytes()) for observation in seen)
+    observations = " ".join(_digest(observation[:DECISION_VALUES].tobytes()) for observation in seen)
     masks = _digest(b"".join(action_mask(game, seat).astype(np.int8).tobytes() for seat in range(game.num_players)))
     return f"digest: position {position} | observations {observations} | masks {masks}"
 
