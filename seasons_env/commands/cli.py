@@ -458,7 +458,10 @@ def _prune_caches() -> None:
     from .compiling import cache_root, delete_folder, folder_size, stale_cache_folders
 
     freed = 0
-    stale = stale_cache_folders()
+    try:
+        stale = stale_cache_folders()
+    except RuntimeError as error:
+        raise click.ClickException(f"{error}; nothing deleted") from None
     for path in stale:
         size = folder_size(path)
         try:
