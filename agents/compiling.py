@@ -62,12 +62,12 @@ def _ismcts_search() -> None:
 
 
 def _folders(label: str) -> Callable[[], list[Path]]:
-    """The cache folder of the kernel group ``label`` (``kernel_cache.kernel_cache_folder``), when asked."""
+    """The cache folders of the kernel group ``label`` (``kernel_cache.group_folders``), when asked."""
 
     def folders() -> list[Path]:
-        from .kernel_cache import kernel_cache_folder
+        from .kernel_cache import group_folders
 
-        return [kernel_cache_folder(label)]
+        return group_folders(label)
 
     return folders
 

@@ -198,7 +198,7 @@ def test_prune_deletes_only_other_sources_kernel_folders(tmp_path: Path) -> None
     from seasons_env.vector.kernels import rules_folders
 
     machine = rules_folders()["seasons_env.vector.kernels.machine"].name
-    heuristic = kernel_cache_folder("heuristic").name
+    heuristic = kernel_cache_folder("heuristic_kernel.py").name
     keep = [tmp_path / machine / "a.nbi", tmp_path / heuristic / "b.nbi", tmp_path / "other" / "c"]
     keep += [tmp_path / "boundscheck" / machine / "d.nbi", tmp_path / f"{machine}-inner1" / "e.nbi"]
     gone = [tmp_path / "kernels-00000000deadbeef" / "e.nbi", tmp_path / "kernels-00000000deadbeef-heuristic" / "f"]

@@ -196,35 +196,47 @@ def test_the_key_covers_the_kernels_import_closure_and_nothing_else(tmp_path: Pa
         assert _changed(package, name) >= {"state_ops", "machine", "tables", "observe_rows"}, name
 
 
-def test_each_agent_kernel_group_is_keyed_by_its_own_import_closure(tmp_path: Path) -> None:
-    """The compiled agents' folders are keyed the same way: the heuristic's by what its kernel modules import (the
-    Python heuristic's constants they freeze and the rules kernels they call included), not by the arena or the
-    search's files, nor by the observation, which its kernels never write."""
-    from seasons_agents.kernel_cache import AGENTS, group_folder
+def test_each_agent_kernel_module_is_keyed_by_its_own_import_closure(tmp_path: Path) -> None:
+    """The compiled agents' folders are keyed the same way, one a kernel module: the heuristic's by what its kernel
+    modules import (the Python heuristic's constants they freeze and the rules kernels they call included), not by
+    the arena or the search's files, nor by the observation, which its kernels never write."""
+    from seasons_agents.kernel_cache import AGENTS, KERNEL_GROUPS, module_cache_folder
 
     agents = tmp_path / "agents"
     shutil.copytree(AGENTS, agents, ignore=shutil.ignore_patterns("__pycache__", "web", "models"))
     package = _copy(tmp_path)
-    labels = ("heuristic", "search", "ismcts")
-    before = {label: group_folder(label, agents, package) for label in labels}
-    assert all(
-        folder.name.startswith("kernels-") and folder.name.endswith(f"-{label}") for label, folder in before.items()
-    )
+    names = [name for group in KERNEL_GROUPS.values() for name in group]
+    before = {name: module_cache_folder(name, agents, package) for name in names}
+    assert len(set(before.values())) == len(names)
+    for label, group in KERNEL_GROUPS.items():
+        assert all(
+            before[name].name.startswith("kernels-") and before[name].name.endswith(f"-{label}") for name in group
+        )
 
     def edited(path: Path) -> set[str]:
         original = path.read_bytes()
         path.write_bytes(original + b"\n# edited\n")
-        changed = {label for label, folder in before.items() if group_folder(label, agents, package) != folder}
+        changed = {
+            name.removesuffix("_kernel.py")
+            for name, folder in before.items()
+            if module_cache_folder(name, agents, package) != folder
+        }
         path.write_bytes(original)
         return changed
 
+    heuristic = {"heuristic_cards", "heuristic_eval", "heuristic"}
     assert edited(agents / "arena.py") == set()
     assert edited(agents / "heuristic.py") == {"heuristic"}  # heuristic_kernel freezes BOUNDARY and END_TURN_TIE_BONUS
-    assert edited(agents / "values.py") == {"heuristic", "ismcts"}
-    assert edited(agents / "policy_format.py") == {"search", "ismcts"}
+    assert edited(agents / "values.py") == {*heuristic, "ismcts"}
+    assert edited(agents / "policy_format.py") == {"policy", "search", "ismcts"}
     assert edited(agents / "ismcts_kernel.py") == {"ismcts"}
+    assert edited(agents / "heuristic_kernel.py") == {"heuristic"}
+    # the heuristic and the forward pass write no observation: the writer's edit leaves them alone (the forward pass
+    # reads the layout's sizes, ``policy_numpy.py``)
     assert edited(package / "vector" / "kernels" / "observe_rows.py") == {"search", "ismcts"}
-    assert edited(package / "vector" / "kernels" / "machine.py") == set(labels)
+    assert edited(package / "encoders" / "encoding.py") == {"policy", "search", "ismcts"}
+    # the run loop: the modules that run a row (the heuristic's evaluation and card tables read rows only)
+    assert edited(package / "vector" / "kernels" / "machine.py") == {"heuristic", "search", "ismcts"}
     assert edited(package / "vector" / "kernels" / "api.py") == set()  # it only re-exports
 
 
@@ -415,8 +427,8 @@ def test_loading_only_reports_what_would_be_compiled_and_changes_nothing(tmp_pat
 
 
 def test_every_kernel_is_cached_in_its_groups_folder_and_numbas_setting_is_left_alone() -> None:
-    """Each kernel gets its folder from its decorator: each rules kernel module its own, each agent group its own
-    folder; importing them leaves numba's process-wide ``numba.config.CACHE_DIR`` as the user set it (the agents'
+    """Each kernel gets its folder from its decorator: each rules kernel module its own, each agent kernel module its
+    own; importing them leaves numba's process-wide ``numba.config.CACHE_DIR`` as the user set it (the agents'
     modules swapped it at import, and the library set it for every numba user of the process)."""
     import numba
     from numba.core.dispatcher import Dispatcher
@@ -430,12 +442,12 @@ def test_every_kernel_is_cached_in_its_groups_folder_and_numbas_setting_is_left_
     assert numba.config.CACHE_DIR == os.environ.get("NUMBA_CACHE_DIR", "")
     groups = {
         machine: module_folder(machine.__name__),
-        sys.modules[heuristic_cards]: kernel_cache_folder("heuristic"),
-        sys.modules[heuristic_eval]: kernel_cache_folder("heuristic"),
-        heuristic_kernel: kernel_cache_folder("heuristic"),
-        policy_kernel: kernel_cache_folder("search"),
-        search_kernel: kernel_cache_folder("search"),
-        ismcts_kernel: kernel_cache_folder("ismcts"),
+        sys.modules[heuristic_cards]: kernel_cache_folder("heuristic_cards_kernel.py"),
+        sys.modules[heuristic_eval]: kernel_cache_folder("heuristic_eval_kernel.py"),
+        heuristic_kernel: kernel_cache_folder("heuristic_kernel.py"),
+        policy_kernel: kernel_cache_folder("policy_kernel.py"),
+        search_kernel: kernel_cache_folder("search_kernel.py"),
+        ismcts_kernel: kernel_cache_folder("ismcts_kernel.py"),
     }
     for module, folder in groups.items():
         kernels = [
