@@ -4,6 +4,9 @@ policy-ISMCTS with the network's compiled forward pass (named by the ``seasons_e
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 
 from seasons_env.commands.compiling import CompileStep
@@ -58,19 +61,38 @@ def _ismcts_search() -> None:
         agent.act(game.determinize(seat, np.random.default_rng(0)), seat, game.legal_action_list())
 
 
+def _folders(label: str) -> Callable[[], list[Path]]:
+    """The cache folders of the kernel group ``label`` (``kernel_cache.group_folders``), when asked."""
+
+    def folders() -> list[Path]:
+        from .kernel_cache import group_folders
+
+        return group_folders(label)
+
+    return folders
+
+
 def compile_steps() -> list[CompileStep]:
     return [
-        CompileStep("heuristic", "the compiled heuristic (self-play's heuristic opponents)", _heuristic, weight=103),
+        CompileStep(
+            "heuristic",
+            "the compiled heuristic (self-play's heuristic opponents)",
+            _heuristic,
+            weight=103,
+            folders=_folders("heuristic"),
+        ),
         CompileStep(
             "ismcts-search",
             "the compiled ISMCTS (ismcts, self-play's ISMCTS opponents)",
             _ismcts_search,
             weight=30,
+            folders=_folders("ismcts"),
         ),
         CompileStep(
             "policy-search",
             "the compiled policy-ISMCTS and forward pass (policy-ismcts, expert)",
             _policy_search,
             weight=26,
+            folders=_folders("search"),
         ),
     ]

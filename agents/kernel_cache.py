@@ -1,10 +1,13 @@
 """Where this package's compiled kernels are cached.
 
-Each group of them (``KERNEL_GROUPS``) is cached in a folder of its own beside the rules kernels' folder
-(``kernel_cache_folder``), named by it and by a hash of the files the group's kernel modules import, as the rules
-kernels' folder is (``seasons_env.vector.kernels.disk_cache``): numba notices a change in the file of the function it
-compiles only, not in the weights, tables and constants the kernels freeze from the other modules they import. This
-module imports nothing of the library outside the kernels, since it is part of what every group imports.
+Each kernel module of a group (``KERNEL_GROUPS``) is cached in a folder of its own (``kernel_cache_folder``), named
+by a hash of the files the module imports, in this package and in the library (the rules kernels it calls
+included), and by its group's label, as each rules kernel module's folder is (``seasons_env.vector.kernels``,
+``cache_keys.py``): numba notices a change in the file of the function it compiles only, not in the kernels it calls
+nor in the weights, tables and constants the kernels freeze from the other modules they import. So a change a
+module's kernels cannot see (an observation edit, for the heuristic or the network's forward pass) leaves its folder
+as it was. This module imports nothing of the library outside the kernels, since it is part of what every kernel
+module here imports.
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
-from seasons_env.vector.kernels.api import CACHE_DIR, LIBRARY, files_digest, import_closure, kernel_in, kernel_sources
+from seasons_env.vector.kernels.api import LIBRARY, cache_folder, import_closure, kernel_in
 
 AGENTS = Path(__file__).resolve().parent
-#: Each group of compiled kernels: its label in the folder's name, and its kernel modules (files of this package).
+#: Each group of compiled kernels: its label in the folders' names, and its kernel modules (files of this package).
 KERNEL_GROUPS = {
     "heuristic": ("heuristic_cards_kernel.py", "heuristic_eval_kernel.py", "heuristic_kernel.py"),
     "search": ("policy_kernel.py", "search_kernel.py"),
@@ -24,31 +27,59 @@ KERNEL_GROUPS = {
 }
 
 
-def group_sources(label: str, agents: Path = AGENTS, library: Path = LIBRARY) -> set[Path]:
-    """The files the kernel modules of the group ``label`` (in the package folder ``agents``) import, transitively,
-    in this package and in the library (``library``, the ``seasons_env`` folder), less the rules kernels' own (the
-    folder's name covers those)."""
-    roots = {"seasons_agents": agents, "seasons_env": library}
-    return import_closure([agents / name for name in KERNEL_GROUPS[label]], roots) - kernel_sources(library)
+def _roots(agents: Path, library: Path) -> dict[str, Path]:
+    return {"seasons_agents": agents, "seasons_env": library}
 
 
-def group_digest(label: str, agents: Path = AGENTS, library: Path = LIBRARY) -> str:
-    """The hash of ``group_sources``."""
-    roots = {"seasons_agents": agents, "seasons_env": library}
-    return files_digest(group_sources(label, agents, library), roots)
+def _label(name: str) -> str:
+    """The group of the kernel module file ``name``."""
+    for label, names in KERNEL_GROUPS.items():
+        if name in names:
+            return label
+    raise ValueError(f"{name} is in no kernel group of kernel_cache.KERNEL_GROUPS: add it there")
+
+
+def module_sources(name: str, agents: Path = AGENTS, library: Path = LIBRARY) -> set[Path]:
+    """The files the kernel module ``name`` (a file of the package folder ``agents``) imports, transitively, in this
+    package and in the library (``library``, the ``seasons_env`` folder)."""
+    return import_closure([agents / name], _roots(agents, library))
+
+
+def module_cache_folder(name: str, agents: Path = AGENTS, library: Path = LIBRARY) -> Path:
+    """The cache folder of the kernel module ``name`` for the sources in ``agents`` and ``library``:
+    ``kernels-<hash of module_sources>-<its group's label>`` (``seasons_env.vector.kernels.cache_folder``)."""
+    return cache_folder([agents / name], _roots(agents, library), _label(name))
+
+
+def group_folders(label: str) -> list[Path]:
+    """The cache folders of the kernel modules of the group ``label``."""
+    return [kernel_cache_folder(name) for name in KERNEL_GROUPS[label]]
 
 
 @functools.cache
-def kernel_cache_folder(label: str) -> Path:
-    """Where the kernels of the group ``label`` are cached: beside the rules kernels' folder, named by it and by
-    ``group_digest``."""
-    return CACHE_DIR.parent / f"{CACHE_DIR.name}-{label}-{group_digest(label)}"
+def kernel_cache_folder(name: str) -> Path:
+    """Where the kernels of the module file ``name`` of this package are cached (``module_cache_folder``)."""
+    return module_cache_folder(name)
 
 
 def group_kernel(label: str, inline: bool = False, wrapping: bool = False) -> Callable[[Callable], Callable]:
-    """The ``kernel`` decorator of the group ``label`` (``inline``, ``wrapping``: as ``kernel_in``): its
-    kernels cached in ``kernel_cache_folder(label)``."""
-    return kernel_in(kernel_cache_folder(label), inline=inline, wrapping=wrapping)
+    """The ``kernel`` decorator of the kernel modules of the group ``label`` (``inline``, ``wrapping``: as
+    ``kernel_in``): each kernel cached in its module's folder (``kernel_cache_folder``)."""
+
+    def decorate(func: Callable) -> Callable:
+        name = Path(func.__code__.co_filename).name
+        if _label(name) != label:
+            raise ValueError(f"{name} is not a kernel module of the group {label!r} (kernel_cache.KERNEL_GROUPS)")
+        return kernel_in(kernel_cache_folder(name), inline=inline, wrapping=wrapping)(func)
+
+    return decorate
 
 
-__all__ = ["KERNEL_GROUPS", "group_digest", "group_kernel", "group_sources", "kernel_cache_folder"]
+__all__ = [
+    "KERNEL_GROUPS",
+    "group_folders",
+    "group_kernel",
+    "kernel_cache_folder",
+    "module_cache_folder",
+    "module_sources",
+]

@@ -192,22 +192,45 @@ def test_the_ismcts_search_step_compiles_the_compiled_ismcts() -> None:
 
 
 def test_prune_deletes_only_other_sources_kernel_folders(tmp_path: Path) -> None:
-    from seasons_env.vector.kernels import source_digest
+    """A folder is current if a current kernel module or group names it (at any inner optimisation level): an old
+    module key, an old group key or the old layout's folders go, whatever they hold."""
+    from seasons_agents.kernel_cache import kernel_cache_folder
+    from seasons_env.vector.kernels import rules_folders
 
-    current = f"kernels-{source_digest()}"
-    keep = [tmp_path / current / "a.nbi", tmp_path / f"{current}-heuristic-0123" / "b.nbi", tmp_path / "other" / "c"]
-    keep.append(tmp_path / "boundscheck" / current / "d.nbi")
-    gone = [tmp_path / "kernels-00000000deadbeef" / "e.nbi", tmp_path / "kernels-00000000deadbeef-heuristic-1" / "f"]
-    gone.append(tmp_path / "boundscheck" / "kernels-00000000deadbeef" / "g.nbi")
+    machine = rules_folders()["seasons_env.vector.kernels.machine"].name
+    heuristic = kernel_cache_folder("heuristic_kernel.py").name
+    keep = [tmp_path / machine / "a.nbi", tmp_path / heuristic / "b.nbi", tmp_path / "other" / "c"]
+    keep += [tmp_path / "boundscheck" / machine / "d.nbi", tmp_path / f"{machine}-inner1" / "e.nbi"]
+    gone = [tmp_path / "kernels-00000000deadbeef" / "e.nbi", tmp_path / "kernels-00000000deadbeef-heuristic" / "f"]
+    gone += [tmp_path / "boundscheck" / "kernels-00000000deadbeef" / "g.nbi"]
+    gone += [tmp_path / f"{machine}-heuristic-0123" / "h"]  # the old layout's group folder
     for path in keep + gone:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"x" * 1000)
     done = _seasons("compile", "--prune", env={"SEASONS_KERNEL_CACHE": str(tmp_path)})
     assert done.returncode == 0, done.stderr
-    assert "deleted 3 folder(s)" in done.stdout and "0.0 MB" in done.stdout
+    assert "deleted 4 folder(s)" in done.stdout and "0.0 MB" in done.stdout
     assert all(path.is_file() for path in keep)
     assert not any(path.parent.exists() for path in gone)
     assert not list(tmp_path.rglob("*.nbc"))  # nothing compiled
+
+
+def test_prune_deletes_nothing_when_an_installed_package_s_folders_are_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package whose compile steps cannot be loaded cannot say which of its folders are current: nothing is
+    deleted, and one line says why."""
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+    from seasons_env.commands import compiling
+
+    (tmp_path / "kernels-00000000deadbeef").mkdir()
+    monkeypatch.setattr(compiling, "compile_steps", lambda: (list(compiling.LIBRARY_STEPS), ["agents: ImportError"]))
+    monkeypatch.setattr(compiling, "cache_root", lambda: tmp_path)
+    result = CliRunner().invoke(main, ["compile", "--prune"])
+    assert result.exit_code == 1 and "nothing deleted" in result.output and "Traceback" not in result.output
+    assert (tmp_path / "kernels-00000000deadbeef").is_dir()
 
 
 def test_prune_is_given_alone() -> None:

@@ -26,7 +26,8 @@ def recording(self):
 
 codegen.CPUCodeLibrary._optimize_final_module = recording
 
-from seasons_env.vector.kernels import CACHE_DIR, INNER_OPT, inline_kernel, kernel
+from pathlib import Path
+from seasons_env.vector.kernels import INNER_OPT, inline_kernel, kernel
 
 @inline_kernel
 def twice(x):
@@ -47,8 +48,9 @@ def alone(x):
 outer(1)
 alone(1)
 cfunc = [f.name for f in outer.overloads[outer.signatures[0]].library.get_defined_functions() if "cfunc" in f.name]
+folder = Path(outer.stats.cache_path).parent.name
 print(json.dumps({"levels": levels, "inner_opt": INNER_OPT, "full": int(config.OPT), "cfunc": cfunc,
-                  "twice": len(twice.signatures), "result": outer(1), "folder": CACHE_DIR.name}))
+                  "twice": len(twice.signatures), "result": outer(1), "folder": folder}))
 """
 
 _STRUCT = """

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from seasons_env.vector.kernels import CACHE_DIR
+from seasons_env.vector.kernels import CACHE_TOP
 
 TESTS = Path(__file__).resolve().parent
 #: Every compiled kernel is reached by these: the rules step by step against the reference engine (every step kind,
@@ -47,7 +47,7 @@ def _bounds_checked_environment(cache: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def boundscheck_cache() -> Iterator[Path]:
-    """The parent folder of the bounds-checked kernels' cache (the child names its ``kernels-<hash>`` folder): a
+    """The parent folder of the bounds-checked kernels' cache (the child names its ``kernels-<hash>`` folders): a
     temporary folder, deleted with everything compiled into it when this module's tests end."""
     with tempfile.TemporaryDirectory(prefix="seasons-boundscheck-") as folder:
         yield Path(folder)
@@ -57,7 +57,7 @@ def test_the_bounds_checked_kernels_are_compiled_into_a_temporary_folder(boundsc
     """Not into the user's cache folder, where the suite would leave about 100 MB behind."""
     folder = boundscheck_cache.resolve()
     assert folder.is_relative_to(Path(tempfile.gettempdir()).resolve()), folder
-    assert not folder.is_relative_to(CACHE_DIR.parent.resolve()), folder
+    assert not folder.is_relative_to(CACHE_TOP.resolve()), folder
     assert _bounds_checked_environment(boundscheck_cache)["SEASONS_KERNEL_CACHE"] == str(boundscheck_cache)
 
 

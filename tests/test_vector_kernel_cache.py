@@ -1,6 +1,6 @@
-"""The kernels' disk cache: keyed by what the kernels import (``vector/kernels/disk_cache.py``) and not by the
-checkout's path (``ProjectCacheLocator``); damaged entries set aside and compiled again; a folder or file another user
-could have written never loaded."""
+"""The kernels' disk cache: each kernel module's folder keyed by what that module imports
+(``vector/kernels/cache_keys.py``) and not by the checkout's path (``ProjectCacheLocator``); damaged entries set aside
+and compiled again; a folder or file another user could have written never loaded."""
 
 from __future__ import annotations
 
@@ -17,10 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from seasons_env.vector.kernels import CACHE_DIR, TRUST_VARIABLE, source_digest
-from seasons_env.vector.kernels.disk_cache import SET_ASIDE, kernel_sources
+from seasons_env.vector.kernels import TRUST_VARIABLE, module_folder
+from seasons_env.vector.kernels.cache_keys import import_closure, module_key, module_roots, rules_modules
+from seasons_env.vector.kernels.disk_cache import SET_ASIDE
 
 PACKAGE = Path(__file__).resolve().parents[1] / "seasons_env"
+#: The rules kernel modules, by their short name.
+MODULES = {module.rpartition(".")[2]: module for module in rules_modules(PACKAGE)}
+#: The modules of the kernels' package that hold no kernel and import nothing of the rules (the decorator and the
+#: cache itself): only an edit of these three or of the card data changes every key.
+CACHE_MODULES = {"__init__", "cache_keys", "disk_cache"}
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -29,28 +35,96 @@ def _copy(tmp_path: Path) -> Path:
     return package
 
 
-def test_the_cache_folder_is_named_by_the_digest_of_the_installed_sources() -> None:
-    assert CACHE_DIR.name == f"kernels-{source_digest(PACKAGE)}"
+def _keys(package: Path) -> dict[str, str]:
+    """Each rules kernel module's key (short name -> key) for the sources in the ``seasons_env`` folder ``package``."""
+    return {path.stem: module_key(module, path, package) for module, path in rules_modules(package).items()}
 
 
-def test_an_edit_to_any_source_the_kernels_freeze_changes_the_digest(tmp_path: Path) -> None:
-    package = _copy(tmp_path)
-    before = source_digest(package)
-    assert before == source_digest(PACKAGE)
-    # constants frozen into compiled code come from the engine, the encoder and the array modules, not only kernels/
-    for name in ("engine/steps.py", "encoders/encoding.py", "vector/state/arrays.py", "vector/kernels/tables.py"):
-        path = package / name
-        original = path.read_bytes()
-        path.write_bytes(original + b"\n# edited\n")
-        assert source_digest(package) != before, name
+def _changed(package: Path, name: str, edit: bytes = b"\n# edited\n", old: bytes | None = None) -> set[str]:
+    """The rules kernel modules whose key an edit of the file ``name`` of ``package`` changes (``edit`` appended, or
+    put in place of ``old``); the file is then restored."""
+    before = _keys(package)
+    path = package / name
+    original = path.read_bytes()
+    assert old is None or original.count(old) == 1, (name, old)
+    path.write_bytes(original + edit if old is None else original.replace(old, edit))
+    try:
+        return {module for module, key in _keys(package).items() if key != before[module]}
+    finally:
         path.write_bytes(original)
-    data = package / "data" / "seasons_data.json"
-    data.write_bytes(data.read_bytes() + b" ")
-    assert source_digest(package) != before
-    data.write_bytes(data.read_bytes()[:-1])
-    # a module the kernels never read leaves the key alone
+
+
+def test_each_rules_kernel_module_is_cached_in_the_folder_named_by_its_own_closure() -> None:
+    from seasons_env.vector.kernels import machine, observe_rows, state_ops
+
+    for module in (machine, state_ops, observe_rows):
+        folder = Path(
+            module.kernel_arrays_unused if False else next(iter(_dispatchers(module))).stats.cache_path
+        ).parent
+        path = Path(module.__file__)
+        assert folder.name == f"kernels-{module_key(module.__name__, path, PACKAGE)}", module.__name__
+        assert folder == module_folder(module.__name__)
+    assert len({module_folder(module) for module in MODULES.values()}) == len(MODULES)
+
+
+def test_an_observation_edit_changes_only_the_keys_of_the_observation_writer_and_its_callers(
+    tmp_path: Path,
+) -> None:
+    """The issue's case: an observation slice (``encoding.py``'s layout and ``observe_rows.py``) recompiles the
+    writer and the kernels that call it (the one-game step's), not the rules kernels (``tables.py`` no longer imports
+    the encoder)."""
+    package = _copy(tmp_path)
+    writers = {"observe_rows", "single_step", "api"}
+    assert _changed(package, "vector/kernels/observe_rows.py") == writers
+    count_edit = b"out[E.CTX_COUNT] = 1.0"
+    assert (
+        _changed(package, "vector/kernels/observe_rows.py", count_edit.replace(b"1.0", b"2.0"), count_edit) == writers
+    )
+    slice_edit = b'DIE_DRAW = DIE.add("draw", 2, "the face draws a card")'
+    assert _changed(package, "encoders/encoding.py", slice_edit, slice_edit.replace(b"2", b"1")) == writers
+    for module in ("state_ops", "machine", "cards_basic_kernels", "tables", "batch_step", "hidden_kernels"):
+        assert "encoders/encoding.py" not in {
+            path.relative_to(package).as_posix()
+            for path in import_closure([rules_modules(package)[MODULES[module]]], {"seasons_env": package})
+        }, module
+
+
+def test_an_edit_changes_the_keys_of_the_modules_that_import_the_file_and_no_others(tmp_path: Path) -> None:
+    package = _copy(tmp_path)
+    everything = set(MODULES)
+    # a card amount: every module reading the engine's facts (they all do, through tables.py), not the cache's own
+    kairn = b"KAIRN_CRYSTALS = 4"
+    assert _changed(package, "engine/card_constants.py", kairn.replace(b"4", b"5"), kairn) == everything - {
+        *CACHE_MODULES,
+        "row_copy",
+    }
+    # a kernel module: itself and the modules importing it, directly or not
+    assert _changed(package, "vector/kernels/row_copy.py") == {"row_copy", "batch_step", "hidden_kernels", "api"}
+    callers_of_machine = {"machine", "new_game", "batch", "batch_step", "single_step", "api"}
+    assert _changed(package, "vector/kernels/machine.py") == callers_of_machine
+    assert _changed(package, "vector/kernels/cards_basic_kernels.py") == everything - {
+        *CACHE_MODULES,
+        "row_copy",
+        "structs",
+        "row_blocks",
+        "tables",
+        "state_ops",
+        "cards_archmage_kernels",
+        "hidden_kernels",
+        "observe_rows",
+    }
+    # the decorator and the card data: every key
+    assert _changed(package, "vector/kernels/__init__.py") == everything - {"cache_keys", "disk_cache", "tables"}
+    assert _changed(package, "data/seasons_data.json", b" ") == everything
+    # a module the kernels never read leaves every key alone
     (package / "picture.py").write_text("# another picture module\n")
-    assert source_digest(package) == before
+    assert _changed(package, "picture.py") == set()
+
+
+def _dispatchers(module: object) -> list:
+    from numba.core.dispatcher import Dispatcher
+
+    return [v for v in vars(module).values() if isinstance(v, Dispatcher) and v.py_func.__module__ == module.__name__]
 
 
 def test_another_numba_release_compiles_into_another_folder(monkeypatch) -> None:
@@ -58,11 +132,12 @@ def test_another_numba_release_compiles_into_another_folder(monkeypatch) -> None
     range admits several), which compiles its own."""
     import numba
 
-    before = source_digest(PACKAGE)
+    before = _keys(PACKAGE)
     monkeypatch.setattr(numba, "__version__", "0.69.0")
-    assert source_digest(PACKAGE) != before
+    after = _keys(PACKAGE)
+    assert all(after[module] != before[module] for module in MODULES)
     monkeypatch.undo()
-    assert source_digest(PACKAGE) == before
+    assert _keys(PACKAGE) == before
 
 
 _TWIN = """
@@ -106,48 +181,63 @@ def test_a_copy_elsewhere_loads_the_kernels_another_checkout_compiled(tmp_path: 
 def test_the_key_covers_the_kernels_import_closure_and_nothing_else(tmp_path: Path) -> None:
     """An adapter the kernels never import (the SB3, Gymnasium and PettingZoo ones, the one-game wrapper) changes no
     key, nor does a public path of a module they do import (``encoding.py``, ``vector/arrays.py``: the kernels import
-    the module itself); a kernel module, a module a kernel imports, or a module that one imports, does."""
+    the module itself); a module a kernel imports, or a module that one imports, does."""
     package = _copy(tmp_path)
-    before = source_digest(package)
-    sources = {path.relative_to(package).as_posix() for path in kernel_sources(package)}
+    sources = set()
+    for module, path in rules_modules(package).items():
+        roots = module_roots(module, path, package)
+        sources |= {source.relative_to(package).as_posix() for source in import_closure([path], roots)}
     adapters = ("vector/sb3_vec.py", "vector/gym_vector.py", "adapters/gym_env.py", "adapters/pettingzoo_env.py")
     for name in (*adapters, "vector/single.py", "encoding.py", "vector/arrays.py"):
         assert name not in sources
-        path = package / name
-        path.write_bytes(path.read_bytes() + b"\n# an edited docstring\n")
-        assert source_digest(package) == before, f"{name} is not imported by the kernels but changed the key"
-    for name in ("vector/kernels/machine.py", "vector/state/step_codes.py", "engine/card_constants.py"):
+        assert _changed(package, name, b"\n# an edited docstring\n") == set(), name
+    for name in ("vector/state/step_codes.py", "engine/steps.py", "vector/state/arrays.py"):
         assert name in sources
-        path = package / name
-        original = path.read_bytes()
-        path.write_bytes(original + b"\n# edited\n")
-        assert source_digest(package) != before, name
-        path.write_bytes(original)
+        assert _changed(package, name) >= {"state_ops", "machine", "tables", "observe_rows"}, name
 
 
-def test_each_agent_kernel_group_is_keyed_by_its_own_import_closure(tmp_path: Path) -> None:
-    """The compiled agents' folders are keyed the same way: the heuristic's by what its kernel modules import (the
-    Python heuristic's constants they freeze included), not by the arena or the search's files."""
-    from seasons_agents.kernel_cache import AGENTS, group_digest
+def test_each_agent_kernel_module_is_keyed_by_its_own_import_closure(tmp_path: Path) -> None:
+    """The compiled agents' folders are keyed the same way, one a kernel module: the heuristic's by what its kernel
+    modules import (the Python heuristic's constants they freeze and the rules kernels they call included), not by
+    the arena or the search's files, nor by the observation, which its kernels never write."""
+    from seasons_agents.kernel_cache import AGENTS, KERNEL_GROUPS, module_cache_folder
 
     agents = tmp_path / "agents"
     shutil.copytree(AGENTS, agents, ignore=shutil.ignore_patterns("__pycache__", "web", "models"))
     package = _copy(tmp_path)
-    before = {label: group_digest(label, agents, package) for label in ("heuristic", "search", "ismcts")}
+    names = [name for group in KERNEL_GROUPS.values() for name in group]
+    before = {name: module_cache_folder(name, agents, package) for name in names}
+    assert len(set(before.values())) == len(names)
+    for label, group in KERNEL_GROUPS.items():
+        assert all(
+            before[name].name.startswith("kernels-") and before[name].name.endswith(f"-{label}") for name in group
+        )
 
-    def edited(name: str) -> set[str]:
-        path = agents / name
+    def edited(path: Path) -> set[str]:
         original = path.read_bytes()
         path.write_bytes(original + b"\n# edited\n")
-        changed = {label for label, digest in before.items() if group_digest(label, agents, package) != digest}
+        changed = {
+            name.removesuffix("_kernel.py")
+            for name, folder in before.items()
+            if module_cache_folder(name, agents, package) != folder
+        }
         path.write_bytes(original)
         return changed
 
-    assert edited("arena.py") == set()
-    assert edited("heuristic.py") == {"heuristic"}  # heuristic_kernel freezes BOUNDARY and END_TURN_TIE_BONUS
-    assert edited("values.py") == {"heuristic", "ismcts"}
-    assert edited("policy_format.py") == {"search", "ismcts"}
-    assert edited("ismcts_kernel.py") == {"ismcts"}
+    heuristic = {"heuristic_cards", "heuristic_eval", "heuristic"}
+    assert edited(agents / "arena.py") == set()
+    assert edited(agents / "heuristic.py") == {"heuristic"}  # heuristic_kernel freezes BOUNDARY and END_TURN_TIE_BONUS
+    assert edited(agents / "values.py") == {*heuristic, "ismcts"}
+    assert edited(agents / "policy_format.py") == {"policy", "search", "ismcts"}
+    assert edited(agents / "ismcts_kernel.py") == {"ismcts"}
+    assert edited(agents / "heuristic_kernel.py") == {"heuristic"}
+    # the heuristic and the forward pass write no observation: the writer's edit leaves them alone (the forward pass
+    # reads the layout's sizes, ``policy_numpy.py``)
+    assert edited(package / "vector" / "kernels" / "observe_rows.py") == {"search", "ismcts"}
+    assert edited(package / "encoders" / "encoding.py") == {"policy", "search", "ismcts"}
+    # the run loop: the modules that run a row (the heuristic's evaluation and card tables read rows only)
+    assert edited(package / "vector" / "kernels" / "machine.py") == {"heuristic", "search", "ismcts"}
+    assert edited(package / "vector" / "kernels" / "api.py") == set()  # it only re-exports
 
 
 # ---------------------------------------------------------------------------- a cache that cannot break
@@ -337,8 +427,8 @@ def test_loading_only_reports_what_would_be_compiled_and_changes_nothing(tmp_pat
 
 
 def test_every_kernel_is_cached_in_its_groups_folder_and_numbas_setting_is_left_alone() -> None:
-    """Each kernel gets its folder from its decorator: the rules kernels ``CACHE_DIR``, each agent group its own
-    folder; importing them leaves numba's process-wide ``numba.config.CACHE_DIR`` as the user set it (the agents'
+    """Each kernel gets its folder from its decorator: each rules kernel module its own, each agent kernel module its
+    own; importing them leaves numba's process-wide ``numba.config.CACHE_DIR`` as the user set it (the agents'
     modules swapped it at import, and the library set it for every numba user of the process)."""
     import numba
     from numba.core.dispatcher import Dispatcher
@@ -351,13 +441,13 @@ def test_every_kernel_is_cached_in_its_groups_folder_and_numbas_setting_is_left_
 
     assert numba.config.CACHE_DIR == os.environ.get("NUMBA_CACHE_DIR", "")
     groups = {
-        machine: CACHE_DIR,
-        sys.modules[heuristic_cards]: kernel_cache_folder("heuristic"),
-        sys.modules[heuristic_eval]: kernel_cache_folder("heuristic"),
-        heuristic_kernel: kernel_cache_folder("heuristic"),
-        policy_kernel: kernel_cache_folder("search"),
-        search_kernel: kernel_cache_folder("search"),
-        ismcts_kernel: kernel_cache_folder("ismcts"),
+        machine: module_folder(machine.__name__),
+        sys.modules[heuristic_cards]: kernel_cache_folder("heuristic_cards_kernel.py"),
+        sys.modules[heuristic_eval]: kernel_cache_folder("heuristic_eval_kernel.py"),
+        heuristic_kernel: kernel_cache_folder("heuristic_kernel.py"),
+        policy_kernel: kernel_cache_folder("policy_kernel.py"),
+        search_kernel: kernel_cache_folder("search_kernel.py"),
+        ismcts_kernel: kernel_cache_folder("ismcts_kernel.py"),
     }
     for module, folder in groups.items():
         kernels = [

@@ -17,7 +17,7 @@ from seasons_env.commands.info import extra_requirements, extras_status
 from seasons_env.encoding import OBSERVATION_SIZE, OBSERVATION_VERSION
 from seasons_env.engine.actions import ACTION_TABLE_VERSION, NUM_ACTIONS
 from seasons_env.engine.serialization import STATE_VERSION
-from seasons_env.vector.kernels import CACHE_DIR
+from seasons_env.vector.kernels import CACHE_TOP
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = re.compile(r"^## \[(?P<version>\d+\.\d+\.\d+)\] - (?P<date>\d{4}-\d{2}-\d{2})$")
@@ -78,14 +78,14 @@ def test_seasons_info_reports_the_versions_the_extras_and_the_kernel_cache() -> 
     assert f"state (Game.to_dict)  version {STATE_VERSION} " in result.output
     assert f"observation           version {OBSERVATION_VERSION}, {OBSERVATION_SIZE:,} values" in result.output
     assert f"action table          version {ACTION_TABLE_VERSION}, {NUM_ACTIONS} actions" in result.output
-    assert f"cached in {CACHE_DIR} (" in result.output
+    assert f"cached in {CACHE_TOP} (" in result.output
     extras = metadata.metadata("seasons-env").get_all("Provides-Extra")
     for extra in extras:
         assert any(line.split()[:1] == [extra] for line in lines), extra
     report = json.loads(CliRunner().invoke(main, ["info", "--json"]).output)
     assert report["package"]["version"] == seasons_env.__version__
     assert report["formats"]["state"] == {"version": STATE_VERSION, "reads": list(range(1, STATE_VERSION + 1))}
-    assert report["kernel_cache"]["folder"] == str(CACHE_DIR) and sorted(report["extras"]) == sorted(extras)
+    assert report["kernel_cache"]["folder"] == str(CACHE_TOP) and sorted(report["extras"]) == sorted(extras)
     # the test suite runs with every extra installed
     assert all(status["installed"] for status in report["extras"].values()), report["extras"]
 

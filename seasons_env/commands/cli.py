@@ -312,8 +312,8 @@ def info(as_json: bool) -> None:
 @click.option(
     "--prune",
     is_flag=True,
-    help="Only delete the cached kernels of other sources (older versions, other checkouts' edits) and say how much "
-    "space that freed.",
+    help="Only delete the cached kernels of other sources (older versions, other checkouts' edits: the folders no "
+    "current kernel module names) and say how much space that freed.",
 )
 @click.option(
     "--jobs",
@@ -339,8 +339,9 @@ def compile_command(
     """Compile the rules kernels and every other compiled part ahead of time (the compiled heuristic and the
     self-play snapshot policy when their packages are installed), so that the first game does not wait for it.
 
-    The compiled code is cached on disk (see 'seasons info'); running it again loads it from there. Each version of
-    the sources gets a folder of its own there: '--prune' deletes the others.
+    The compiled code is cached on disk (see 'seasons info'); running it again loads it from there. Each kernel
+    module gets a folder there for each version of the sources it imports, so an edit recompiles only the modules
+    that import the edited file: '--prune' deletes the folders no current module names.
     """
     from ..vector.kernels import TRUST_VARIABLE, cache_problem
     from .compiling import cache_root, check_step, compile_steps, default_jobs, plan_workers, run_in_workers
@@ -458,7 +459,10 @@ def _prune_caches() -> None:
     from .compiling import cache_root, delete_folder, folder_size, stale_cache_folders
 
     freed = 0
-    stale = stale_cache_folders()
+    try:
+        stale = stale_cache_folders()
+    except RuntimeError as error:
+        raise click.ClickException(f"{error}; nothing deleted") from None
     for path in stale:
         size = folder_size(path)
         try:

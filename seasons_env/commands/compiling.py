@@ -2,7 +2,8 @@
 
 Each ``CompileStep`` compiles one group of kernels the way a caller does: by a short piece of work through the
 public path (a few steps of a ``VectorGame``, a ``CompiledGame``), which compiles each kernel for exactly the
-argument types real callers use, or loads it from the disk cache (``seasons_env.vector.kernels.CACHE_DIR``).
+argument types real callers use, or loads it from the disk cache (``seasons_env.vector.kernels.CACHE_TOP``: a folder
+for each kernel module, named by the hash of the files it imports, ``kernels.module_folder``).
 Packages that add compiled code (the compiled heuristic, the self-play snapshot policy) add their steps through the
 ``seasons_env.compile`` entry points (a function returning a list of steps), so the library never imports them.
 
@@ -18,8 +19,9 @@ import multiprocessing
 import multiprocessing.queues
 import os
 import queue
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -36,13 +38,15 @@ class CompileStep:
     ``after`` names a step whose compiled kernels this one calls (the snapshot policy steps a ``VectorGame``): with
     several worker processes it runs after that step, in the same process, which then has those kernels in memory.
     ``weight`` is its compile time from an empty cache, relative to the others (seconds measured on one machine):
-    how ``plan_workers`` balances the processes."""
+    how ``plan_workers`` balances the processes. ``folders`` gives the cache folders of the kernels its package
+    defines, for these sources (``seasons compile --prune`` keeps them and deletes the other ``kernels-…`` folders)."""
 
     name: str
     summary: str
     run: Callable[[], None]
     after: str | None = None
     weight: float = 1.0
+    folders: Callable[[], Iterable[Path]] | None = None
 
 
 def _rules_kernels() -> None:
@@ -72,8 +76,14 @@ def _one_game() -> None:
             game.apply(int(rng.choice(game.legal_action_list())))
 
 
+def _rules_folders() -> list[Path]:
+    from ..vector.kernels import rules_folders
+
+    return list(rules_folders().values())
+
+
 LIBRARY_STEPS = (
-    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels, weight=108),
+    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels, weight=108, folders=_rules_folders),
     CompileStep("one-game", "the one-game path (CompiledGame, engine='kernels')", _one_game, after="rules", weight=7),
 )
 
@@ -93,10 +103,10 @@ def compile_steps() -> tuple[list[CompileStep], list[str]]:
 
 
 def cache_root() -> Path:
-    """The folder every compiled kernel is cached under (the rules kernels' folder and its siblings)."""
-    from ..vector.kernels import CACHE_DIR
+    """The folder every compiled kernel is cached under (each kernel module's folder, each group's)."""
+    from ..vector.kernels import CACHE_TOP
 
-    return CACHE_DIR.parent
+    return CACHE_TOP
 
 
 def check_step(step: CompileStep) -> str | None:
@@ -113,15 +123,28 @@ def check_step(step: CompileStep) -> str | None:
     return None
 
 
-def stale_cache_folders() -> list[Path]:
-    """The cache folders of kernels compiled from other sources than these (an older version, another checkout's
-    edits): every ``kernels-<hash>`` folder directly in ``cache_root()`` and in its ``boundscheck`` folder (the test
-    suite's bounds-checked kernels) whose hash is not this version's, with their ``kernels-<hash>-<group>`` siblings.
-    Nothing else in the folder is ever counted: it may be a folder shared with other programs (``NUMBA_CACHE_DIR``);
-    and no symlink is followed (a ``boundscheck`` or ``kernels-…`` symlink is left alone, with what it points to)."""
-    from ..vector.kernels import CACHE_DIR
+#: A folder name's suffix for kernels compiled at another inner optimisation level (``kernels.INNER_OPT``).
+_INNER_SUFFIX = re.compile(r"-inner[0-9]$")
 
-    current = CACHE_DIR.name
+
+def current_cache_folders() -> set[str]:
+    """The names of the cache folders of these sources' kernels: each step's ``folders`` (at every inner
+    optimisation level: the ``-inner<N>`` suffix left out). Raises ``RuntimeError`` if an installed package's steps
+    cannot be loaded, since its folders would then count as stale."""
+    steps, errors = compile_steps()
+    if errors:
+        raise RuntimeError(f"cannot tell which kernel folders are current: {'; '.join(errors)}")
+    return {_INNER_SUFFIX.sub("", path.name) for step in steps if step.folders for path in step.folders()}
+
+
+def stale_cache_folders(current: set[str] | None = None) -> list[Path]:
+    """The cache folders of kernels compiled from other sources than these (an older version, another checkout's
+    edits): every ``kernels-…`` folder directly in ``cache_root()`` and in its ``boundscheck`` folder (the test
+    suite's bounds-checked kernels) that no current module or group names (``current``, by default
+    ``current_cache_folders()``). Nothing else in the folder is ever counted: it may be a folder shared with other
+    programs (``NUMBA_CACHE_DIR``); and no symlink is followed (a ``boundscheck`` or ``kernels-…`` symlink is left
+    alone, with what it points to)."""
+    current = current_cache_folders() if current is None else current
     root = cache_root()
     stale = []
     for parent in (root, root / "boundscheck"):
@@ -129,7 +152,7 @@ def stale_cache_folders() -> list[Path]:
             continue
         real = parent.resolve()
         for path in sorted(parent.iterdir()):
-            own = path.name == current or path.name.startswith(f"{current}-")
+            own = _INNER_SUFFIX.sub("", path.name) in current
             if not path.name.startswith("kernels-") or own or path.is_symlink() or not path.is_dir():
                 continue
             if path.resolve().parent == real:  # really in this folder, not reached through a link

@@ -111,15 +111,16 @@ def _folder_bytes(folder: Path) -> int:
 
 
 def kernel_cache() -> dict:
-    """Where the compiled rules kernels are cached, whether anything is there yet, how much, and why the folder is not
-    used if it is not (another user owns it or can write it)."""
-    from ..vector.kernels import CACHE_DIR, PREBUILT_DIR, cache_problem
+    """Where the compiled kernels are cached (the folder each kernel module's folder is made in), whether the rules
+    kernels' folders hold anything yet, how much, and why the cache is not used if it is not (another user owns a
+    folder or can write it)."""
+    from ..vector.kernels import CACHE_TOP, PREBUILT_DIR, cache_problem, rules_folders
 
-    exists = CACHE_DIR.is_dir()
+    folders = [folder for folder in rules_folders().values() if folder.is_dir()]
     return {
-        "folder": str(CACHE_DIR),
-        "exists": exists,
-        "bytes": _folder_bytes(CACHE_DIR) if exists else 0,
+        "folder": str(CACHE_TOP),
+        "exists": bool(folders),
+        "bytes": sum(_folder_bytes(folder) for folder in folders),
         "chosen_by": next((name for name in ("SEASONS_KERNEL_CACHE", "NUMBA_CACHE_DIR") if os.environ.get(name)), None),
         "not_used_because": cache_problem(),
         "prebuilt": None if PREBUILT_DIR is None else str(PREBUILT_DIR),
@@ -174,7 +175,7 @@ def format_info(info: dict) -> str:
     lines += ["", "compiled kernels:"]
     empty = "empty: loaded from the prebuilt kernels" if cache.get("prebuilt") else "empty: compiled on first use"
     size = f"{cache['bytes'] / 1e6:,.1f} MB" if cache["exists"] else empty
-    chosen = f"; its parent set by {cache['chosen_by']}" if cache["chosen_by"] else ""
+    chosen = f"; set by {cache['chosen_by']}" if cache["chosen_by"] else ""
     lines.append(f"  cached in {cache['folder']} ({size}{chosen})")
     if cache["not_used_because"]:
         lines.append(f"  not used, kernels compile in memory: {cache['not_used_because']}")

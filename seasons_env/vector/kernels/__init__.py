@@ -26,14 +26,19 @@ that mode make the warning an error; ``wrapping_kernel`` marks the hashes whose 
 purpose.
 
 Every kernel is made with ``kernel`` (below), or with ``kernel_in(folder)`` for kernels cached in a folder of their
-own (the compiled agents'). Compiled code is cached on disk (numba's ``cache=True``) in a folder named by a hash of
-every source file the kernels import and the card data (``CACHE_DIR``, ``disk_cache.closure_digest``). Inside that
-folder each module's kernels are cached under the module's package (``disk_cache.ProjectCacheLocator``), not under a
-hash of the source file's absolute path as numba does by default, so another checkout or a copy of the same version (a
-fresh clone, a wheel in another environment, CI's clone) loads the kernels another compiled instead of compiling them
-again. A kernel missing there is loaded, if it can be, from kernels compiled beforehand for numba's generic CPU and
-shipped read only (``PREBUILT_DIR``). The cache is read safely: a damaged entry is set aside and compiled again, a
-folder or file another user could have written is not loaded (``disk_cache``).
+own (the compiled agents'). Compiled code is cached on disk (numba's ``cache=True``) in ``CACHE_TOP``, each kernel
+module's kernels in a folder of their own, ``kernels-<key>``, the key a hash of the files that module imports,
+transitively, of the card data and of numba's version (``module_folder``, ``cache_keys.py``): a kernel's machine code
+embeds the kernels it calls and the constants it reads, all from modules it imports, so an edit recompiles exactly
+the kernel modules that import the edited file (an observation edit the observation writer and its callers; a card
+amount the card kernels and every module that reads the engine's facts; a kernel module itself and its importers)
+and leaves the others' compiled code in place. Inside each folder the kernels are cached under the module's package
+(``disk_cache.ProjectCacheLocator``), not under a hash of the source file's absolute path as numba does by default, so
+another checkout or a copy of the same version (a fresh clone, a wheel in another environment, CI's clone) loads the
+kernels another compiled instead of compiling them again. A kernel missing there is loaded, if it can be, from
+kernels compiled beforehand for numba's generic CPU and shipped read only (``PREBUILT_DIR``, laid out as the cache
+is). The cache is read safely: a damaged entry is set aside and compiled again, a folder or file another user could
+have written is not loaded (``disk_cache``).
 
 Compile time. numba compiles every kernel into a module of its own and links into it the modules of every kernel it
 calls, so that LLVM can inline them; the whole module is then optimised and turned into machine code again. A kernel
@@ -42,8 +47,8 @@ deep in the call tree is thus optimised once by itself and once more inside ever
 only a kernel compiled for Python (the outermost of a compilation) gets LLVM's full optimisation (``NUMBA_OPT``, 3 by
 default); a kernel compiled because another kernel calls it gets level 1, its code optimised at the full level again
 inside its caller's module. That compiles faster but LLVM then inlines differently and the kernels ran up to about a
-tenth slower at batch 1, so it is an option, off by default; its kernels are cached in a folder of their own
-(``kernels-<digest>-inner1``). The dispatching layers (``machine.run`` and the step dispatch it calls, ``hooks.py``) and
+tenth slower at batch 1, so it is an option, off by default; its kernels are cached in folders of their own
+(``kernels-<key>-inner1``). The dispatching layers (``machine.run`` and the step dispatch it calls, ``hooks.py``) and
 the few-line helpers called with many argument types (``state_ops.push``, ``hand_add``) are ``inline_kernel``: numba
 copies their bodies into their callers, so they are not compiled, optimised and turned into machine code once more each.
 Kernels also leave out the C-callable wrapper numba makes by default for passing a compiled function as a first-class
@@ -57,7 +62,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import numba
@@ -65,43 +70,42 @@ import numpy as np
 from numba.core import config
 from numba.core.compiler_lock import global_compiler_lock
 
+from .cache_keys import closure_key, module_key, rules_modules
 from .disk_cache import (
     PREBUILT_VARIABLE,
     TRUST_VARIABLE,
     NotCached,
     ProjectCacheLocator,
     ProjectFunctionCache,
-    closure_digest,
     folder_problem,
     load_only,
     prebuilt_root,
 )
 
 __all__ = [
-    "CACHE_DIR",
     "CACHE_TOP",
     "INNER_OPT",
     "KERNEL_MODE",
+    "LIBRARY",
     "PREBUILT_DIR",
     "PREBUILT_VARIABLE",
     "PYTHON_KERNELS",
     "TRUST_VARIABLE",
     "NotCached",
     "ProjectCacheLocator",
+    "cache_folder",
     "cache_problem",
     "inline_kernel",
     "kernel",
     "kernel_in",
     "load_only",
-    "source_digest",
+    "module_folder",
+    "rules_folders",
     "wrapping_kernel",
 ]
 
-
-def source_digest(package: Path = Path(__file__).parents[2]) -> str:
-    """A hash of the sources under ``package`` (the ``seasons_env`` folder) that the kernels import, of the card data
-    and of numba's version (``disk_cache.closure_digest``)."""
-    return closure_digest(package)
+#: The ``seasons_env`` folder the kernels are read from.
+LIBRARY = Path(__file__).resolve().parents[2]
 
 
 #: The values of ``SEASONS_KERNELS``: ``compiled`` (the default) or ``python``.
@@ -143,26 +147,51 @@ def _cache_top() -> Path:
     return Path(base) if base else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "seasons_env"
 
 
-def _cache_dir() -> Path:
-    # kernels compiled at another inner level are other machine code: a folder of their own
-    suffix = "" if INNER_OPT is None else f"-inner{INNER_OPT}"
-    return CACHE_TOP / f"kernels-{source_digest()}{suffix}"
-
-
 #: The folder every kernel cache folder is made in (``SEASONS_KERNEL_CACHE`` or ``NUMBA_CACHE_DIR``, else
 #: ``~/.cache/seasons_env``).
 CACHE_TOP = _cache_top()
-#: Where the rules kernels are cached.
-CACHE_DIR = _cache_dir()
 #: The kernels compiled beforehand, read only, looked in for a kernel missing from the cache (``disk_cache``,
 #: "Prebuilt kernels"): ``SEASONS_PREBUILT_KERNELS``, else the package's ``prebuilt_kernels`` folder; None if neither
 #: holds any.
-PREBUILT_DIR = prebuilt_root(Path(__file__).resolve().parents[2] / "prebuilt_kernels")
+PREBUILT_DIR = prebuilt_root(LIBRARY / "prebuilt_kernels")
 
 
-def cache_problem(folder: Path = CACHE_DIR) -> str | None:
-    """Why the kernel cache ``folder`` will not be loaded from (another user owns it or can write it), or None."""
-    return folder_problem(folder, CACHE_TOP)
+def _folder_named(key: str, label: str = "") -> Path:
+    # kernels compiled at another inner level are other machine code: a folder of their own
+    suffix = "" if INNER_OPT is None else f"-inner{INNER_OPT}"
+    return CACHE_TOP / f"kernels-{key}{f'-{label}' if label else ''}{suffix}"
+
+
+def cache_folder(entries: Iterable[Path], roots: Mapping[str, Path], label: str = "") -> Path:
+    """The cache folder of kernels defined in the files ``entries``: ``kernels-<key>[-<label>][-inner<N>]`` in
+    ``CACHE_TOP``, the key a hash of the files they import under ``roots`` (package name -> folder; ``seasons_env``,
+    the library, always counts: ``LIBRARY`` unless ``roots`` names another copy), the card data and numba's version
+    (``cache_keys.closure_key``)."""
+    roots = {"seasons_env": LIBRARY, **roots}
+    return _folder_named(closure_key(entries, roots, roots["seasons_env"]), label)
+
+
+@functools.cache
+def _module_folder(module: str, file: Path) -> Path:
+    return _folder_named(module_key(module, file, LIBRARY))
+
+
+def module_folder(module: str, file: Path | None = None) -> Path:
+    """The cache folder of the kernels defined in ``module`` (dotted name; ``file``: its source file, found among
+    the rules kernels' when not given), named by its own import closure (``cache_keys.module_key``)."""
+    return _module_folder(module, Path(file).resolve() if file is not None else rules_modules(LIBRARY)[module])
+
+
+def rules_folders() -> dict[str, Path]:
+    """The cache folder of each rules kernel module (dotted name -> folder)."""
+    return {module: module_folder(module, file) for module, file in rules_modules(LIBRARY).items()}
+
+
+def cache_problem(folder: Path | None = None) -> str | None:
+    """Why the kernel cache ``folder`` will not be loaded from (another user owns it or can write it), or None; by
+    default ``CACHE_TOP`` and every rules kernel module's folder."""
+    folders = [folder] if folder is not None else [CACHE_TOP, *rules_folders().values()]
+    return next((problem for path in folders if (problem := folder_problem(path, CACHE_TOP))), None)
 
 
 class KernelDispatcher(numba.core.registry.CPUDispatcher):
@@ -200,12 +229,12 @@ _COMPILING = threading.local()
 
 
 def kernel_in(
-    folder: Path, inline: bool = False, wrapping: bool = False
+    folder: Path | None = None, inline: bool = False, wrapping: bool = False
 ) -> Callable[[Callable], numba.core.registry.CPUDispatcher | Callable]:
     """The ``kernel`` decorator (``inline_kernel`` with ``inline``, ``wrapping_kernel`` with ``wrapping``) for kernels
-    cached in ``folder``: ``CACHE_DIR`` for the rules kernels, a folder of their own for the compiled agents', whose
-    name also carries a hash of their own sources. With ``SEASONS_KERNELS=python`` it returns the function itself,
-    run by the Python interpreter."""
+    cached in ``folder``; None (``kernel``): the folder of each kernel's own module (``module_folder``), named by that
+    module's import closure. With ``SEASONS_KERNELS=python`` it returns the function itself, run by the Python
+    interpreter."""
     options = {"nopython": True, "nogil": True, "no_cfunc_wrapper": True}
     if inline:
         options["inline"] = "always"
@@ -222,22 +251,22 @@ def kernel_in(
 
             return wraps_around
         dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions=dict(options))
-        dispatcher.cache_in(folder)
+        dispatcher.cache_in(folder if folder is not None else module_folder(func.__module__, func.__code__.co_filename))
         return dispatcher
 
     return decorate
 
 
 #: The decorator of every rules kernel: ``numba.njit(cache=True, nogil=True)``, compiled without the Python
-#: interpreter and cached on disk in ``CACHE_DIR``, once per argument type rather than once per constant argument, at
-#: ``INNER_OPT`` when compiled for another kernel (if set), and without a C-callable wrapper (``KernelDispatcher``, the
-#: module docstring). With ``SEASONS_KERNELS=python``, the function itself.
-kernel = kernel_in(CACHE_DIR)
+#: interpreter and cached on disk in its module's folder (``module_folder``), once per argument type rather than once
+#: per constant argument, at ``INNER_OPT`` when compiled for another kernel (if set), and without a C-callable wrapper
+#: (``KernelDispatcher``, the module docstring). With ``SEASONS_KERNELS=python``, the function itself.
+kernel = kernel_in()
 #: A ``kernel`` whose body numba copies into each kernel that calls it (``inline="always"``) instead of compiling it by
 #: itself: for a few lines called from many places with argument types that vary (``state_ops.push``), where each set
 #: of types would otherwise be a compilation of its own. Python can still call it (compiled then).
-inline_kernel = kernel_in(CACHE_DIR, inline=True)
+inline_kernel = kernel_in(inline=True)
 #: A ``kernel`` whose unsigned 64-bit arithmetic wraps around on purpose (the chance stream's and the seeds' hashes).
 #: Compiled it is a ``kernel``; as plain Python it runs with NumPy's integer-overflow warning off, which stays on for
 #: every other kernel, where an overflow is a difference from the compiled code (module docstring).
-wrapping_kernel = kernel_in(CACHE_DIR, wrapping=True)
+wrapping_kernel = kernel_in(wrapping=True)

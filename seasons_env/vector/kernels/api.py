@@ -5,9 +5,9 @@ that the kernel modules can be split, merged or renamed without touching their u
 kernels' public API", shows how they fit together.
 
 - Decorating and caching kernels of one's own: ``kernel_in(folder)`` (the ``kernel`` decorator for kernels cached in
-  ``folder``), ``CACHE_DIR`` (the rules kernels' cache folder), and for naming a folder by a hash of one's sources
-  ``import_closure``, ``kernel_sources`` (the rules kernels' own import closure in ``LIBRARY``, the ``seasons_env``
-  folder, left out of such a hash) and ``files_digest``.
+  ``folder``), ``cache_folder`` (a folder in the cache named by a hash of the import closure of one's kernel modules:
+  every file they import, in their package and in ``LIBRARY``, the ``seasons_env`` folder), ``CACHE_TOP`` (the
+  folder every kernel cache folder is made in) and ``import_closure``.
 - Rows and the run loop: ``kernel_arrays`` (an ``ArrayState``'s arrays as the struct every kernel takes), ``RulesBatch``
   (the rules kernels driven from Python over a batch of rows), ``apply_row`` (one action on one row, run to the next
   decision), ``run`` (a row's pending steps, run to the next decision or the end) and its outcomes ``STOPPED`` (a
@@ -25,11 +25,9 @@ kernels' public API", shows how they fit together.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from . import CACHE_DIR, kernel_in
+from . import CACHE_TOP, LIBRARY, cache_folder, kernel_in
 from .batch import RulesBatch
-from .disk_cache import files_digest, import_closure, kernel_sources
+from .cache_keys import import_closure
 from .hidden_kernels import determinize_row, hidden_pool_size
 from .machine import OVER, STOPPED, apply_row, run
 from .observe_rows import observe_row
@@ -71,12 +69,9 @@ from .tables import (
     column,
 )
 
-#: The ``seasons_env`` folder the kernels are read from (``kernel_sources(LIBRARY)``).
-LIBRARY = Path(__file__).resolve().parents[2]
-
 __all__ = [
     "BONUS_PENALTY",
-    "CACHE_DIR",
+    "CACHE_TOP",
     "CARD_OF_CHOICE",
     "CARD_OF_INSTANCE",
     "CARD_OF_SUMMON",
@@ -101,12 +96,12 @@ __all__ = [
     "TRANSMUTE_RATES",
     "RulesBatch",
     "apply_row",
+    "cache_folder",
     "can_transmute",
     "column",
     "copy_row",
     "count_in_play",
     "determinize_row",
-    "files_digest",
     "hand_add",
     "hand_size",
     "has_room",
@@ -114,7 +109,6 @@ __all__ = [
     "import_closure",
     "kernel_arrays",
     "kernel_in",
-    "kernel_sources",
     "leech_toll",
     "observe_row",
     "reserve_limit",

@@ -1,11 +1,7 @@
-"""The kernels' disk cache: the key its folder is named by, and numba's cache made safe to read.
+"""The kernels' disk cache: numba's cache made safe to read, and kernels compiled beforehand.
 
-**The key** (``closure_digest``) is a hash of the files the kernels import: the kernel modules and every module of the
-project they import, transitively (a package's ``__init__.py`` only when a name defined there is imported from it; a
-name it re-exports is followed to the module that defines it), the card data and numba's version. numba by itself
-notices a change in the file of the function it compiles only, not in the functions it calls from other files nor in
-the values of the globals it froze, so the folder changes whenever any of those files does, and only then: an adapter
-the kernels never import (the Gymnasium, SB3 or PettingZoo one) can change without a recompile.
+Each kernel module's kernels are cached in a folder named by a hash of that module's import closure
+(``cache_keys.py``); this module reads and writes such a folder.
 
 **Reading it safely.** numba stores each function as an index file (``*.nbi``, the signatures compiled and their data
 files) and data files (``*.nbc``, the machine code), both pickled, so whoever can write the cache folder can make the
@@ -37,10 +33,8 @@ next run loads.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import functools
-import hashlib
 import inspect
 import io
 import json
@@ -50,7 +44,7 @@ import pickle
 import re
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import numba
@@ -62,127 +56,6 @@ TRUST_VARIABLE = "SEASONS_TRUST_KERNEL_CACHE"
 SET_ASIDE = ".set-aside"
 
 log = logging.getLogger("seasons_env.kernel_cache")
-
-# ------------------------------------------------------------------------------------------------ the key
-
-
-def _module_file(module: str, roots: Mapping[str, Path]) -> Path | None:
-    """The source file of the dotted ``module`` under ``roots`` (top-level package name -> its folder), or None."""
-    top = module.partition(".")[0]
-    return _module_file_under(module, roots[top]) if top in roots else None
-
-
-@functools.lru_cache(maxsize=4096)
-def _module_file_under(module: str, root: Path) -> Path | None:
-    base = root.joinpath(*module.split(".")[1:])
-    if (base / "__init__.py").is_file():
-        return base / "__init__.py"
-    return base.with_suffix(".py") if base.with_suffix(".py").is_file() else None
-
-
-def _module_name(path: Path, roots: Mapping[str, Path]) -> str:
-    for top, folder in roots.items():
-        if path.is_relative_to(folder):
-            parts = [top, *path.relative_to(folder).with_suffix("").parts]
-            return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-    raise ValueError(f"{path} is in none of the packages {sorted(roots)}")
-
-
-#: An import statement, at any indentation (a lazy import counts too), over several lines when parenthesised.
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
-
-
-@functools.cache
-def _import_nodes(path: Path) -> tuple[ast.stmt, ...]:
-    """The import statements of ``path``: only these lines are parsed (parsing whole modules took most of a second
-    at every start)."""
-    nodes = []
-    for match in _IMPORT.finditer(path.read_text(encoding="utf-8")):
-        try:
-            nodes.extend(ast.parse(match.group(0).strip()).body)
-        except SyntaxError:  # a line of a docstring that starts like an import
-            continue
-    return tuple(node for node in nodes if isinstance(node, ast.Import | ast.ImportFrom))
-
-
-def _import_target(node: ast.ImportFrom, path: Path, roots: Mapping[str, Path]) -> str:
-    if not node.level:
-        return node.module or ""
-    package = _module_name(path, roots)
-    parts = package.split(".") if path.name == "__init__.py" else package.split(".")[:-1]
-    parts = parts[: len(parts) - node.level + 1]
-    return ".".join(parts + ([node.module] if node.module else []))
-
-
-def _defining_file(module: str, name: str, roots: Mapping[str, Path], depth: int = 0) -> Path | None:
-    """The file that defines ``name`` of ``module``: a package's re-export (``from .machine import Game``) is followed
-    to the module it comes from; a name a package defines itself is its ``__init__.py``."""
-    submodule = _module_file(f"{module}.{name}", roots)
-    if submodule is not None:
-        return submodule
-    file = _module_file(module, roots)
-    if file is None or file.name != "__init__.py" or depth > 20:
-        return file
-    for node in _import_nodes(file):
-        if isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                if (alias.asname or alias.name) == name and alias.name != "*":
-                    found = _defining_file(_import_target(node, file, roots), alias.name, roots, depth + 1)
-                    if found is not None:
-                        return found
-    return file
-
-
-def _imports(path: Path, roots: Mapping[str, Path]) -> set[Path]:
-    """The project files ``path`` imports (anywhere in it: lazy imports count too)."""
-    found: set[Path | None] = set()
-    for node in _import_nodes(path):
-        if isinstance(node, ast.Import):
-            found.update(_module_file(alias.name, roots) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            target = _import_target(node, path, roots)
-            for alias in node.names:
-                if alias.name == "*":
-                    found.add(_module_file(target, roots))
-                else:
-                    found.add(_defining_file(target, alias.name, roots))
-    return {file for file in found if file is not None}
-
-
-def import_closure(entries: Iterable[Path], roots: Mapping[str, Path]) -> set[Path]:
-    """``entries`` and every file under ``roots`` they import, transitively (module docstring)."""
-    seen: set[Path] = set()
-    todo = [Path(entry) for entry in entries]
-    while todo:
-        path = todo.pop()
-        if path not in seen:
-            seen.add(path)
-            todo.extend(_imports(path, roots) - seen)
-    return seen
-
-
-def files_digest(paths: Iterable[Path], roots: Mapping[str, Path], *extra: bytes) -> str:
-    """A hash of ``paths`` (names relative to their package and contents), of ``extra`` and of numba's version."""
-    digest = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(paths, key=lambda p: _module_name(p, roots)):
-        digest.update(_module_name(path, roots).encode() + b"\0")
-        digest.update(path.read_bytes())
-    for blob in extra:
-        digest.update(blob)
-    return digest.hexdigest()[:16]
-
-
-def kernel_sources(package: Path) -> set[Path]:
-    """The rules kernels' import closure in the ``seasons_env`` folder ``package``."""
-    return import_closure((package / "vector" / "kernels").glob("*.py"), {"seasons_env": package})
-
-
-def closure_digest(package: Path) -> str:
-    """The rules kernels' key: their import closure under ``package`` (the ``seasons_env`` folder), the card data
-    and numba's version."""
-    card_data = (package / "data" / "seasons_data.json").read_bytes()
-    return files_digest(kernel_sources(package), {"seasons_env": package}, card_data)
-
 
 # ------------------------------------------------------------------------------------------------ prebuilt kernels
 
@@ -451,8 +324,8 @@ class PrebuiltCacheFile(GuardedCacheFile):
 class ProjectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
     """Where a kernel is cached: ``folder`` (passed by whoever makes the kernel) / the function's package, not a hash
     of its source folder's absolute path as numba does by default. Sound because the folder is named by the hash of
-    the sources (``closure_digest``) and numba still checks each file's content hash (its source stamp) and the
-    function's bytecode; only the path is left out of the key."""
+    the sources the function's module imports (``cache_keys.module_key``) and numba still checks each file's content
+    hash (its source stamp) and the function's bytecode; only the path is left out of the key."""
 
     def __init__(self, py_func, py_file: str, folder: Path) -> None:
         self._py_file = py_file

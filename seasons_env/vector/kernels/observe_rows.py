@@ -3,8 +3,9 @@
 ``observe_row(s, i, observer, out)`` writes exactly ``encode_observation(unpack(state, i), observer)`` (the same
 float32 values in the same ``LAYOUT``, ``encoders/encoding.py``), function for function: ``_public_scalars``,
 ``_player_stored`` and ``_encode_context`` have their kernels here. The tables it reads (die faces, each decision
-kind's one-hot column and argument columns, the token stores shown) are in ``tables.py``, built at import from the
-engine's data and the encoder's layout, so the writer follows them.
+kind's one-hot column and argument columns, the token stores shown) are built here at import from the engine's data
+and the encoder's layout, so the writer follows them; the rules kernels' ``tables.py`` does not import the encoder,
+so an edit of the observation recompiles only this writer and the kernels that call it.
 """
 
 from __future__ import annotations
@@ -12,21 +13,96 @@ from __future__ import annotations
 import numpy as np
 
 from seasons_env.encoders import encoding as E
-from seasons_env.engine.data import DICE_PER_SEASON, NUM_CARDS
-from seasons_env.engine.state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
+from seasons_env.engine import steps
+from seasons_env.engine.data import DICE, DICE_PER_SEASON, NUM_CARDS
+from seasons_env.engine.state import AMULET_INSTANCES, TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
 
-from ..state.step_codes import NO_VALUE
+from ..state.arrays import STORING_INSTANCES
+from ..state.step_codes import ARG_COLUMNS, NO_VALUE
 from . import kernel
 from .state_ops import reserve_limit
-from .tables import (
-    CARD_OF_INSTANCE,
-    CONTEXT_COLUMNS,
-    CONTEXT_COUNT_ONE,
-    DECISION_COLUMN,
-    DIE_TABLE,
-    SHOWN_STORE_INSTANCES,
-    SHOWN_STORED_ROW,
-)
+from .tables import CARD_OF_INSTANCE
+
+# ---------------------------------------------------------------------------- tables
+# What the writer gathers from, built from the encoder's layout and the step rows' argument columns (here, not in
+# ``tables.py``, so that an edit of the observation's layout recompiles this writer and its callers only).
+
+_NUM_STEP_KINDS = len(steps.KINDS)
+_NO_COLUMN = -1
+
+#: Column of the observation's decision one-hot for each step kind; -1 for a kind that is not a decision.
+DECISION_COLUMN = np.full(_NUM_STEP_KINDS, _NO_COLUMN, dtype=np.intp)
+for _kind, _k in E.DECISION_INDEX.items():
+    DECISION_COLUMN[_kind] = _k
+
+
+def _die_table() -> np.ndarray:
+    """``[season, die, face, DIE_FEATURES]``: a rolled die's row of the ``dice`` slice, but ``untaken``/``taken_by``."""
+    faces = max(len(faces) for dice in DICE for faces in dice)
+    table = np.zeros((len(DICE), DICE_PER_SEASON, faces, E.DIE_FEATURES), dtype=np.float32)
+    for season, dice in enumerate(DICE):
+        for die, die_faces in enumerate(dice):
+            for f, face in enumerate(die_faces):
+                row = table[season, die, f]
+                row[E.DIE_ROLLED] = 1.0
+                row[E.DIE_PIPS + face.pips - 1] = 1.0
+                row[E.DIE_ENERGY : E.DIE_ENERGY + 4] = face.energy
+                row[E.DIE_CRYSTALS] = face.crystals / 10.0
+                row[E.DIE_TRANSMUTE] = face.transmute
+                row[E.DIE_GAUGE] = face.gauge
+                row[E.DIE_DRAW] = face.draw
+    return table
+
+
+DIE_TABLE = _die_table()
+if DICE_PER_SEASON > 7:  # the game dice are read as a uint8 bit mask whose bit 7 takes the padding
+    raise RuntimeError(f"the observation kernel reads at most 7 dice per season; the data has {DICE_PER_SEASON}")
+
+# The token stores the observation shows, in its order, as rows of the array state's ``stored``.
+_SHOWN_STORES = AMULET_INSTANCES + E.CAULDRON_INSTANCES
+SHOWN_STORED_ROW = np.array([STORING_INSTANCES.index(inst) for inst in _SHOWN_STORES], dtype=np.intp)
+SHOWN_STORE_INSTANCES = np.array(_SHOWN_STORES, dtype=np.intp)
+
+
+def _context_columns() -> dict[str, np.ndarray]:
+    """Per step kind, the step-row column of each argument the context shows (-1: the kind has none).
+
+    ``encode_observation`` shows ``cards`` (counts), ``card`` / ``instance`` (the card one-hot), ``need`` (four
+    energies) or ``energy`` (a type one-hot), a count (``count``, ``remaining``, ``waivers`` or ``year``, or 1 for
+    ``keep_or_discard``) and the first of the ``recipients``. Other arguments are not shown."""
+    roles = {
+        "cards": "cards",
+        "card": "card",
+        "instance": "instance",
+        "need": "need",
+        "energy": "energy",
+        "count": "count",
+        "remaining": "count",
+        "waivers": "count",
+        "year": "count",
+        "recipients": "recipients",
+    }
+    table = {role: np.full(_NUM_STEP_KINDS, _NO_COLUMN, dtype=np.intp) for role in (*roles.values(), "cards_width")}
+    for kind, columns in enumerate(ARG_COLUMNS):
+        for col in columns:
+            role = roles.get(col.name)
+            if role is None:
+                continue
+            clash = "card" if role == "instance" else "instance" if role == "card" else None
+            if table[role][kind] != _NO_COLUMN or (clash is not None and table[clash][kind] != _NO_COLUMN):
+                raise RuntimeError(f"step {steps.KINDS[kind]!r}: two arguments fill the context's {role!r}")
+            table[role][kind] = col.start
+            if role == "cards":
+                table["cards_width"][kind] = col.width
+    if ((table["need"] != _NO_COLUMN) & (table["energy"] != _NO_COLUMN)).any():
+        raise RuntimeError("a step kind has both `need` and `energy`: the context's energy would be ambiguous")
+    return table
+
+
+CONTEXT_COLUMNS = _context_columns()
+CONTEXT_COUNT_ONE = np.zeros(_NUM_STEP_KINDS, dtype=np.bool_)
+CONTEXT_COUNT_ONE[steps.kind("keep_or_discard")] = True
+
 
 _TRANSMUTE_ABILITY, _TRANSMUTE_BONUS_USED = int(TRANSMUTE_ABILITY), int(TRANSMUTE_BONUS_USED)
 _CTX_CARDS_COLUMN, _CTX_CARDS_WIDTH = CONTEXT_COLUMNS["cards"], CONTEXT_COLUMNS["cards_width"]
