@@ -110,6 +110,8 @@ class TrainConfig:
     expert_epochs: int = 2  # passes over those rows a round
     expert_batch: int = 256
     expert_lr: float = 1e-4
+    # the value target's share taken from the search's value of the root instead of the game's final margin
+    expert_value_mix: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -180,6 +182,8 @@ class TrainConfig:
             raise ValueError(f"search_sample_moves: must be at least 0; got {self.search_sample_moves!r}")
         if self.expert_search not in SEARCH_ENGINES:
             raise ValueError(f"expert_search: must be one of {', '.join(SEARCH_ENGINES)}; got {self.expert_search!r}")
+        if not 0.0 <= self.expert_value_mix <= 1.0:
+            raise ValueError(f"expert_value_mix: must be from 0 to 1; got {self.expert_value_mix!r}")
         for name in ("search_exploration", "expert_lr"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: must be positive; got {getattr(self, name)!r}")

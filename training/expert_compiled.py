@@ -33,6 +33,22 @@ def visit_target_of_visits(visits: np.ndarray, legal: Sequence[int]) -> np.ndarr
     return target
 
 
+def search_margin(
+    visits: np.ndarray, rewards: np.ndarray, legal: Sequence[int], baseline: float, scale: float
+) -> float:
+    """The search's value of its root for the deciding seat, as a final margin: the mean reward of the seat's root
+    children (``visits``, summed ``rewards`` by action) turned back through the rewards' logistic (``scale``, centred
+    on the network's margin ``baseline`` at the root). A finished game's reward is a win share rather than a logistic
+    of the margin, so near the end this is an approximation; the mean is clipped to [0.001, 0.999] (at most
+    ``scale * 6.9`` points from the baseline). The network's own ``baseline`` if nothing was visited."""
+    legal = np.asarray(legal, dtype=np.int64)
+    count = float(visits[legal].sum())
+    if count <= 0:
+        return float(baseline)
+    mean = min(0.999, max(0.001, float(rewards[legal].sum()) / count))
+    return float(baseline + scale * np.log(mean / (1.0 - mean)))
+
+
 def played_action(target: np.ndarray, sample: bool, rng: np.random.Generator) -> int:
     """The action a searched decision plays: drawn from the visit distribution ``target`` when ``sample`` (a seat's
     first ``search_sample_moves`` decisions, for variety), else the most visited (the first of equals)."""
@@ -42,9 +58,12 @@ def played_action(target: np.ndarray, sample: bool, rng: np.random.Generator) ->
     return int(np.argmax(target))
 
 
-def game_rows(job, observations, masks, targets, seats, scores: Sequence[int], winners) -> dict[str, np.ndarray]:
+def game_rows(
+    job, observations, masks, targets, seats, search_margins, scores: Sequence[int], winners
+) -> dict[str, np.ndarray]:
     """A finished game's searched decisions as rows (``expert.FIELDS``): each decision's observation, mask, visit
-    target and seat, with the game's settings and, for its seat, the final margin and win share."""
+    target, seat and the search's value of it as a margin (``search_margin``), with the game's settings and, for its
+    seat, the final margin and win share."""
     margins = final_margins(list(scores))
     rows = len(seats)
     return {
@@ -56,6 +75,7 @@ def game_rows(job, observations, masks, targets, seats, scores: Sequence[int], w
         "game": np.full(rows, job.game, dtype=np.int32),
         "margin": np.asarray([margins[s] for s in seats], dtype=np.float32),
         "win": np.asarray([1.0 / len(winners) if s in winners else 0.0 for s in seats], dtype=np.float32),
+        "search_margin": np.asarray(search_margins, dtype=np.float32),
     }
 
 
@@ -73,7 +93,7 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
     view = ArrayState.empty(1, job.players)
     view_arrays = kernel_arrays(view)
     searched = [0] * job.players
-    observations, masks, targets, seats = [], [], [], []
+    observations, masks, targets, seats, margins = [], [], [], [], []
     while not batch.state.over[0]:
         legal = np.flatnonzero(batch.legal[0])
         if len(legal) == 1:
@@ -87,6 +107,7 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
         seed = int(agent_rng.integers(2**63))
         found = search.run_row(view_arrays, seat, seed, job.iterations, job.exploration, DEFAULT_SCALE)
         target = visit_target_of_visits(found[0], legal)
+        margins.append(search_margin(found[0], found[1], legal, search.last_baseline[seat], DEFAULT_SCALE))
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
         observe_row(batch.arrays, 0, seat, observation)
         observations.append(observation)
@@ -97,4 +118,5 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
         searched[seat] += 1
         batch.apply(np.array([action]))
     game = batch.game(0)
-    return game_rows(job, observations, masks, targets, seats, [int(s) for s in game.scores()], game.winners())
+    scores = [int(s) for s in game.scores()]
+    return game_rows(job, observations, masks, targets, seats, margins, scores, game.winners())
