@@ -22,7 +22,7 @@ from seasons_training.cli import main as training_main
 from seasons_training.config import make_config
 from seasons_training.errors import BadFileError
 from seasons_training.expert import SearchJob, search_game, value_target, visit_target
-from seasons_training.expert_compiled import search_margin
+from seasons_training.expert_compiled import completed_q_target, search_margin
 from seasons_training.pipeline import TrainingRun
 
 torch.set_num_threads(1)
@@ -75,6 +75,44 @@ def test_the_search_margin_turns_the_roots_mean_reward_back_into_a_margin() -> N
     rewards[[2, 4]] = (3.0, 1.0)  # every iteration won: clipped at 0.999
     assert search_margin(visits, rewards, [2, 4], baseline=0.0, scale=8.0) == pytest.approx(8.0 * np.log(999))
     assert search_margin(visits, rewards, [1, 3], baseline=7.0, scale=8.0) == 7.0  # nothing visited: the network's
+
+
+def test_the_completed_q_target_shifts_the_prior_by_the_root_values() -> None:
+    logits = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    visits, rewards = np.zeros(NUM_ACTIONS, dtype=np.int64), np.zeros(NUM_ACTIONS)
+    logits[[1, 2, 3]] = (0.0, 0.0, np.log(2.0))
+    logits[7] = 50.0  # not legal: never in the target
+    # nothing visited: the prior itself
+    assert np.allclose(completed_q_target(logits, visits, rewards, [1, 2, 3])[[1, 2, 3]], [0.25, 0.25, 0.5])
+    # visits as the prior has them (no signal in the counts), but action 1's children scored more than action 2's:
+    # completed Qs 0.6 and 0.4 rescale to 1 and 0, sigma = (50 + 10) * 0.1 * q, so the logits gain 6 and 0
+    visits[[1, 2]], rewards[[1, 2]] = (10, 10), (6.0, 4.0)
+    target = completed_q_target(logits, visits, rewards, [1, 2])
+    assert target[1] == pytest.approx(np.exp(6) / (np.exp(6) + 1), rel=1e-5) and target.sum() == pytest.approx(1)
+    assert target.dtype == np.float32 and target[7] == 0 and target[3] == 0
+    # an unvisited action takes the mixed value: (0.5 + 20 * mean of visited Qs by prior) / 21 = 0.5 here
+    target = completed_q_target(logits, visits, rewards, [1, 2, 3])
+    shifted = np.array([0.0 + 6.0, 0.0, np.log(2.0) + 6.0 * (0.5 - 0.4) / 0.2])
+    assert np.allclose(target[[1, 2, 3]], np.exp(shifted) / np.exp(shifted).sum(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_completed_q_targets_train_on_the_same_games_as_visit_targets(tmp_path, engine: str) -> None:
+    """The policy target changes what a row trains on, not the game: the search's choice is played either way."""
+    torch.manual_seed(0)
+    model = tmp_path / "small.pt"
+    save_policy(PolicyValueNet(NetworkConfig(card_dim=8, hidden=32, layers=1)), model)
+    job = SearchJob(str(model), 2, "apprentice", 5, 0, 6, exploration=1.5, sample_moves=3, engine=engine)
+    rows = search_game(job)
+    improved = search_game(replace(job, policy_target="completed-q"))
+    for name in rows:
+        if name != "target":
+            assert np.array_equal(rows[name], improved[name]), name
+    assert (
+        np.allclose(improved["target"].sum(axis=1), 1.0, atol=1e-5) and (improved["target"][~rows["mask"]] == 0).all()
+    )
+    assert not np.allclose(improved["target"], rows["target"])  # not the visit counts: no multiples of 1/6
+    assert not np.allclose(np.round(improved["target"] * 6), improved["target"] * 6, atol=1e-4)
 
 
 def test_the_value_target_mixes_the_final_margin_with_the_search_value_in_the_share_asked() -> None:
@@ -164,6 +202,7 @@ def test_bad_expert_settings_are_named_and_nothing_is_written(tmp_path) -> None:
         ("init=warm", "init: expert iteration starts from a model"),
         ("expert_search=gpu", "expert_search: must be one of kernels, reference"),
         ("expert_value_mix=1.5", "expert_value_mix: must be from 0 to 1"),
+        ("expert_policy_target=soft", "expert_policy_target: must be one of visits, completed-q"),
         ("expert_value_mix=-0.1", "expert_value_mix: must be from 0 to 1"),
     ]:
         with pytest.raises(ValueError, match=message):

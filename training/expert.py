@@ -56,7 +56,14 @@ from seasons_env.files import file_sha256, replace_atomically, write_atomic
 
 from .config import TrainConfig
 from .errors import BadFileError, TrainingDiverged, read_json
-from .expert_compiled import game_rows, played_action, search_game_compiled, search_margin, visit_target_of_visits
+from .expert_compiled import (
+    game_rows,
+    played_action,
+    policy_target,
+    search_game_compiled,
+    search_margin,
+    visit_target_of_visits,
+)
 
 STATE = "expert.json"
 STATE_FORMAT = "seasons-train-expert"
@@ -81,6 +88,7 @@ class SearchJob:
     exploration: float
     sample_moves: int
     engine: str = "kernels"  # the search's (PolicyISMCTSAgent's engine)
+    policy_target: str = "visits"  # what a row's policy target is (expert_compiled.POLICY_TARGETS)
 
 
 def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
@@ -93,15 +101,16 @@ def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
     return visit_target_of_visits(visits, legal)
 
 
-def _root_margin(root, seat: int, legal: Sequence[int], baseline: float, scale: float) -> float:
-    """``search_margin`` of a reference search's root (its children of ``seat`` keyed ``seat * NUM_ACTIONS + a``)."""
+def _root_children(root, seat: int, legal: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """A reference search root's children of ``seat`` (keyed ``seat * NUM_ACTIONS + a``) as the compiled search
+    returns them: visits and summed rewards by action."""
     base = seat * NUM_ACTIONS
     visits, rewards = np.zeros(NUM_ACTIONS, dtype=np.int64), np.zeros(NUM_ACTIONS, dtype=np.float64)
     for a in legal:
         child = root.children.get(base + a)
         if child is not None:
             visits[a], rewards[a] = child.visits, child.reward
-    return search_margin(visits, rewards, legal, baseline, scale)
+    return visits, rewards
 
 
 def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray, np.ndarray], dict]:
@@ -118,13 +127,16 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
             continue
         seat = game.current_player
         root = yield from agent.search_steps(game.determinize(seat, rng), seat)
-        target = visit_target(root, seat, legal)
-        margins.append(_root_margin(root, seat, legal, agent.last_baseline[seat], agent.scale))
-        observations.append(encode_observation(game, seat))
+        counts, rewards = _root_children(root, seat, legal)
+        visits = visit_target_of_visits(counts, legal)
+        margins.append(search_margin(counts, rewards, legal, agent.last_baseline[seat], agent.scale))
+        observation = encode_observation(game, seat)
+        logits = (yield observation[None])[0][0] if job.policy_target != "visits" else None  # the network's prior
+        observations.append(observation)
         masks.append(action_mask(game, seat).astype(bool))
-        targets.append(target)
+        targets.append(policy_target(job.policy_target, logits, counts, rewards, legal, visits))
         seats.append(seat)
-        action = played_action(target, searched[seat] < job.sample_moves, rng)
+        action = played_action(visits, searched[seat] < job.sample_moves, rng)  # the search's choice, either way
         searched[seat] += 1
         game.apply(action)
     scores = [int(s) for s in game.scores()]
@@ -459,6 +471,7 @@ class ExpertIteration:
             exploration=c.search_exploration,
             sample_moves=c.search_sample_moves,
             engine=c.expert_search,
+            policy_target=c.expert_policy_target,
         )
 
     def _train(self, round_: int) -> None:

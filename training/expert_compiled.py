@@ -33,6 +33,58 @@ def visit_target_of_visits(visits: np.ndarray, legal: Sequence[int]) -> np.ndarr
     return target
 
 
+#: The policy targets a searched decision can train on (``expert_policy_target``).
+POLICY_TARGETS = ("visits", "completed-q")
+
+
+def completed_q_target(
+    logits: np.ndarray,
+    visits: np.ndarray,
+    rewards: np.ndarray,
+    legal: Sequence[int],
+    value_scale: float = 0.1,
+    visit_init: float = 50.0,
+) -> np.ndarray:
+    """The improved policy of Gumbel MuZero (Danihelka et al., ICLR 2022) over ``legal`` (``[NUM_ACTIONS]``, zero
+    elsewhere): ``softmax(logits + sigma(completed Q))``, the network's prior logits at the root shifted by each
+    action's value. An action's Q is its children's mean reward (the search's logistic, in [0, 1]); an unvisited
+    action's is the mixed value ``v_mix`` (the root's own value, 0.5 by the rewards' centring, mixed with the
+    prior-weighted Q of the visited ones); the completed Qs are rescaled to [0, 1] by their range, and
+    ``sigma(q) = (visit_init + max visits) * value_scale * q`` (the paper's constants, as DeepMind's mctx has them).
+    Unlike the visit counts it still moves the policy where the search agrees with the prior. Every action unvisited:
+    the prior itself."""
+    legal = np.asarray(legal, dtype=np.int64)
+    prior_logits = logits[legal].astype(np.float64)
+    prior = np.exp(prior_logits - prior_logits.max())
+    prior /= prior.sum()
+    n = visits[legal].astype(np.float64)
+    visited = n > 0
+    q = np.where(visited, rewards[legal] / np.maximum(n, 1.0), 0.0)
+    total = n.sum()
+    if visited.any():
+        weighted = float((prior[visited] * q[visited]).sum() / prior[visited].sum())
+        v_mix = (0.5 + total * weighted) / (1.0 + total)
+    else:
+        v_mix = 0.5
+    completed = np.where(visited, q, v_mix)
+    low, high = completed.min(), completed.max()
+    if high > low:
+        completed = (completed - low) / (high - low)
+    shifted = prior_logits + (visit_init + n.max()) * value_scale * completed
+    improved = np.exp(shifted - shifted.max())
+    target = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    target[legal] = improved / improved.sum()
+    return target
+
+
+def policy_target(kind: str, logits: np.ndarray | None, visits, rewards, legal, visit_target: np.ndarray) -> np.ndarray:
+    """The row's policy target: the visit distribution ``visit_target`` (``"visits"``), or the completed-Q improved
+    policy from the root's ``logits`` (``"completed-q"``)."""
+    if kind == "visits":
+        return visit_target
+    return completed_q_target(logits, visits, rewards, legal)
+
+
 def search_margin(
     visits: np.ndarray, rewards: np.ndarray, legal: Sequence[int], baseline: float, scale: float
 ) -> float:
@@ -106,15 +158,16 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
         determinize_row(batch.arrays, 0, seat, view_arrays, 0, key, order)
         seed = int(agent_rng.integers(2**63))
         found = search.run_row(view_arrays, seat, seed, job.iterations, job.exploration, DEFAULT_SCALE)
-        target = visit_target_of_visits(found[0], legal)
+        visits = visit_target_of_visits(found[0], legal)
         margins.append(search_margin(found[0], found[1], legal, search.last_baseline[seat], DEFAULT_SCALE))
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
         observe_row(batch.arrays, 0, seat, observation)
+        logits = search.policy.forward(observation[None])[0][0] if job.policy_target != "visits" else None
         observations.append(observation)
         masks.append(batch.legal[0].copy())
-        targets.append(target)
+        targets.append(policy_target(job.policy_target, logits, found[0], found[1], legal, visits))
         seats.append(seat)
-        action = played_action(target, searched[seat] < job.sample_moves, rng)
+        action = played_action(visits, searched[seat] < job.sample_moves, rng)  # the search's choice, either way
         searched[seat] += 1
         batch.apply(np.array([action]))
     game = batch.game(0)
