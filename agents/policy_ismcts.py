@@ -100,6 +100,7 @@ class PolicyISMCTSAgent(SeededAgent):
         self.exploration = exploration
         self.scale = scale
         self.last_iterations = 0
+        self.last_baseline: list[float] = []  # every player's margin at the last search's root, the rewards' centre
 
     def __repr__(self) -> str:
         budget = f"seconds={self.seconds}" if self.seconds is not None else f"iterations={self.iterations}"
@@ -155,6 +156,7 @@ class PolicyISMCTSAgent(SeededAgent):
             return self._search_compiled(view, seat, self.seconds)
         root = _Node()
         baseline = self._drive(self._margins_steps(view))
+        self.last_baseline = baseline
         self.last_iterations = run_iterations(
             lambda: self._drive(self._iterate(root, view.determinize(seat, self.rng), seat, baseline)),
             self.iterations,
@@ -170,6 +172,7 @@ class PolicyISMCTSAgent(SeededAgent):
             return self._search_compiled(view, seat, None)
         root = _Node()
         baseline = yield from self._margins_steps(view)
+        self.last_baseline = baseline  # the rewards' centre (expert iteration's root value target)
         for _ in range(self.iterations):
             yield from self._iterate(root, view.determinize(seat, self.rng), seat, baseline)
         self.last_iterations = self.iterations
@@ -182,6 +185,7 @@ class PolicyISMCTSAgent(SeededAgent):
         seed = int(self.rng.integers(2**63))
         found = self._compiled.run(view, seat, seed, self.iterations, self.exploration, self.scale, seconds)
         visits, rewards, self.last_iterations = found
+        self.last_baseline = list(self._compiled.last_baseline)
         return root_of(visits, rewards, self.last_iterations, seat)
 
     def _iterate(self, root: _Node, game: Game, seat: int, baseline: list[float]) -> SearchSteps:

@@ -372,6 +372,12 @@ class RowSearch(ABC):
     def __init__(self) -> None:
         self._local = threading.local()
 
+    @property
+    def last_baseline(self) -> np.ndarray:
+        """Every player's margin at the root of this thread's last ``run_row`` (the rewards' centre), empty before
+        one: with the root's mean reward it gives the search's value of the root as a margin."""
+        return getattr(self._local, "baseline", np.zeros(0))
+
     def _work_row(self, num_players: int):
         rows = getattr(self._local, "rows", None)
         if rows is None:
@@ -429,6 +435,7 @@ class RowSearch(ABC):
             work = self._work_row(num_players)
             baseline = np.empty(num_players, dtype=np.float64)
             self._baseline(root, seat, baseline)
+            self._local.baseline = baseline
             counters = np.zeros(4, dtype=np.int64)
             counters[USED] = 1
             counters[STREAM_KEY] = np.uint64(key_of_seed(seed)).view(np.int64)

@@ -16,11 +16,13 @@ from click.testing import CliRunner
 from seasons_agents.ismcts import Node
 from seasons_agents.network import NetworkConfig, PolicyValueNet, load_policy, save_policy
 from seasons_env.engine.actions import NUM_ACTIONS
+from seasons_env.files import file_sha256
 from seasons_training import expert
 from seasons_training.cli import main as training_main
 from seasons_training.config import make_config
 from seasons_training.errors import BadFileError
-from seasons_training.expert import SearchJob, search_game, visit_target
+from seasons_training.expert import SearchJob, search_game, value_target, visit_target
+from seasons_training.expert_compiled import completed_q_target, search_margin
 from seasons_training.pipeline import TrainingRun
 
 torch.set_num_threads(1)
@@ -44,6 +46,9 @@ def test_search_targets_are_distributions_over_the_legal_actions_only(tmp_path, 
     # the visits of the search's iterations: multiples of 1/6 on the decisions searched at full budget
     assert np.allclose(np.round(rows["target"] * 6), rows["target"] * 6, atol=1e-4)
     assert set(rows["win"].tolist()) <= {0.0, np.float32(1 / players), 0.5, 1.0} and rows["win"].max() > 0
+    # the search's value of each root, a margin within the clipped logistic's reach of the network's (|x| <= 200)
+    assert np.isfinite(rows["search_margin"]).all() and np.abs(rows["search_margin"]).max() < 200
+    assert len(np.unique(rows["search_margin"])) > 10
     again = search_game(job)
     assert all(np.array_equal(rows[k], again[k]) for k in rows)  # seeded: the same game and targets
 
@@ -59,6 +64,88 @@ def test_a_visit_target_ignores_children_of_actions_not_legal_at_the_root() -> N
     assert target[3] == pytest.approx(0.25) and target[7] == pytest.approx(0.75) and target.sum() == pytest.approx(1)
     assert target[9] == 0 and target[11] == 0 and target[5] == 0
     assert visit_target(Node(), 0, [1, 2])[[1, 2]].tolist() == [0.5, 0.5]  # nothing visited: uniform
+
+
+def test_the_search_margin_turns_the_roots_mean_reward_back_into_a_margin() -> None:
+    visits, rewards = np.zeros(NUM_ACTIONS, dtype=np.int64), np.zeros(NUM_ACTIONS)
+    visits[[2, 4, 9]], rewards[[2, 4, 9]] = (3, 1, 50), (1.5, 0.5, 40.0)  # action 9 is not legal: not counted
+    assert search_margin(visits, rewards, [2, 4], baseline=12.0, scale=8.0) == pytest.approx(12.0)  # mean 0.5
+    rewards[[2, 4]] = (3.0 * 0.75, 0.75)  # mean 0.75: logit 3 / 1 = ln 3
+    assert search_margin(visits, rewards, [2, 4], baseline=-5.0, scale=8.0) == pytest.approx(-5.0 + 8.0 * np.log(3))
+    rewards[[2, 4]] = (3.0, 1.0)  # every iteration won: clipped at 0.999
+    assert search_margin(visits, rewards, [2, 4], baseline=0.0, scale=8.0) == pytest.approx(8.0 * np.log(999))
+    assert search_margin(visits, rewards, [1, 3], baseline=7.0, scale=8.0) == 7.0  # nothing visited: the network's
+
+
+def test_the_completed_q_target_shifts_the_prior_by_the_root_values() -> None:
+    logits = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    visits, rewards = np.zeros(NUM_ACTIONS, dtype=np.int64), np.zeros(NUM_ACTIONS)
+    logits[[1, 2, 3]] = (0.0, 0.0, np.log(2.0))
+    logits[7] = 50.0  # not legal: never in the target
+    # nothing visited: the prior itself
+    assert np.allclose(completed_q_target(logits, visits, rewards, [1, 2, 3])[[1, 2, 3]], [0.25, 0.25, 0.5])
+    # visits as the prior has them (no signal in the counts), but action 1's children scored more than action 2's:
+    # completed Qs 0.6 and 0.4 rescale to 1 and 0, sigma = (50 + 10) * 0.1 * q, so the logits gain 6 and 0
+    visits[[1, 2]], rewards[[1, 2]] = (10, 10), (6.0, 4.0)
+    target = completed_q_target(logits, visits, rewards, [1, 2])
+    assert target[1] == pytest.approx(np.exp(6) / (np.exp(6) + 1), rel=1e-5) and target.sum() == pytest.approx(1)
+    assert target.dtype == np.float32 and target[7] == 0 and target[3] == 0
+    # an unvisited action takes the mixed value: (0.5 + 20 * mean of visited Qs by prior) / 21 = 0.5 here
+    target = completed_q_target(logits, visits, rewards, [1, 2, 3])
+    shifted = np.array([0.0 + 6.0, 0.0, np.log(2.0) + 6.0 * (0.5 - 0.4) / 0.2])
+    assert np.allclose(target[[1, 2, 3]], np.exp(shifted) / np.exp(shifted).sum(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_completed_q_targets_train_on_the_same_games_as_visit_targets(tmp_path, engine: str) -> None:
+    """The policy target changes what a row trains on, not the game: the search's choice is played either way."""
+    torch.manual_seed(0)
+    model = tmp_path / "small.pt"
+    save_policy(PolicyValueNet(NetworkConfig(card_dim=8, hidden=32, layers=1)), model)
+    job = SearchJob(str(model), 2, "apprentice", 5, 0, 6, exploration=1.5, sample_moves=3, engine=engine)
+    rows = search_game(job)
+    improved = search_game(replace(job, policy_target="completed-q"))
+    for name in rows:
+        if name != "target":
+            assert np.array_equal(rows[name], improved[name]), name
+    assert (
+        np.allclose(improved["target"].sum(axis=1), 1.0, atol=1e-5) and (improved["target"][~rows["mask"]] == 0).all()
+    )
+    assert not np.allclose(improved["target"], rows["target"])  # not the visit counts: no multiples of 1/6
+    assert not np.allclose(np.round(improved["target"] * 6), improved["target"] * 6, atol=1e-4)
+
+
+def test_the_value_target_mixes_the_final_margin_with_the_search_value_in_the_share_asked() -> None:
+    margin, searched = np.array([40.0, -20.0, 0.0]), np.array([0.0, 20.0, np.nan])
+    final = np.tanh(margin / 40)
+    alone = value_target(margin, searched, 0.0)  # the NaN is not read
+    assert alone.dtype == np.float32 and np.isfinite(alone).all() and np.allclose(alone, final)
+    mixed = value_target(margin[:2], searched[:2], 0.25)
+    assert mixed.dtype == np.float32 and np.allclose(mixed, 0.75 * final[:2] + 0.25 * np.tanh(searched[:2] / 40))
+    assert np.allclose(value_target(margin[:2], searched[:2], 1.0), np.tanh(searched[:2] / 40))
+
+
+def test_a_round_mixing_in_the_search_value_refuses_games_written_without_it(tmp_path) -> None:
+    """Games written before rows carried the search's value load with NaN there; a round with expert_value_mix
+    above 0 refuses to train on them, naming the run's record, and trains on them with the mix at 0."""
+    folder = tmp_path / "run"
+    config = make_config("expert-smoke", ["expert_rounds=1"])
+    TrainingRun.start(folder, config, log=lambda _: None).run(progress=False)
+    names = sorted((folder / "expert").rglob("games-*.npz"))
+    assert names
+    for name in names:
+        with np.load(name) as archive:
+            assert np.isfinite(archive["search_margin"]).all()
+            rows = {k: archive[k] for k in archive.files if k != "search_margin"}  # as an older version wrote them
+        np.savez_compressed(name, **rows)
+        assert np.isnan(expert.load_rows(name)["search_margin"]).all()
+    record = json.loads((folder / "expert.json").read_text())
+    record["files"] = {n: file_sha256(folder / n) for n in record["files"]}  # the files as that version recorded them
+    (folder / "expert.json").write_text(json.dumps(record))
+    mixing = expert.ExpertIteration(folder, replace(config, expert_value_mix=0.5), log=lambda _: None)
+    with pytest.raises(BadFileError, match=r"expert\.json: expert_value_mix is 0\.5, but games of rounds 1-1 were"):
+        mixing._train(1)
+    expert.ExpertIteration(folder, config, log=lambda _: None)._train(1)
 
 
 def test_expert_smoke_preset_trains_is_stopped_resumes_to_the_same_weights_and_evaluates(tmp_path, monkeypatch) -> None:
@@ -114,6 +201,9 @@ def test_bad_expert_settings_are_named_and_nothing_is_written(tmp_path) -> None:
         ("algorithm=a2c", "algorithm: must be one of ppo, expert"),
         ("init=warm", "init: expert iteration starts from a model"),
         ("expert_search=gpu", "expert_search: must be one of kernels, reference"),
+        ("expert_value_mix=1.5", "expert_value_mix: must be from 0 to 1"),
+        ("expert_policy_target=soft", "expert_policy_target: must be one of visits, completed-q"),
+        ("expert_value_mix=-0.1", "expert_value_mix: must be from 0 to 1"),
     ]:
         with pytest.raises(ValueError, match=message):
             make_config("expert-smoke", [text])

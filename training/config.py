@@ -14,6 +14,8 @@ from seasons_env.deprecation import RENAMED, deprecation_message, renamed
 from seasons_env.engine import LEVELS
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 
+from .expert_compiled import POLICY_TARGETS
+
 #: The fixed opponents a league may hold (besides the learner's snapshots), and those it holds by default: ISMCTS
 #: decides about twenty times slower than the heuristic even at 100 iterations, so it joins only when named.
 OPPONENT_NAMES = ("random", "heuristic", "ismcts")
@@ -110,6 +112,11 @@ class TrainConfig:
     expert_epochs: int = 2  # passes over those rows a round
     expert_batch: int = 256
     expert_lr: float = 1e-4
+    # the value target's share taken from the search's value of the root instead of the game's final margin
+    expert_value_mix: float = 0.0
+    # the policy target: "visits" (the root's visit distribution) or "completed-q" (Gumbel MuZero's improved policy:
+    # the prior's logits shifted by the root children's completed values); the games play the search's choice either way
+    expert_policy_target: str = "visits"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -180,6 +187,12 @@ class TrainConfig:
             raise ValueError(f"search_sample_moves: must be at least 0; got {self.search_sample_moves!r}")
         if self.expert_search not in SEARCH_ENGINES:
             raise ValueError(f"expert_search: must be one of {', '.join(SEARCH_ENGINES)}; got {self.expert_search!r}")
+        if self.expert_policy_target not in POLICY_TARGETS:
+            raise ValueError(
+                f"expert_policy_target: must be one of {', '.join(POLICY_TARGETS)}; got {self.expert_policy_target!r}"
+            )
+        if not 0.0 <= self.expert_value_mix <= 1.0:
+            raise ValueError(f"expert_value_mix: must be from 0 to 1; got {self.expert_value_mix!r}")
         for name in ("search_exploration", "expert_lr"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: must be positive; got {getattr(self, name)!r}")

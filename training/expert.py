@@ -20,7 +20,10 @@ Each round has three phases, each ending in files of the run folder and a record
 2. ``train``: the network is trained on the rows of the newest ``expert_window`` rounds (``expert_epochs`` passes,
    Adam at ``expert_lr``, minibatches of ``expert_batch``, the gradient's norm clipped at ``max_grad_norm``): the
    policy by cross-entropy to the visit distributions over the legal actions only, the value by mean squared error to
-   ``tanh(final margin / 40)`` as the other stages (weighted ``value_coef``) → ``expert/model-R.pt``.
+   ``tanh(final margin / 40)`` as the other stages (weighted ``value_coef``) → ``expert/model-R.pt``. With
+   ``expert_value_mix`` above 0 the value target is that mix of the final margin's and the search's root value's
+   (each row records the root's mean reward turned back into a margin, ``expert_compiled.search_margin``): a dice
+   game's result is noisy, the search's estimate less so.
 3. ``evaluate``: the new network's greedy policy against random and the heuristic (``eval_games`` games of
    ``eval_players`` players, seats rotated, as PPO's evaluation) → a row of ``history.jsonl``, ``curve.png`` and
    ``policy.pt`` (the newest network, for ``learned:OUT/policy.pt``). Round 0 only evaluates the starting network.
@@ -53,13 +56,22 @@ from seasons_env.files import file_sha256, replace_atomically, write_atomic
 
 from .config import TrainConfig
 from .errors import BadFileError, TrainingDiverged, read_json
-from .expert_compiled import game_rows, played_action, search_game_compiled, visit_target_of_visits
+from .expert_compiled import (
+    game_rows,
+    played_action,
+    policy_target,
+    search_game_compiled,
+    search_margin,
+    visit_target_of_visits,
+)
 
 STATE = "expert.json"
 STATE_FORMAT = "seasons-train-expert"
 POLICY = "policy.pt"
 CHUNK_GAMES = 16
-FIELDS = ("obs", "mask", "target", "seat", "players", "game", "margin", "win")
+FIELDS = ("obs", "mask", "target", "seat", "players", "game", "margin", "win", "search_margin")
+#: Fields a chunk written before they existed may lack: NaN there (a round that needs them refuses such rows).
+LATER_FIELDS = ("search_margin",)
 PHASES = ("generate", "train", "evaluate", "done")
 
 
@@ -76,6 +88,7 @@ class SearchJob:
     exploration: float
     sample_moves: int
     engine: str = "kernels"  # the search's (PolicyISMCTSAgent's engine)
+    policy_target: str = "visits"  # what a row's policy target is (expert_compiled.POLICY_TARGETS)
 
 
 def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
@@ -88,13 +101,25 @@ def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
     return visit_target_of_visits(visits, legal)
 
 
+def _root_children(root, seat: int, legal: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """A reference search root's children of ``seat`` (keyed ``seat * NUM_ACTIONS + a``) as the compiled search
+    returns them: visits and summed rewards by action."""
+    base = seat * NUM_ACTIONS
+    visits, rewards = np.zeros(NUM_ACTIONS, dtype=np.int64), np.zeros(NUM_ACTIONS, dtype=np.float64)
+    for a in legal:
+        child = root.children.get(base + a)
+        if child is not None:
+            visits[a], rewards[a] = child.visits, child.reward
+    return visits, rewards
+
+
 def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray, np.ndarray], dict]:
     """One game with ``agent`` (policy-ISMCTS) in every seat, as steps asking for the network's answers
     (``PolicyISMCTSAgent.search_steps``); returns its searched decisions as rows."""
     rng = np.random.default_rng([job.seed, 0x5EA2C])
     game = Game.new(job.players, job.level, seed=job.seed)
     searched = [0] * job.players
-    observations, masks, targets, seats = [], [], [], []
+    observations, masks, targets, seats, margins = [], [], [], [], []
     while not game.is_over:
         legal = game.legal_action_list()
         if len(legal) == 1:
@@ -102,15 +127,20 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
             continue
         seat = game.current_player
         root = yield from agent.search_steps(game.determinize(seat, rng), seat)
-        target = visit_target(root, seat, legal)
-        observations.append(encode_observation(game, seat))
+        counts, rewards = _root_children(root, seat, legal)
+        visits = visit_target_of_visits(counts, legal)
+        margins.append(search_margin(counts, rewards, legal, agent.last_baseline[seat], agent.scale))
+        observation = encode_observation(game, seat)
+        logits = (yield observation[None])[0][0] if job.policy_target != "visits" else None  # the network's prior
+        observations.append(observation)
         masks.append(action_mask(game, seat).astype(bool))
-        targets.append(target)
+        targets.append(policy_target(job.policy_target, logits, counts, rewards, legal, visits))
         seats.append(seat)
-        action = played_action(target, searched[seat] < job.sample_moves, rng)
+        action = played_action(visits, searched[seat] < job.sample_moves, rng)  # the search's choice, either way
         searched[seat] += 1
         game.apply(action)
-    return game_rows(job, observations, masks, targets, seats, [int(s) for s in game.scores()], game.winners())
+    scores = [int(s) for s in game.scores()]
+    return game_rows(job, observations, masks, targets, seats, margins, scores, game.winners())
 
 
 def search_games(jobs: Sequence[SearchJob]) -> list[dict[str, np.ndarray]]:
@@ -208,9 +238,24 @@ def load_rows(path: Path) -> dict[str, np.ndarray]:
     """A chunk of searched rows written by this stage (its SHA-256 was checked against ``expert.json`` first)."""
     try:
         with np.load(path, allow_pickle=False) as archive:
-            return {name: archive[name] for name in FIELDS}
+            rows = {name: archive[name] for name in FIELDS if name in archive.files or name not in LATER_FIELDS}
     except (OSError, ValueError, KeyError) as error:
         raise BadFileError(f"{path}: not a chunk of searched games ({error})") from None
+    for name in LATER_FIELDS:
+        rows.setdefault(name, np.full(len(rows["seat"]), np.nan, dtype=np.float32))
+    return rows
+
+
+def value_target(margin: np.ndarray, search_margin: np.ndarray, mix: float) -> np.ndarray:
+    """The value head's target of each row (float32): ``margin_target`` of the game's final ``margin``, mixed with
+    that of the search's root value ``search_margin`` in the share ``mix`` (``expert_value_mix``; 0: the final margin
+    alone, ``search_margin`` unread)."""
+    from seasons_agents.network import margin_target
+
+    target = margin_target(margin).astype(np.float32)
+    if mix == 0:
+        return target
+    return ((1.0 - mix) * target + mix * margin_target(search_margin)).astype(np.float32)
 
 
 def _concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -426,6 +471,7 @@ class ExpertIteration:
             exploration=c.search_exploration,
             sample_moves=c.search_sample_moves,
             engine=c.expert_search,
+            policy_target=c.expert_policy_target,
         )
 
     def _train(self, round_: int) -> None:
@@ -433,7 +479,7 @@ class ExpertIteration:
         import torch
         import torch.nn.functional as F
 
-        from seasons_agents.network import load_policy, margin_target, masked_policy, save_policy
+        from seasons_agents.network import load_policy, masked_policy, save_policy
 
         c = self.config
         first = max(1, round_ - c.expert_window + 1)
@@ -449,7 +495,14 @@ class ExpertIteration:
         obs = torch.from_numpy(data["obs"]).to(self.device)
         mask = torch.from_numpy(data["mask"]).to(self.device)
         target = torch.from_numpy(data["target"]).to(self.device)
-        value = torch.from_numpy(margin_target(data["margin"]).astype(np.float32)).to(self.device)
+        if c.expert_value_mix > 0 and np.isnan(data["search_margin"]).any():
+            raise BadFileError(
+                f"{self.folder / STATE}: expert_value_mix is {c.expert_value_mix}, but games of rounds "
+                f"{first}-{round_} were written without the search's root values (an older version): set "
+                "expert_value_mix=0 or start a new run"
+            )
+        value = torch.from_numpy(value_target(data["margin"], data["search_margin"], c.expert_value_mix))
+        value = value.to(self.device)
         sums, count, started = {"policy_loss": 0.0, "value_loss": 0.0, "target_entropy": 0.0}, 0, time.perf_counter()
         for epoch in range(c.expert_epochs):
             order = torch.from_numpy(rng.permutation(len(value))).to(self.device)
