@@ -13,7 +13,7 @@ from seasons_agents.policy_kernel import PolicyKernel
 from seasons_env import Game
 from seasons_env.encoding import action_mask, encode_observation
 from seasons_env.engine.actions import NUM_ACTIONS
-from seasons_training.expert import visit_target
+from seasons_training.expert_targets import visit_target
 
 
 def _positions(count: int) -> tuple[list[Game], np.ndarray, np.ndarray]:

@@ -21,8 +21,8 @@ from seasons_training import expert
 from seasons_training.cli import main as training_main
 from seasons_training.config import make_config
 from seasons_training.errors import BadFileError
-from seasons_training.expert import SearchJob, search_game, value_target, visit_target
-from seasons_training.expert_compiled import completed_q_target, search_margin
+from seasons_training.expert import SearchJob, search_game
+from seasons_training.expert_targets import completed_q_target, search_margin, value_target, visit_target
 from seasons_training.pipeline import TrainingRun
 
 torch.set_num_threads(1)

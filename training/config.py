@@ -14,7 +14,7 @@ from seasons_env.deprecation import RENAMED, deprecation_message, renamed
 from seasons_env.engine import LEVELS
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
 
-from .expert_compiled import POLICY_TARGETS
+from .expert_targets import POLICY_TARGETS
 
 #: The fixed opponents a league may hold (besides the learner's snapshots), and those it holds by default: ISMCTS
 #: decides about twenty times slower than the heuristic even at 100 iterations, so it joins only when named.

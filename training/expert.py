@@ -22,7 +22,7 @@ Each round has three phases, each ending in files of the run folder and a record
    policy by cross-entropy to the visit distributions over the legal actions only, the value by mean squared error to
    ``tanh(final margin / 40)`` as the other stages (weighted ``value_coef``) → ``expert/model-R.pt``. With
    ``expert_value_mix`` above 0 the value target is that mix of the final margin's and the search's root value's
-   (each row records the root's mean reward turned back into a margin, ``expert_compiled.search_margin``): a dice
+   (each row records the root's mean reward turned back into a margin, ``expert_targets.search_margin``): a dice
    game's result is noisy, the search's estimate less so.
 3. ``evaluate``: the new network's greedy policy against random and the heuristic (``eval_games`` games of
    ``eval_players`` players, seats rotated, as PPO's evaluation) → a row of ``history.jsonl``, ``curve.png`` and
@@ -51,17 +51,18 @@ import numpy as np
 
 from seasons_env import Game
 from seasons_env.encoding import action_mask, encode_observation
-from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.files import file_sha256, replace_atomically, write_atomic
 
 from .config import TrainConfig
 from .errors import BadFileError, TrainingDiverged, read_json
-from .expert_compiled import (
+from .expert_compiled import search_game_compiled
+from .expert_targets import (
     game_rows,
     played_action,
     policy_target,
-    search_game_compiled,
+    root_children,
     search_margin,
+    value_target,
     visit_target_of_visits,
 )
 
@@ -88,29 +89,7 @@ class SearchJob:
     exploration: float
     sample_moves: int
     engine: str = "kernels"  # the search's (PolicyISMCTSAgent's engine)
-    policy_target: str = "visits"  # what a row's policy target is (expert_compiled.POLICY_TARGETS)
-
-
-def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
-    """The root's visit distribution over the actions (``[NUM_ACTIONS]`` float32): the visits of each legal action
-    of ``seat`` over their sum, zero on every other action (uniform over ``legal`` if none was visited)."""
-    base = seat * NUM_ACTIONS
-    visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    for a in legal:
-        visits[a] = getattr(root.children.get(base + a), "visits", 0)
-    return visit_target_of_visits(visits, legal)
-
-
-def _root_children(root, seat: int, legal: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """A reference search root's children of ``seat`` (keyed ``seat * NUM_ACTIONS + a``) as the compiled search
-    returns them: visits and summed rewards by action."""
-    base = seat * NUM_ACTIONS
-    visits, rewards = np.zeros(NUM_ACTIONS, dtype=np.int64), np.zeros(NUM_ACTIONS, dtype=np.float64)
-    for a in legal:
-        child = root.children.get(base + a)
-        if child is not None:
-            visits[a], rewards[a] = child.visits, child.reward
-    return visits, rewards
+    policy_target: str = "visits"  # what a row's policy target is (expert_targets.POLICY_TARGETS)
 
 
 def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray, np.ndarray], dict]:
@@ -127,7 +106,7 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
             continue
         seat = game.current_player
         root = yield from agent.search_steps(game.determinize(seat, rng), seat)
-        counts, rewards = _root_children(root, seat, legal)
+        counts, rewards = root_children(root, seat, legal)
         visits = visit_target_of_visits(counts, legal)
         margins.append(search_margin(counts, rewards, legal, agent.last_baseline[seat], agent.scale))
         observation = encode_observation(game, seat)
@@ -244,18 +223,6 @@ def load_rows(path: Path) -> dict[str, np.ndarray]:
     for name in LATER_FIELDS:
         rows.setdefault(name, np.full(len(rows["seat"]), np.nan, dtype=np.float32))
     return rows
-
-
-def value_target(margin: np.ndarray, search_margin: np.ndarray, mix: float) -> np.ndarray:
-    """The value head's target of each row (float32): ``margin_target`` of the game's final ``margin``, mixed with
-    that of the search's root value ``search_margin`` in the share ``mix`` (``expert_value_mix``; 0: the final margin
-    alone, ``search_margin`` unread)."""
-    from seasons_agents.network import margin_target
-
-    target = margin_target(margin).astype(np.float32)
-    if mix == 0:
-        return target
-    return ((1.0 - mix) * target + mix * margin_target(search_margin)).astype(np.float32)
 
 
 def _concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

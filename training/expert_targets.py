@@ -1,0 +1,159 @@
+"""The targets of expert iteration's searched decisions, whichever search made them: the policy target (the root's
+visit distribution, or Gumbel MuZero's completed-Q improved policy), the search's value of the root as a margin, the
+value target mixing it with the game's result, the action a searched decision plays, and a finished game's rows
+(``expert.FIELDS``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from seasons_env.encoding import OBSERVATION_SIZE
+from seasons_env.engine.actions import NUM_ACTIONS
+
+from .data import final_margins
+
+
+def visit_target_of_visits(visits: np.ndarray, legal: Sequence[int]) -> np.ndarray:
+    """The policy target of a root's visits by action (``[NUM_ACTIONS]``): each legal action's visits over their sum,
+    zero on every other action (uniform over ``legal`` if none was visited); ``visit_target`` of a tree."""
+    legal = np.asarray(legal, dtype=np.int64)
+    target = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    chosen = visits[legal].astype(np.float64)
+    if chosen.sum() <= 0:
+        chosen[:] = 1.0
+    target[legal] = chosen / chosen.sum()
+    return target
+
+
+#: The policy targets a searched decision can train on (``expert_policy_target``).
+POLICY_TARGETS = ("visits", "completed-q")
+
+
+def completed_q_target(
+    logits: np.ndarray,
+    visits: np.ndarray,
+    rewards: np.ndarray,
+    legal: Sequence[int],
+    value_scale: float = 0.1,
+    visit_init: float = 50.0,
+) -> np.ndarray:
+    """The improved policy of Gumbel MuZero (Danihelka et al., ICLR 2022) over ``legal`` (``[NUM_ACTIONS]``, zero
+    elsewhere): ``softmax(logits + sigma(completed Q))``, the network's prior logits at the root shifted by each
+    action's value. An action's Q is its children's mean reward (the search's logistic, in [0, 1]); an unvisited
+    action's is the mixed value ``v_mix`` (the root's own value, 0.5 by the rewards' centring, mixed with the
+    prior-weighted Q of the visited ones); the completed Qs are rescaled to [0, 1] by their range, and
+    ``sigma(q) = (visit_init + max visits) * value_scale * q`` (the paper's constants, as DeepMind's mctx has them).
+    Unlike the visit counts it still moves the policy where the search agrees with the prior. Every action unvisited:
+    the prior itself."""
+    legal = np.asarray(legal, dtype=np.int64)
+    prior_logits = logits[legal].astype(np.float64)
+    prior = np.exp(prior_logits - prior_logits.max())
+    prior /= prior.sum()
+    n = visits[legal].astype(np.float64)
+    visited = n > 0
+    q = np.where(visited, rewards[legal] / np.maximum(n, 1.0), 0.0)
+    total = n.sum()
+    if visited.any():
+        weighted = float((prior[visited] * q[visited]).sum() / prior[visited].sum())
+        v_mix = (0.5 + total * weighted) / (1.0 + total)
+    else:
+        v_mix = 0.5
+    completed = np.where(visited, q, v_mix)
+    low, high = completed.min(), completed.max()
+    if high > low:
+        completed = (completed - low) / (high - low)
+    shifted = prior_logits + (visit_init + n.max()) * value_scale * completed
+    improved = np.exp(shifted - shifted.max())
+    target = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    target[legal] = improved / improved.sum()
+    return target
+
+
+def policy_target(kind: str, logits: np.ndarray | None, visits, rewards, legal, visit_target: np.ndarray) -> np.ndarray:
+    """The row's policy target: the visit distribution ``visit_target`` (``"visits"``), or the completed-Q improved
+    policy from the root's ``logits`` (``"completed-q"``)."""
+    if kind == "visits":
+        return visit_target
+    return completed_q_target(logits, visits, rewards, legal)
+
+
+def search_margin(
+    visits: np.ndarray, rewards: np.ndarray, legal: Sequence[int], baseline: float, scale: float
+) -> float:
+    """The search's value of its root for the deciding seat, as a final margin: the mean reward of the seat's root
+    children (``visits``, summed ``rewards`` by action) turned back through the rewards' logistic (``scale``, centred
+    on the network's margin ``baseline`` at the root). A finished game's reward is a win share rather than a logistic
+    of the margin, so near the end this is an approximation; the mean is clipped to [0.001, 0.999] (at most
+    ``scale * 6.9`` points from the baseline). The network's own ``baseline`` if nothing was visited."""
+    legal = np.asarray(legal, dtype=np.int64)
+    count = float(visits[legal].sum())
+    if count <= 0:
+        return float(baseline)
+    mean = min(0.999, max(0.001, float(rewards[legal].sum()) / count))
+    return float(baseline + scale * np.log(mean / (1.0 - mean)))
+
+
+def played_action(target: np.ndarray, sample: bool, rng: np.random.Generator) -> int:
+    """The action a searched decision plays: drawn from the visit distribution ``target`` when ``sample`` (a seat's
+    first ``search_sample_moves`` decisions, for variety), else the most visited (the first of equals)."""
+    if sample:
+        chances = target.astype(np.float64)
+        return int(rng.choice(NUM_ACTIONS, p=chances / chances.sum()))
+    return int(np.argmax(target))
+
+
+def game_rows(
+    job, observations, masks, targets, seats, search_margins, scores: Sequence[int], winners
+) -> dict[str, np.ndarray]:
+    """A finished game's searched decisions as rows (``expert.FIELDS``): each decision's observation, mask, visit
+    target, seat and the search's value of it as a margin (``search_margin``), with the game's settings and, for its
+    seat, the final margin and win share."""
+    margins = final_margins(list(scores))
+    rows = len(seats)
+    return {
+        "obs": np.asarray(observations, dtype=np.float32).reshape(rows, OBSERVATION_SIZE),
+        "mask": np.asarray(masks, dtype=bool).reshape(rows, NUM_ACTIONS),
+        "target": np.asarray(targets, dtype=np.float32).reshape(rows, NUM_ACTIONS),
+        "seat": np.asarray(seats, dtype=np.int8),
+        "players": np.full(rows, job.players, dtype=np.int8),
+        "game": np.full(rows, job.game, dtype=np.int32),
+        "margin": np.asarray([margins[s] for s in seats], dtype=np.float32),
+        "win": np.asarray([1.0 / len(winners) if s in winners else 0.0 for s in seats], dtype=np.float32),
+        "search_margin": np.asarray(search_margins, dtype=np.float32),
+    }
+
+
+def value_target(margin: np.ndarray, search_margin: np.ndarray, mix: float) -> np.ndarray:
+    """The value head's target of each row (float32): ``margin_target`` of the game's final ``margin``, mixed with
+    that of the search's root value ``search_margin`` in the share ``mix`` (``expert_value_mix``; 0: the final margin
+    alone, ``search_margin`` unread)."""
+    from seasons_agents.network import margin_target
+
+    target = margin_target(margin).astype(np.float32)
+    if mix == 0:
+        return target
+    return ((1.0 - mix) * target + mix * margin_target(search_margin)).astype(np.float32)
+
+
+def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
+    """The root's visit distribution over the actions (``[NUM_ACTIONS]`` float32): the visits of each legal action
+    of ``seat`` over their sum, zero on every other action (uniform over ``legal`` if none was visited)."""
+    base = seat * NUM_ACTIONS
+    visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    for a in legal:
+        visits[a] = getattr(root.children.get(base + a), "visits", 0)
+    return visit_target_of_visits(visits, legal)
+
+
+def root_children(root, seat: int, legal: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """A reference search root's children of ``seat`` (keyed ``seat * NUM_ACTIONS + a``) as the compiled search
+    returns them: visits and summed rewards by action."""
+    base = seat * NUM_ACTIONS
+    visits, rewards = np.zeros(NUM_ACTIONS, dtype=np.int64), np.zeros(NUM_ACTIONS, dtype=np.float64)
+    for a in legal:
+        child = root.children.get(base + a)
+        if child is not None:
+            visits[a], rewards[a] = child.visits, child.reward
+    return visits, rewards
