@@ -279,3 +279,33 @@ def test_the_compiled_games_rows_are_those_of_the_compiled_agent_on_the_referenc
     assert len(rows["seat"]) > 100 and set(rows) == set(expected)
     for name in rows:
         assert rows[name].dtype == expected[name].dtype and np.array_equal(rows[name], expected[name]), name
+
+
+def test_the_value_error_benchmark_reads_a_runs_games_and_compares_models(tmp_path) -> None:
+    """benchmarks/value_error.py on a smoke run's games: each model's error and agreement, the paired difference;
+    a glob matching nothing is refused in one line."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "value_error.py"
+    folder = tmp_path / "run"
+    TrainingRun.start(folder, make_config("expert-smoke", ["expert_rounds=1"]), log=lambda _: None).run(progress=False)
+    models = [str(folder / "expert" / f"model-000{r}.pt") for r in (0, 1)]
+    games = str(folder / "expert" / "round-0001" / "games-*.npz")
+    done = subprocess.run([sys.executable, str(script), games, *models], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("1 files, 2 games,") and lines[1].startswith("the search's root value: error")
+    assert all(
+        any(line.startswith(f"{m}: value error ") and "top action = the target's" in line for line in lines)
+        for m in models
+    )
+    assert lines[-1].startswith(f"{models[0]} minus {models[1]}: ") and lines[-1].endswith("(paired by game)")
+    missing = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "none-*.npz"), models[0]],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert missing.returncode == 2 and "no files match" in missing.stderr and "Traceback" not in missing.stderr
