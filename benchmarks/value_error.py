@@ -38,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
     from seasons_agents.network import load_policy, margin_target
+    from seasons_env.common.statistics import bootstrap_interval
     from seasons_training.errors import BadFileError
     from seasons_training.expert import load_rows
 
@@ -54,8 +55,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     target = margin_target(data["margin"]).astype(np.float32)
     _, index = np.unique(games, return_inverse=True)
     counts = np.bincount(index)
-    rng = np.random.default_rng(0)
-    picks = [rng.integers(len(counts), size=len(counts)) for _ in range(args.resamples)]
+    every_game = list(range(len(counts)))
+
+    def interval(per_game: np.ndarray) -> tuple[float, float]:
+        """95% interval of a per-game sum over the games' decisions, the games resampled (``bootstrap_interval``)."""
+        return bootstrap_interval(
+            every_game, lambda picked: per_game[picked].sum() / counts[picked].sum(), args.resamples
+        )
+
     print(f"{len(files)} files, {len(counts)} games, {len(target)} searched decisions")
     if np.isfinite(searched_margin).all():
         searched = margin_target(searched_margin).astype(np.float32)
@@ -72,14 +79,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 masked = np.where(data["mask"][rows], logits.numpy(), -np.inf)
                 agree.append(masked.argmax(axis=1) == data["target"][rows].argmax(axis=1))
         per_game = errors[model] = np.bincount(index, weights=(np.concatenate(values) - target) ** 2)
-        low, high = np.percentile([per_game[p].sum() / counts[p].sum() for p in picks], [2.5, 97.5])
+        low, high = interval(per_game)
         print(
             f"{model}: value error {per_game.sum() / counts.sum():.4f} [{low:.4f}, {high:.4f}]; "
             f"top action = the target's {np.concatenate(agree).mean():.1%}"
         )
     for a, b in zip(args.models[:-1], args.models[1:], strict=True):
-        differences = [(errors[a][p].sum() - errors[b][p].sum()) / counts[p].sum() for p in picks]
-        low, high = np.percentile(differences, [2.5, 97.5])
+        low, high = interval(errors[a] - errors[b])
         whole = (errors[a].sum() - errors[b].sum()) / counts.sum()
         print(f"{a} minus {b}: {whole:+.4f} [{low:+.4f}, {high:+.4f}] (paired by game)")
     return 0

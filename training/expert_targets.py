@@ -140,11 +140,7 @@ def value_target(margin: np.ndarray, search_margin: np.ndarray, mix: float) -> n
 def visit_target(root, seat: int, legal: Sequence[int]) -> np.ndarray:
     """The root's visit distribution over the actions (``[NUM_ACTIONS]`` float32): the visits of each legal action
     of ``seat`` over their sum, zero on every other action (uniform over ``legal`` if none was visited)."""
-    base = seat * NUM_ACTIONS
-    visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    for a in legal:
-        visits[a] = getattr(root.children.get(base + a), "visits", 0)
-    return visit_target_of_visits(visits, legal)
+    return visit_target_of_visits(root_children(root, seat, legal)[0], legal)
 
 
 def root_children(root, seat: int, legal: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
