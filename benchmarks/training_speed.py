@@ -14,7 +14,8 @@ A variant's overrides are separated by commas; a piece without ``=`` continues t
 
 ``--compare DIR`` runs every variant on this checkout and on the checkout DIR (say a ``git worktree`` of the
 commit before a change), in turn within each round; each checkout first makes one short run, uncounted, so that
-its compiled kernels are cached before anything is timed.
+its compiled kernels are cached before anything is timed (``WARM_UP_STEPS``, or ``--steps`` if fewer: the kernels
+are compiled by the first steps).
 
     python benchmarks/training_speed.py --rounds 2 --steps 40960 --variant league:threads=2 --compare ../before
 """
@@ -32,6 +33,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: The learner steps of each checkout's uncounted first run under ``--compare``.
+WARM_UP_STEPS = 2048
 
 COMMON = ("opponents=random,heuristic", "threads=2", "envs=128", "rollout=16", "eval_games=0")
 
@@ -98,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         if args.compare is not None:
             for index, code in enumerate(checkouts.values()):
-                run(2048, common, Path(scratch) / f"warm-up-{index}", code)
+                run(min(WARM_UP_STEPS, args.steps), common, Path(scratch) / f"warm-up-{index}", code)
         for round_index in range(args.rounds):
             for number, (name, (settings, code)) in enumerate(runs.items()):
                 folder = Path(scratch) / f"{number}-{round_index}"

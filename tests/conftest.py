@@ -7,8 +7,9 @@ marker.
 
 The suite runs on every core with pytest-xdist (``python -m pytest -n auto``, the README's command): ``-n auto`` starts
 one worker a core, at most ``MAX_WORKERS`` (each worker loads the compiled kernels and torch: memory, not cores, is
-what a big machine runs out of), and the tests marked ``slow`` are handed out first so that the longest ones do not
-start last and leave one worker running alone at the end.
+what a big machine runs out of). Each worker starts with its lane of ``LANES`` (from an empty kernel cache one worker
+compiles the kernels while the other runs tests that compile nothing), then its share of the tests marked ``slow``, so
+that the longest ones do not start last and leave one worker running alone at the end.
 
 ``--boundscheck`` adds the differential tests once more with numba's bounds checking (``test_kernels_boundscheck.py``),
 which compiles every kernel a second time; without it those tests are skipped, because the kernels run as Python
@@ -91,10 +92,69 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if item.path.name in COMPILED_ONLY:
                 item.add_marker(skip)
-    slow = [item for item in items if item.get_closest_marker("slow") is not None]
-    if slow:
-        first = set(slow)
-        items[:] = slow + [item for item in items if item not in first]
+    # an xdist worker knows how many there are; a plain run (or a test's own pytest child) is one worker
+    workers = config.workerinput["workercount"] if hasattr(config, "workerinput") else 1
+    items[:] = handed_out_first(items, workers)
+
+
+#: The tests each worker starts with, in order (lane 0 for the first worker, lane 1 for the second). From an empty
+#: kernel cache, the first worker compiles the kernel groups one after another (the rules, the heuristic that calls
+#: them, then the two searches) while the second runs tests that compile nothing (the kernels as Python, the
+#: reference engine's invariants, channels and learners), so that no group is compiled by two processes at once.
+#: A name is a test id or its start.
+LANES = (
+    (
+        "tests/test_compile_command.py::test_after_seasons_compile_a_fresh_process_loads_every_kernel_from_the_cache",
+        "tests/test_heuristic_decisions.py::test_heuristic_decisions_are_pinned[selfplay]",
+        "tests/test_compile_command.py::test_the_ismcts_search_step_compiles_the_compiled_ismcts",
+        "tests/test_compile_command.py::test_the_policy_search_step_compiles_the_compiled_search_and_forward_pass",
+    ),
+    (
+        "tests/test_kernels_as_python.py::test_the_rules_and_differential_tests_pass_with_the_kernels_as_python",
+        "tests/test_card_constants.py::test_a_changed_amount_needs_no_test_edit",
+        "tests/test_invariants.py::test_invariants_hold_at_every_decision",
+        "tests/test_human_channels.py::test_no_human_channel_tells_paired_positions_apart",
+        "tests/test_openspiel.py::test_a_short_seeded_actor_critic_run_through_rl_environment_beats_random",
+        "tests/test_rllib_cluster.py::test_two_node_cluster_trains_on_the_worker_node_and_restores_a_checkpoint",
+    ),
+)
+
+
+def first_batch_size(num_items: int, workers: int) -> int:
+    """How many tests pytest-xdist's ``load`` scheduling sends each worker at the start, one run of consecutive
+    tests each (``LoadScheduling.schedule``): a quarter of a worker's share, at least 2."""
+    return max((num_items // workers) // 4, 2)
+
+
+def handed_out_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
+    """``items`` reordered so that each of the ``workers`` starts with its lane of ``LANES`` (the lanes of absent
+    workers join the last worker's), then its share of the other tests marked ``slow`` (so that the longest do not
+    start last and leave one worker running alone at the end), then tests in collection order."""
+    workers = max(1, workers)
+    lanes: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    placed: set[pytest.Item] = set()
+    for index, names in enumerate(LANES):
+        lane = lanes[min(index, workers - 1)]
+        for name in names:
+            chosen = [item for item in items if item.nodeid.startswith(name) and item not in placed]
+            lane += chosen
+            placed.update(chosen)
+    slow = [item for item in items if item not in placed and item.get_closest_marker("slow") is not None]
+    for index, item in enumerate(slow):
+        lanes[index % workers].append(item)
+    placed.update(slow)
+    rest = [item for item in items if item not in placed]
+    if workers == 1:
+        return lanes[0] + rest
+    size = first_batch_size(len(items), workers)
+    ordered: list[pytest.Item] = []
+    overflow: list[pytest.Item] = []  # what does not fit in a worker's first batch is handed out next
+    for lane in lanes:
+        overflow += lane[size:]
+        fill = size - len(lane[:size])
+        ordered += lane[:size] + rest[:fill]
+        del rest[:fill]
+    return ordered + overflow + rest
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
