@@ -26,7 +26,7 @@ A figure whose prerequisite is not selected (a warm figure without its cold one,
 ``seasons compile``) runs the prerequisite first, untimed. Figures are not compared with each other: each is what a
 user would see on this machine at the load printed beside it.
 
-    python benchmarks/documented_times.py                   # everything but the test suite (50 min at load 4-17)
+    python benchmarks/documented_times.py                   # everything but the test suite (10 min on 2 idle cores)
     python benchmarks/documented_times.py --suite --json times.json
     python benchmarks/documented_times.py --only compile-cold,compile-warm
 """
