@@ -13,7 +13,9 @@ determinization, availability counts, every player maximizing its own reward) wi
   logistic of its change since the root as ``ISMCTSAgent`` uses (``scale``). A finished game counts its result.
 
 The draft and library split are searched too (the network judges them, unlike the heuristic's evaluation).
-Budget: ``iterations`` per decision, or ``seconds`` per decision when given.
+Budget: ``iterations`` per decision, or ``seconds`` per decision when given. ``root="gumbel"`` replaces PUCT at the
+root by Gumbel MuZero's sampling without replacement and sequential halving (``gumbel_search.py``; the compiled
+search, a budget of iterations): the registry's ``policy-gumbel``.
 
 Two engines run the same search. ``engine="kernels"`` (the default) runs it compiled (``search_kernel.py``): the
 position as a row of the rules kernels, the network's compiled forward pass (``policy_kernel.py``), one compiled call
@@ -47,6 +49,9 @@ from .policy_format import VALUE_SCALE
 ENGINES = ("kernels", "reference")
 #: The scale of the logistic that turns a value-head margin's change since the root into a reward.
 DEFAULT_SCALE = 8.0
+#: How the root's child is chosen each iteration: PUCT, or Gumbel's sampling and sequential halving
+#: (``gumbel_search.py``, compiled search only).
+ROOTS = ("puct", "gumbel")
 
 #: A search written as steps: yields observations ``[rows, OBSERVATION_SIZE]``, receives the network's ``(logits,
 #: values)`` for them, returns its result.
@@ -79,10 +84,15 @@ class PolicyISMCTSAgent(SeededAgent):
         threads: int | None = 1,
         backend: str | None = None,
         engine: str = "kernels",
+        root: str = "puct",
+        considered: int = 16,
     ) -> None:
         """``engine``: ``"kernels"`` (compiled, the default) or ``"reference"`` (see the module). ``backend``: the
         reference search's forward pass, torch's or numpy's (``PolicyAgent``; numpy's is the quicker on the one to
-        four rows a search asks at a time); the compiled search uses its own."""
+        four rows a search asks at a time); the compiled search uses its own. ``root``: ``"puct"`` (the module), or
+        ``"gumbel"``: the root's ``considered`` actions sampled by the Gumbel trick and narrowed by sequential
+        halving, the action played being the last one standing (``gumbel_search.py``; compiled engine, a budget of
+        iterations)."""
         super().__init__(seed)
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations!r}")
@@ -90,7 +100,15 @@ class PolicyISMCTSAgent(SeededAgent):
             raise ValueError(f"seconds must be positive; got {seconds!r}")
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+        if root not in ROOTS:
+            raise ValueError(f"root must be one of {', '.join(ROOTS)}; got {root!r}")
+        if root == "gumbel" and (engine != "kernels" or seconds is not None):
+            raise ValueError("root='gumbel' needs engine='kernels' and a budget of iterations (seconds=None)")
+        if considered < 1:
+            raise ValueError(f"considered must be at least 1; got {considered!r}")
         self.engine = engine
+        self.root = root
+        self.considered = considered
         if engine == "kernels" and backend is None:
             backend = "numpy"  # the compiled search needs no torch
         self.policy = PolicyAgent(model=model, threads=threads, backend=backend)
@@ -104,7 +122,8 @@ class PolicyISMCTSAgent(SeededAgent):
 
     def __repr__(self) -> str:
         budget = f"seconds={self.seconds}" if self.seconds is not None else f"iterations={self.iterations}"
-        return f"PolicyISMCTSAgent({budget}, model={str(self.policy.model_path)!r}, engine={self.engine!r})"
+        root = f", root={self.root!r}" if self.root != "puct" else ""
+        return f"PolicyISMCTSAgent({budget}, model={str(self.policy.model_path)!r}, engine={self.engine!r}{root})"
 
     # ------------------------------------------------------------------ the network
     # The search is written as generators that yield the observations they need the network's answer for (an array
@@ -147,7 +166,38 @@ class PolicyISMCTSAgent(SeededAgent):
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]
+        if self.root == "gumbel":
+            return self.gumbel_search(view, seat, legal).action
         return most_visited(self.search(view, seat), seat, legal)
+
+    def gumbel_search(self, view: Game, seat: int, legal: Sequence[int]):
+        """The Gumbel root search of the seat's view among ``legal`` (``gumbel_search.GumbelResult``)."""
+        from seasons_env.interrupts import held_signals
+        from seasons_env.vector.arrays import pack
+        from seasons_env.vector.kernels.api import kernel_arrays
+
+        from .gumbel_search import gumbel_search_row
+
+        if self._compiled is None:
+            self._compiled = compiled_search(self.policy.model_path)
+        seed = int(self.rng.integers(2**63))
+        with held_signals():  # kernel_arrays is a compiled call too
+            state = pack([view])  # kept referenced while the kernels read it
+            found = gumbel_search_row(
+                self._compiled,
+                kernel_arrays(state),
+                seat,
+                legal,
+                seed,
+                self.iterations,
+                self.exploration,
+                self.scale,
+                self.considered,
+            )
+            del state
+        self.last_iterations = found.iterations
+        self.last_baseline = list(self._compiled.last_baseline)
+        return found
 
     def search(self, view: Game, seat: int) -> Node:
         """Run the search from the seat's view (at a decision of ``seat``); returns the root, its children keyed by
@@ -180,6 +230,9 @@ class PolicyISMCTSAgent(SeededAgent):
 
     def _search_compiled(self, view: Game, seat: int, seconds: float | None) -> Node:
         """The compiled search's root."""
+        if self.root == "gumbel":
+            found = self.gumbel_search(view, seat, view.legal_action_list())
+            return root_of(found.visits, found.rewards, found.iterations, seat)
         if self._compiled is None:
             self._compiled = compiled_search(self.policy.model_path)
         seed = int(self.rng.integers(2**63))

@@ -12,7 +12,7 @@ from seasons_env.registry import register_agent
 
 def register_all() -> None:
     """Register ``random``, ``heuristic`` (seeded by the caller), ``ismcts[:ITERATIONS]``, ``learned[:VERSION|PATH]``,
-    ``policy-ismcts[:ITERATIONS]`` and ``rllib:PATH``."""
+    ``policy-ismcts[:ITERATIONS]``, ``policy-gumbel[:ITERATIONS]`` and ``rllib:PATH``."""
     from .heuristic import HeuristicAgent
     from .random_agent import RandomAgent
 
@@ -44,6 +44,14 @@ def register_all() -> None:
         check=_check_iterations,
     )
     register_agent(
+        "policy-gumbel",
+        _policy_gumbel_agent,
+        summary=f"policy-ismcts with Gumbel sampling and sequential halving at the root (Danihelka et al. 2022); "
+        f"policy-gumbel:N for N iterations a decision (default {POLICY_SEARCH_ITERATIONS})",
+        argument="ITERATIONS",
+        check=lambda argument: _check_iterations(argument, "policy-gumbel"),
+    )
+    register_agent(
         "rllib",
         _rllib_agent,
         summary="a policy exported by training/train_rllib.py (its OUT/policy folder)",
@@ -73,9 +81,9 @@ def _iterations(name: str, argument: str | None, default: int) -> int:
     return int(argument)
 
 
-def _check_iterations(argument: str | None) -> None:
+def _check_iterations(argument: str | None, name: str = "policy-ismcts") -> None:
     """Check the budget and load the shipped model now, so that a bad spec is named where it is given."""
-    _iterations("policy-ismcts", argument, POLICY_SEARCH_ITERATIONS)
+    _iterations(name, argument, POLICY_SEARCH_ITERATIONS)
     _check_learned_model(None)
 
 
@@ -91,6 +99,14 @@ def _policy_search_agent(seed: int | None, argument: str | None):
     from .policy_ismcts import PolicyISMCTSAgent
 
     return PolicyISMCTSAgent(seed, iterations=_iterations("policy-ismcts", argument, POLICY_SEARCH_ITERATIONS))
+
+
+def _policy_gumbel_agent(seed: int | None, argument: str | None):
+    """``policy-gumbel[:ITERATIONS]``: ``policy-ismcts`` with Gumbel root selection (``gumbel_search.py``)."""
+    from .policy_ismcts import PolicyISMCTSAgent
+
+    iterations = _iterations("policy-gumbel", argument, POLICY_SEARCH_ITERATIONS)
+    return PolicyISMCTSAgent(seed, iterations=iterations, root="gumbel")
 
 
 def _rllib_agent(seed: int | None, path: str):

@@ -250,10 +250,11 @@ def backup(links, stats, counters, path_nodes, path_players, depth, rewards):
 
 
 @kernel
-def search_iterations(root, seat, net, count, exploration, scale, baseline, counters, links, stats, work):
+def search_iterations(root, seat, net, count, exploration, scale, baseline, counters, links, stats, work, root_action):
     """Run ``count`` iterations of the search from row 0 of ``root`` (the seat's view, at its decision) on the tree
     (``links``, ``stats``, ``counters``; see the module), row 0 of ``work`` being played on; returns the tree's arrays
-    (grown if they had to) and how many iterations ran."""
+    (grown if they had to) and how many iterations ran. ``root_action`` (-1: none) is the root's child every iteration
+    takes where it is legal, PUCT choosing below it (Gumbel's sequential halving, ``gumbel_search.py``)."""
     n = baseline.shape[0]
     task = np.empty(STEP_WIDTH, dtype=np.int64)
     out = np.empty(NUM_ACTIONS, dtype=np.int64)
@@ -318,6 +319,8 @@ def search_iterations(root, seat, net, count, exploration, scale, baseline, coun
                     value = parent_mean + exploration * p * np.sqrt(visits + 1)
                 if value > chosen_value:
                     chosen, chosen_value = entry, value
+            if root_action >= 0 and depth == 0 and player == seat and slot[root_action] >= 0:
+                chosen = slot[root_action]
             map_children(links, node, base, slot, True)  # entries of actions not legal here emptied too
             path_nodes, path_players = push_path(path_nodes, path_players, depth, chosen, player)
             depth += 1
@@ -431,42 +434,64 @@ class RowSearch(ABC):
         Ctrl-C and SIGTERM are held while the kernels run (``seasons_env.interrupts``) and acted on between calls of
         at most ``_BUDGET_CALL`` iterations: a signal's handler raising inside compiled code breaks it."""
         with held_signals():
-            num_players = root.crystals.shape[1]
-            work = self._work_row(num_players)
-            baseline = np.empty(num_players, dtype=np.float64)
-            self._baseline(root, seat, baseline)
-            self._local.baseline = baseline
-            counters = np.zeros(4, dtype=np.int64)
-            counters[USED] = 1
-            counters[STREAM_KEY] = np.uint64(key_of_seed(seed)).view(np.int64)
-            capacity = 16 * max(4, min(iterations, 4096))  # grown when a search needs more
-            links = np.zeros((capacity, 6), dtype=np.int64)
-            stats = np.zeros((capacity, 2), dtype=np.float64)
-            links[0, FIRST] = -1
+            work, baseline, tree = self.start_tree(root, seat, seed, iterations)
             settings = (exploration, scale, baseline)
             if seconds is None:
-                done = 0
-                while done < iterations:
-                    count = min(iterations - done, _BUDGET_CALL if done else _BUDGET_CALL + _BUDGET_OFFSET)
-                    links, stats, ran = self._iterations(
-                        root, seat, count, iterations, settings, (counters, links, stats), work
-                    )
-                    if ran < count:  # the search stopped early: the choice is settled
-                        break
-                    done += ran
-                    deliver_held()
+                tree = self.run_budget(root, seat, iterations, iterations, settings, tree, work)
             else:
                 deadline = time.perf_counter() + seconds
                 while True:
-                    tree = (counters, links, stats)
                     links, stats, _ = self._iterations(root, seat, _TIMED_CALL, 0, settings, tree, work)
+                    tree = (tree[0], links, stats)
                     if time.perf_counter() >= deadline:
                         break
                     deliver_held()
-            visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
-            rewards = np.zeros(NUM_ACTIONS, dtype=np.float64)
-            root_children(seat, links, stats, visits, rewards)
-            return visits, rewards, int(counters[DONE])
+            visits, rewards = self.root_statistics(seat, tree)
+            return visits, rewards, int(tree[0][DONE])
+
+    def start_tree(self, root: object, seat: int, seed: int, iterations: int) -> tuple[object, np.ndarray, tuple]:
+        """A new search from row 0 of ``root`` with the stream of ``seed``: this thread's work row, every player's
+        margin at the root (the rewards' centre) and an empty tree ``(counters, links, stats)`` sized for
+        ``iterations``."""
+        num_players = root.crystals.shape[1]
+        work = self._work_row(num_players)
+        baseline = np.empty(num_players, dtype=np.float64)
+        self._baseline(root, seat, baseline)
+        self._local.baseline = baseline
+        counters = np.zeros(4, dtype=np.int64)
+        counters[USED] = 1
+        counters[STREAM_KEY] = np.uint64(key_of_seed(seed)).view(np.int64)
+        capacity = 16 * max(4, min(iterations, 4096))  # grown when a search needs more
+        links = np.zeros((capacity, 6), dtype=np.int64)
+        stats = np.zeros((capacity, 2), dtype=np.float64)
+        links[0, FIRST] = -1
+        return work, baseline, (counters, links, stats)
+
+    def run_budget(
+        self, root: object, seat: int, count: int, limit: int, settings: tuple, tree: tuple, work: object
+    ) -> tuple:
+        """``count`` more iterations on ``tree`` (fewer if the search stops early, ``limit`` being its budget), in
+        calls of at most ``_BUDGET_CALL`` with held signals delivered between them (the caller holds them); the
+        tree, its arrays grown if they had to."""
+        counters, links, stats = tree
+        done = 0
+        while done < count:
+            step = min(count - done, _BUDGET_CALL if done else _BUDGET_CALL + _BUDGET_OFFSET)
+            links, stats, ran = self._iterations(root, seat, step, limit, settings, (counters, links, stats), work)
+            if ran < step:  # the search stopped early: the choice is settled
+                break
+            done += ran
+            deliver_held()
+        return counters, links, stats
+
+    @staticmethod
+    def root_statistics(seat: int, tree: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """The root's children of ``seat`` by action: visits (int64 ``[NUM_ACTIONS]``) and summed rewards."""
+        _, links, stats = tree
+        visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
+        rewards = np.zeros(NUM_ACTIONS, dtype=np.float64)
+        root_children(seat, links, stats, visits, rewards)
+        return visits, rewards
 
 
 class CompiledSearch(RowSearch):
@@ -480,7 +505,10 @@ class CompiledSearch(RowSearch):
         root_margins(root, self.policy.net, out)
 
     def _iterations(self, root: object, seat: int, count: int, limit: int, settings: tuple, tree: tuple, work: object):
-        exploration, scale, baseline = settings
+        exploration, scale, baseline = settings[:3]
         counters, links, stats = tree
         net = self.policy.net
-        return search_iterations(root, seat, net, count, exploration, scale, baseline, counters, links, stats, work)
+        root_action = settings[3] if len(settings) > 3 else -1
+        return search_iterations(
+            root, seat, net, count, exploration, scale, baseline, counters, links, stats, work, root_action
+        )

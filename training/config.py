@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from seasons_agents.policy_format import NETWORK_LIMITS
 from seasons_agents.policy_ismcts import ENGINES as SEARCH_ENGINES
+from seasons_agents.policy_ismcts import ROOTS as SEARCH_ROOTS
 from seasons_env.deprecation import RENAMED, deprecation_message, renamed
 from seasons_env.engine import LEVELS
 from seasons_env.vector.backends import DEFAULT_ENGINE, ENGINES
@@ -117,6 +118,18 @@ class TrainConfig:
     # the policy target: "visits" (the root's visit distribution) or "completed-q" (Gumbel MuZero's improved policy:
     # the prior's logits shifted by the root children's completed values); the games play the search's choice either way
     expert_policy_target: str = "visits"
+    # how the searches choose the root's child: "puct", or "gumbel" (the root's search_considered actions sampled by
+    # the Gumbel trick and narrowed by sequential halving, Danihelka et al. 2022; the games play the action it keeps,
+    # so search_sample_moves is not used; compiled search only)
+    expert_root: str = "puct"
+    search_considered: int = 16
+    # this many more iterations, on the same tree, for a searched decision whose most visited action is not the
+    # network's top legal action (where the search disagrees with the network it has the most to teach; 0: none;
+    # compiled PUCT search only)
+    search_extra_iterations: int = 0
+    # the scale of the completed values in Gumbel's root and the completed-Q target: (50 + max visits) * this many
+    # logits for the root children's whole range of values (0.1: the paper's)
+    search_q_scale: float = 0.1
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -178,7 +191,14 @@ class TrainConfig:
     def _check_expert(self) -> None:
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm: must be one of {', '.join(ALGORITHMS)}; got {self.algorithm!r}")
-        for name in ("expert_rounds", "expert_games", "search_iterations", "expert_window", "expert_epochs"):
+        for name in (
+            "expert_rounds",
+            "expert_games",
+            "search_iterations",
+            "search_considered",
+            "expert_window",
+            "expert_epochs",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: must be at least 1; got {getattr(self, name)!r}")
         if self.expert_batch < 2:
@@ -187,6 +207,19 @@ class TrainConfig:
             raise ValueError(f"search_sample_moves: must be at least 0; got {self.search_sample_moves!r}")
         if self.expert_search not in SEARCH_ENGINES:
             raise ValueError(f"expert_search: must be one of {', '.join(SEARCH_ENGINES)}; got {self.expert_search!r}")
+        if self.expert_root not in SEARCH_ROOTS:
+            raise ValueError(f"expert_root: must be one of {', '.join(SEARCH_ROOTS)}; got {self.expert_root!r}")
+        if self.expert_root == "gumbel" and self.expert_search != "kernels":
+            raise ValueError("expert_root: 'gumbel' needs expert_search='kernels' (the compiled search)")
+        if self.search_extra_iterations < 0:
+            raise ValueError(f"search_extra_iterations: must be at least 0; got {self.search_extra_iterations!r}")
+        if self.search_extra_iterations and (self.expert_search != "kernels" or self.expert_root != "puct"):
+            raise ValueError(
+                "search_extra_iterations: needs expert_search='kernels' and expert_root='puct' "
+                "(the compiled PUCT search)"
+            )
+        if self.search_q_scale < 0:
+            raise ValueError(f"search_q_scale: must be at least 0; got {self.search_q_scale!r}")
         if self.expert_policy_target not in POLICY_TARGETS:
             raise ValueError(
                 f"expert_policy_target: must be one of {', '.join(POLICY_TARGETS)}; got {self.expert_policy_target!r}"

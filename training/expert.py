@@ -7,11 +7,13 @@ Each round has three phases, each ending in files of the run folder and a record
    one determinization of the hidden cards an iteration; ``search_iterations`` iterations a decision). The search is
    compiled by default (``expert_search = "kernels"``: the rules kernels and the network's compiled forward pass, one
    compiled call a decision, ``seasons_agents.search_kernel``); ``"reference"`` runs it in Python over the reference
-   engine with the network's numpy forward pass. Each decision with more
-   than one legal action is searched and becomes a row: the deciding seat's observation and mask, the root's visit
-   distribution over the legal actions (the policy target; zero on every illegal action), and after the game the
-   seat's final margin and win (a sole win 1, a k-way tie 1/k). A seat's first ``search_sample_moves`` searched
-   decisions play an action sampled from the visits, later ones the most visited. Game ``g`` of round ``r`` has
+   engine with the network's numpy forward pass. Each decision with more than one legal action is searched and
+   becomes a row: the deciding seat's observation and mask, the root's visit distribution over the legal actions (the
+   policy target; zero on every illegal action), and after the game the seat's final margin and win (a sole win 1, a
+   k-way tie 1/k). A seat's first ``search_sample_moves`` searched decisions play an action sampled from the visits,
+   later ones the most visited; with ``expert_root = "gumbel"`` (``seasons_agents.gumbel_search``) every searched
+   decision plays the action sequential halving kept; with ``search_extra_iterations``, a decision whose most visited
+   action is not the network's top one is searched that much longer on the same tree. Game ``g`` of round ``r`` has
    ``players[g % len(players)]`` players and a seed from (``seed``, ``r``, ``g``), so the rows do not depend on the
    number of ``workers`` (processes, each with one BLAS thread: see ``_BLAS_THREADS``). The games go in chunks of
    ``CHUNK_GAMES``, each played in one worker (``search_games``; with the reference search its games are searched
@@ -90,6 +92,10 @@ class SearchJob:
     sample_moves: int
     engine: str = "kernels"  # the search's (PolicyISMCTSAgent's engine)
     policy_target: str = "visits"  # what a row's policy target is (expert_targets.POLICY_TARGETS)
+    root: str = "puct"  # the root's selection (PolicyISMCTSAgent's root; "gumbel" with the compiled search only)
+    considered: int = 16  # the actions Gumbel's root search samples
+    extra_iterations: int = 0  # more iterations where the search's choice is not the network's (compiled PUCT)
+    q_scale: float = 0.1  # the completed values' scale (gumbel_search.improved_logits): the root's and the target's
 
 
 def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray, np.ndarray], dict]:
@@ -113,7 +119,7 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
         logits = (yield observation[None])[0][0] if job.policy_target != "visits" else None  # the network's prior
         observations.append(observation)
         masks.append(action_mask(game, seat).astype(bool))
-        targets.append(policy_target(job.policy_target, logits, counts, rewards, legal, visits))
+        targets.append(policy_target(job.policy_target, logits, counts, rewards, legal, visits, job.q_scale))
         seats.append(seat)
         action = played_action(visits, searched[seat] < job.sample_moves, rng)  # the search's choice, either way
         searched[seat] += 1
@@ -439,6 +445,10 @@ class ExpertIteration:
             sample_moves=c.search_sample_moves,
             engine=c.expert_search,
             policy_target=c.expert_policy_target,
+            root=c.expert_root,
+            considered=c.search_considered,
+            extra_iterations=c.search_extra_iterations,
+            q_scale=c.search_q_scale,
         )
 
     def _train(self, round_: int) -> None:

@@ -21,6 +21,7 @@ from .expert_targets import game_rows, played_action, policy_target, search_marg
 
 def search_game_compiled(job) -> dict[str, np.ndarray]:
     """The rows of ``job``'s game (a ``expert.SearchJob``), every seat searched by the compiled search."""
+    from seasons_agents.gumbel_search import gumbel_search_row
     from seasons_agents.policy_ismcts import DEFAULT_SCALE, compiled_search
     from seasons_env.vector.arrays import ArrayState
     from seasons_env.vector.kernels.api import RulesBatch, determinize_row, hidden_pool_size, kernel_arrays, observe_row
@@ -45,19 +46,56 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
         order = rng.permutation(hidden_pool_size(batch.arrays, 0, seat))
         determinize_row(batch.arrays, 0, seat, view_arrays, 0, key, order)
         seed = int(agent_rng.integers(2**63))
-        found = search.run_row(view_arrays, seat, seed, job.iterations, job.exploration, DEFAULT_SCALE)
-        visits = visit_target_of_visits(found[0], legal)
-        margins.append(search_margin(found[0], found[1], legal, search.last_baseline[seat], DEFAULT_SCALE))
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
         observe_row(batch.arrays, 0, seat, observation)
-        logits = search.policy.forward(observation[None])[0][0] if job.policy_target != "visits" else None
+        if job.root == "gumbel":  # the seat's prior at the root from its view: the seat's observation's logits
+            gumbel = gumbel_search_row(
+                search,
+                view_arrays,
+                seat,
+                legal,
+                seed,
+                job.iterations,
+                job.exploration,
+                DEFAULT_SCALE,
+                job.considered,
+                job.q_scale,
+            )
+            found, logits = (gumbel.visits, gumbel.rewards), gumbel.logits
+        else:
+            wanted = job.policy_target != "visits" or job.extra_iterations > 0
+            logits = search.policy.forward(observation[None])[0][0] if wanted else None
+            found = _puct_search(search, view_arrays, seat, seed, job, legal, logits)
+        visits = visit_target_of_visits(found[0], legal)
+        margins.append(search_margin(found[0], found[1], legal, search.last_baseline[seat], DEFAULT_SCALE))
         observations.append(observation)
         masks.append(batch.legal[0].copy())
-        targets.append(policy_target(job.policy_target, logits, found[0], found[1], legal, visits))
+        targets.append(policy_target(job.policy_target, logits, found[0], found[1], legal, visits, job.q_scale))
         seats.append(seat)
-        action = played_action(visits, searched[seat] < job.sample_moves, rng)  # the search's choice, either way
+        if job.root == "gumbel":
+            action = gumbel.action  # the Gumbel variables already make the games vary
+        else:
+            action = played_action(visits, searched[seat] < job.sample_moves, rng)  # the search's choice, either way
         searched[seat] += 1
         batch.apply(np.array([action]))
     game = batch.game(0)
     scores = [int(s) for s in game.scores()]
     return game_rows(job, observations, masks, targets, seats, margins, scores, game.winners())
+
+
+def _puct_search(search, root, seat: int, seed: int, job, legal: np.ndarray, logits) -> tuple[np.ndarray, np.ndarray]:
+    """The root's visits and summed rewards by action of the compiled PUCT search (``CompiledSearch.run_row``), with
+    ``job.extra_iterations`` more on the same tree when its most visited legal action is not the network's top one
+    (``logits``, the seat's prior logits at the root)."""
+    from seasons_agents.policy_ismcts import DEFAULT_SCALE
+    from seasons_env.interrupts import held_signals
+
+    with held_signals():
+        work, baseline, tree = search.start_tree(root, seat, seed, job.iterations + job.extra_iterations)
+        settings = (job.exploration, DEFAULT_SCALE, baseline)
+        tree = search.run_budget(root, seat, job.iterations, job.iterations, settings, tree, work)
+        visits, rewards = search.root_statistics(seat, tree)
+        if job.extra_iterations and np.argmax(visits[legal]) != np.argmax(logits[legal]):
+            tree = search.run_budget(root, seat, job.extra_iterations, 0, settings, tree, work)
+            visits, rewards = search.root_statistics(seat, tree)
+    return visits, rewards

@@ -32,51 +32,31 @@ POLICY_TARGETS = ("visits", "completed-q")
 
 
 def completed_q_target(
-    logits: np.ndarray,
-    visits: np.ndarray,
-    rewards: np.ndarray,
-    legal: Sequence[int],
-    value_scale: float = 0.1,
-    visit_init: float = 50.0,
+    logits: np.ndarray, visits: np.ndarray, rewards: np.ndarray, legal: Sequence[int], q_scale: float = 0.1
 ) -> np.ndarray:
     """The improved policy of Gumbel MuZero (Danihelka et al., ICLR 2022) over ``legal`` (``[NUM_ACTIONS]``, zero
     elsewhere): ``softmax(logits + sigma(completed Q))``, the network's prior logits at the root shifted by each
-    action's value. An action's Q is its children's mean reward (the search's logistic, in [0, 1]); an unvisited
-    action's is the mixed value ``v_mix`` (the root's own value, 0.5 by the rewards' centring, mixed with the
-    prior-weighted Q of the visited ones); the completed Qs are rescaled to [0, 1] by their range, and
-    ``sigma(q) = (visit_init + max visits) * value_scale * q`` (the paper's constants, as DeepMind's mctx has them).
-    Unlike the visit counts it still moves the policy where the search agrees with the prior. Every action unvisited:
-    the prior itself."""
+    action's completed value (``seasons_agents.gumbel_search.improved_logits``, ``q_scale`` its scale). Unlike the
+    visit counts it still moves the policy where the search agrees with the prior. Every action unvisited: the prior
+    itself."""
+    from seasons_agents.gumbel_search import improved_logits
+
     legal = np.asarray(legal, dtype=np.int64)
-    prior_logits = logits[legal].astype(np.float64)
-    prior = np.exp(prior_logits - prior_logits.max())
-    prior /= prior.sum()
-    n = visits[legal].astype(np.float64)
-    visited = n > 0
-    q = np.where(visited, rewards[legal] / np.maximum(n, 1.0), 0.0)
-    total = n.sum()
-    if visited.any():
-        weighted = float((prior[visited] * q[visited]).sum() / prior[visited].sum())
-        v_mix = (0.5 + total * weighted) / (1.0 + total)
-    else:
-        v_mix = 0.5
-    completed = np.where(visited, q, v_mix)
-    low, high = completed.min(), completed.max()
-    if high > low:
-        completed = (completed - low) / (high - low)
-    shifted = prior_logits + (visit_init + n.max()) * value_scale * completed
+    shifted = improved_logits(logits[legal], visits[legal], rewards[legal], q_scale)
     improved = np.exp(shifted - shifted.max())
     target = np.zeros(NUM_ACTIONS, dtype=np.float32)
     target[legal] = improved / improved.sum()
     return target
 
 
-def policy_target(kind: str, logits: np.ndarray | None, visits, rewards, legal, visit_target: np.ndarray) -> np.ndarray:
+def policy_target(
+    kind: str, logits: np.ndarray | None, visits, rewards, legal, visit_target: np.ndarray, q_scale: float = 0.1
+) -> np.ndarray:
     """The row's policy target: the visit distribution ``visit_target`` (``"visits"``), or the completed-Q improved
     policy from the root's ``logits`` (``"completed-q"``)."""
     if kind == "visits":
         return visit_target
-    return completed_q_target(logits, visits, rewards, legal)
+    return completed_q_target(logits, visits, rewards, legal, q_scale)
 
 
 def search_margin(
