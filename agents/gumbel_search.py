@@ -28,11 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from seasons_env.encoding import OBSERVATION_SIZE
-from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.interrupts import held_signals
-from seasons_env.vector.kernels.api import observe_row
-
-from .search_kernel import DONE, CompiledSearch
 
 #: The actions sampled at the root (the paper's m; its Go and chess agents used 16).
 CONSIDERED = 16
@@ -105,7 +101,7 @@ class GumbelResult:
 
 
 def gumbel_search_row(
-    search: CompiledSearch,
+    search,
     root: object,
     seat: int,
     legal: Sequence[int],
@@ -119,7 +115,13 @@ def gumbel_search_row(
     """Search row 0 of ``root`` (the kernels' struct of the seat's view, at its decision among ``legal``) with
     Gumbel root selection and sequential halving (the module; ``q_scale`` sigma's scale), the stream of ``seed`` for
     the determinizations and the Gumbel variables; PUCT with ``exploration`` below the root. Ctrl-C and SIGTERM are
-    held while the kernels run and acted on between calls, as ``RowSearch.run_row``."""
+    held while the kernels run and acted on between calls, as ``RowSearch.run_row``. ``search``: a
+    ``search_kernel.CompiledSearch`` (imported with the kernels only when a search runs, so that this module's
+    constants are light to import)."""
+    from seasons_env.vector.kernels.api import observe_row
+
+    from .search_kernel import DONE
+
     legal = np.asarray(legal, dtype=np.int64)
     if len(legal) == 0:
         raise ValueError("gumbel_search_row: the root has no legal action")
@@ -134,9 +136,7 @@ def gumbel_search_row(
         count = min(considered, len(legal), iterations)
         kept = np.argsort(-noisy, kind="stable")[:count]  # indices into legal
         work, baseline, tree = search.start_tree(root, seat, seed, iterations)
-        visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        rewards = np.zeros(NUM_ACTIONS, dtype=np.float64)
-        for actions, each in halving_schedule(count, iterations):
+        for actions, each in halving_schedule(count, iterations):  # never empty: 1 <= count <= iterations
             kept = kept[:actions]
             for k in kept:
                 settings = (exploration, scale, baseline, int(legal[k]))

@@ -41,6 +41,7 @@ from seasons_env import NUM_ACTIONS, Game
 from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 
 from .base import SeededAgent
+from .gumbel_search import CONSIDERED
 from .ismcts import Node, logistic, most_visited, root_of, run_iterations
 from .learned import PolicyAgent
 from .policy_format import VALUE_SCALE
@@ -85,7 +86,7 @@ class PolicyISMCTSAgent(SeededAgent):
         backend: str | None = None,
         engine: str = "kernels",
         root: str = "puct",
-        considered: int = 16,
+        considered: int = CONSIDERED,
     ) -> None:
         """``engine``: ``"kernels"`` (compiled, the default) or ``"reference"`` (see the module). ``backend``: the
         reference search's forward pass, torch's or numpy's (``PolicyAgent``; numpy's is the quicker on the one to

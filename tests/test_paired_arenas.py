@@ -22,8 +22,11 @@ def _arena(folder: Path, agent: str, wins: list[tuple[int, int, list[int]]]) -> 
     return folder
 
 
-def _run(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, check=False)
+def _run(cwd: Path, *args: object) -> subprocess.CompletedProcess:
+    """The script run from ``cwd`` (a test's temporary folder, not the checkout)."""
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, check=False, cwd=cwd
+    )
 
 
 def test_the_paired_difference_counts_only_deals_both_folders_played(tmp_path) -> None:
@@ -36,7 +39,7 @@ def test_the_paired_difference_counts_only_deals_both_folders_played(tmp_path) -
     second = _arena(
         tmp_path / "b", "puct", [(1, 0, [0]), (1, 1, [0]), (2, 0, [1]), (2, 1, [1]), (3, 0, [0]), (3, 1, [0])]
     )
-    done = _run(first, second, "--resamples", 200)
+    done = _run(tmp_path, first, second, "--resamples", 200)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("gumbel: 75.0% [") and lines[0].endswith("of 6 games")
@@ -46,12 +49,12 @@ def test_the_paired_difference_counts_only_deals_both_folders_played(tmp_path) -
 
 def test_folders_that_are_not_arena_results_are_named(tmp_path) -> None:
     first = _arena(tmp_path / "a", "gumbel", [(1, 0, [0])])
-    missing = _run(first, tmp_path)
+    missing = _run(tmp_path, first, tmp_path)
     assert missing.returncode == 2 and "no games.jsonl" in missing.stderr and "Traceback" not in missing.stderr
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "games.jsonl").write_text("{not json\n", encoding="utf-8")
-    broken = _run(first, tmp_path / "bad")
+    broken = _run(tmp_path, first, tmp_path / "bad")
     assert broken.returncode == 2 and "line 1: not an arena game record" in broken.stderr
     other = _arena(tmp_path / "c", "puct", [(2, 0, [0])])
-    disjoint = _run(first, other)
+    disjoint = _run(tmp_path, first, other)
     assert disjoint.returncode == 2 and "share no deal" in disjoint.stderr

@@ -8,6 +8,7 @@ import typing
 import warnings
 from dataclasses import asdict, dataclass, fields, replace
 
+from seasons_agents.gumbel_search import CONSIDERED, Q_SCALE
 from seasons_agents.policy_format import NETWORK_LIMITS
 from seasons_agents.policy_ismcts import ENGINES as SEARCH_ENGINES
 from seasons_agents.policy_ismcts import ROOTS as SEARCH_ROOTS
@@ -122,14 +123,14 @@ class TrainConfig:
     # the Gumbel trick and narrowed by sequential halving, Danihelka et al. 2022; the games play the action it keeps,
     # so search_sample_moves is not used; compiled search only)
     expert_root: str = "puct"
-    search_considered: int = 16
+    search_considered: int = CONSIDERED
     # this many more iterations, on the same tree, for a searched decision whose most visited action is not the
     # network's top legal action (where the search disagrees with the network it has the most to teach; 0: none;
     # compiled PUCT search only)
     search_extra_iterations: int = 0
     # the scale of the completed values in Gumbel's root and the completed-Q target: (50 + max visits) * this many
     # logits for the root children's whole range of values (0.1: the paper's)
-    search_q_scale: float = 0.1
+    search_q_scale: float = Q_SCALE
 
     def __post_init__(self) -> None:
         for f in fields(self):

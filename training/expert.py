@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from seasons_agents.gumbel_search import CONSIDERED, Q_SCALE
 from seasons_env import Game
 from seasons_env.encoding import action_mask, encode_observation
 from seasons_env.files import file_sha256, replace_atomically, write_atomic
@@ -93,9 +94,9 @@ class SearchJob:
     engine: str = "kernels"  # the search's (PolicyISMCTSAgent's engine)
     policy_target: str = "visits"  # what a row's policy target is (expert_targets.POLICY_TARGETS)
     root: str = "puct"  # the root's selection (PolicyISMCTSAgent's root; "gumbel" with the compiled search only)
-    considered: int = 16  # the actions Gumbel's root search samples
+    considered: int = CONSIDERED  # the actions Gumbel's root search samples
     extra_iterations: int = 0  # more iterations where the search's choice is not the network's (compiled PUCT)
-    q_scale: float = 0.1  # the completed values' scale (gumbel_search.improved_logits): the root's and the target's
+    q_scale: float = Q_SCALE  # the completed values' scale (gumbel_search.improved_logits): the root's and the target's
 
 
 def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray, np.ndarray], dict]:

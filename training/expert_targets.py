@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from seasons_agents.gumbel_search import Q_SCALE, improved_logits
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 
@@ -32,15 +33,13 @@ POLICY_TARGETS = ("visits", "completed-q")
 
 
 def completed_q_target(
-    logits: np.ndarray, visits: np.ndarray, rewards: np.ndarray, legal: Sequence[int], q_scale: float = 0.1
+    logits: np.ndarray, visits: np.ndarray, rewards: np.ndarray, legal: Sequence[int], q_scale: float = Q_SCALE
 ) -> np.ndarray:
     """The improved policy of Gumbel MuZero (Danihelka et al., ICLR 2022) over ``legal`` (``[NUM_ACTIONS]``, zero
     elsewhere): ``softmax(logits + sigma(completed Q))``, the network's prior logits at the root shifted by each
     action's completed value (``seasons_agents.gumbel_search.improved_logits``, ``q_scale`` its scale). Unlike the
     visit counts it still moves the policy where the search agrees with the prior. Every action unvisited: the prior
     itself."""
-    from seasons_agents.gumbel_search import improved_logits
-
     legal = np.asarray(legal, dtype=np.int64)
     shifted = improved_logits(logits[legal], visits[legal], rewards[legal], q_scale)
     improved = np.exp(shifted - shifted.max())
@@ -50,7 +49,7 @@ def completed_q_target(
 
 
 def policy_target(
-    kind: str, logits: np.ndarray | None, visits, rewards, legal, visit_target: np.ndarray, q_scale: float = 0.1
+    kind: str, logits: np.ndarray | None, visits, rewards, legal, visit_target: np.ndarray, q_scale: float = Q_SCALE
 ) -> np.ndarray:
     """The row's policy target: the visit distribution ``visit_target`` (``"visits"``), or the completed-Q improved
     policy from the root's ``logits`` (``"completed-q"``)."""
