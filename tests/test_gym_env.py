@@ -149,7 +149,7 @@ def test_illegal_actions_lose_or_raise() -> None:
         ({"agent_seat": 2}, "agent_seat"),
         ({"num_players": 1}, "num_players"),
         ({"reward": "gold"}, "reward"),
-        ({"engine": "fast"}, "engine must be one of 'reference', 'kernels'; got 'fast'"),
+        ({"engine": "fast"}, "engine must be one of 'auto', 'reference', 'kernels'; got 'fast'"),
     ],
 )
 def test_bad_configuration_names_the_field(kwargs: dict, field: str) -> None:

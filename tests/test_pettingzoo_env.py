@@ -182,7 +182,7 @@ def test_ansi_render_is_a_readable_board() -> None:
         ({"illegal": "ignore"}, "illegal"),
         ({"render_mode": "rgb_array_list"}, "render_mode"),
         ({"render_seat": 2}, "render_seat"),
-        ({"engine": "numba"}, "engine must be one of 'reference', 'kernels'; got 'numba'"),
+        ({"engine": "numba"}, "engine must be one of 'auto', 'reference', 'kernels'; got 'numba'"),
         ({"engine": None}, "engine must be one of"),
     ],
 )

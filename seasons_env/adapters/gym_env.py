@@ -23,10 +23,11 @@
   ends the episode with reward -1 (``illegal="lose"``, the default here, so that unmasked algorithms
   and ``check_env`` can run), or raises ``IllegalActionError`` with ``illegal="raise"``. After the episode
   ends, ``step`` raises until ``reset``.
-- ``engine="reference"`` (the default) steps the Python reference engine, ``engine="kernels"`` the compiled rules
-  kernels (one compiled call per step; 2 to 3 times the learner's steps per second with random opponents). The
-  first kernels environment after installing waits for numba to compile them, about a minute and a half; later
-  processes load them from the disk cache in about 2 s. Both give the same episodes for the same seed;
+- ``engine="kernels"`` steps the compiled rules kernels (one compiled call per step; 2 to 3 times the learner's
+  steps per second with random opponents), ``engine="reference"`` the Python reference engine. The default,
+  ``engine="auto"``, takes the kernels where they load without compiling (prebuilt in the wheel, or compiled once
+  by ``seasons compile`` or any earlier kernels user: about 2 s to load in a new process) and the reference engine
+  otherwise, with one logged warning; ``env.engine`` says which. Both give the same episodes for the same seed;
   ``env.game`` is the reference ``Game`` of the position (on the kernels engine a copy, made when asked).
 - Render modes: ``"rgb_array"`` (the board picture of ``seasons_env.picture`` as the learning seat sees it:
   what ``RecordVideo`` and SB3's ``make_vec_env`` use), ``"ansi"`` (the text board from the learning seat) and
@@ -116,7 +117,7 @@ class SeasonsGymEnv(gym.Env):
         engine: str = DEFAULT_ENGINE,
     ) -> None:
         self.engine = check_engine(engine)
-        self._compiled = engine == "kernels"
+        self._compiled = self.engine == "kernels"
         self.num_players = check_num_players(num_players)
         check_choice("level", level, LEVELS)
         check_choice("reward", reward, REWARDS)

@@ -24,13 +24,15 @@ Two ways to create it, the same environment: ``seasons_env.env(num_players=3)`` 
 registry (which ``import seasons_env`` fills), ``pettingzoo.make("aec", "seasons_env/Seasons-v1",
 num_players=3)``.
 
-Engines: ``engine="reference"`` (the default) steps the Python reference engine; ``engine="kernels"`` steps the
-compiled rules kernels (``seasons_env.vector.single.CompiledGame``: one compiled call per step checks the action,
-steps, and writes the next observation and mask), 3.6 to 5 times as fast per step, but the first kernels
-environment after installing (or upgrading) waits for numba to compile them, about a minute and a half on a
-2-core machine; later processes load them from the disk cache in about 2 s. Both engines give the same game for
-the same seed: the same observations, masks, rewards and positions. ``env.game`` is the reference ``Game`` of
-the position (on the kernels engine a copy, made when asked); any other ``engine`` raises ``ValueError``.
+Engines: ``engine="kernels"`` steps the compiled rules kernels (``seasons_env.vector.single.CompiledGame``: one
+compiled call per step checks the action, steps, and writes the next observation and mask), 3.6 to 5 times as fast
+per step as ``engine="reference"``, the Python reference engine. The default, ``engine="auto"``, takes the kernels
+where they load without compiling (prebuilt in the wheel, or compiled once by ``seasons compile`` or any earlier
+kernels user; a new process loads them in about 2 s) and the reference engine otherwise, with one logged warning
+naming the command that compiles them; ``env.engine`` says which. Compiling from nothing takes minutes on a
+2-core machine, once per version. Both engines give the same game for the same seed: the same observations, masks,
+rewards and positions. ``env.game`` is the reference ``Game`` of the position (on the kernels engine a copy, made
+when asked); any other ``engine`` raises ``ValueError``.
 
 Rendering: ``render()`` is the **god view** by default: it shows every hand, draft pack and library, and the
 options of whoever decides (for watching and debugging, never for an agent's input). ``render_seat=p`` shows
@@ -115,7 +117,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's naming convention
         check_choice("reward", reward, REWARDS)
         illegal = illegal_policy(illegal)
         self.engine = check_engine(engine)
-        self._compiled = engine == "kernels"
+        self._compiled = self.engine == "kernels"
         if render_seat is not None and (
             isinstance(render_seat, bool) or not isinstance(render_seat, int) or not 0 <= render_seat < num_players
         ):

@@ -64,16 +64,9 @@ def _rules_kernels() -> None:
 
 
 def _one_game() -> None:
-    from ..vector.single import CompiledGame
+    from ..vector.single import play_sample_games
 
-    for num_players in (2, 3, 4):
-        game = CompiledGame.new(num_players, "archmage", seed=0)
-        rng = np.random.default_rng(0)
-        for _ in range(40):
-            if game.is_over:
-                break
-            game.observation(game.current_player)
-            game.apply(int(rng.choice(game.legal_action_list())))
+    play_sample_games()
 
 
 def _rules_folders() -> list[Path]:

@@ -211,6 +211,33 @@ class CompiledGame:
         return f"<CompiledGame {self.num_players}p {self.level}: {state}>"
 
 
+def play_sample_games() -> None:
+    """A few seeded steps of a ``CompiledGame`` of each player count: every kernel the one-game path calls, with
+    the argument types real callers use (``seasons compile``'s ``one-game`` step, and the ``"auto"`` engine's check
+    that they load without compiling)."""
+    for num_players in (2, 3, 4):
+        game = CompiledGame.new(num_players, "archmage", seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(40):
+            if game.is_over:
+                break
+            game.observation(game.current_player)
+            game.apply(int(rng.choice(game.legal_action_list())))
+
+
+def one_game_kernels_problem() -> str | None:
+    """None if every kernel of the one-game path loads from the cache (or the prebuilt kernels) without compiling,
+    else why not: the first kernel that would compile, or the entry that would not load. Nothing is compiled."""
+    from .kernels import NotCached, load_only
+
+    try:
+        with load_only():
+            play_sample_games()
+    except NotCached as missing:
+        return str(missing)
+    return None
+
+
 def _action_int(action: object) -> int:
     """``action`` as a Python int if it is an integer (a numpy integer too); ``IllegalActionError`` otherwise."""
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, numbers.Integral):
