@@ -79,3 +79,15 @@ def test_learned_multiplayer_rotates_the_learned_seat_round_the_table() -> None:
     assert "over 3 games (an equal agent: 33.3%)" in result.stdout
     assert "4-player apprentice, learned vs 3 x random:" in result.stdout
     assert "over 4 games (an equal agent: 25.0%)" in result.stdout  # rounded up to a whole rotation
+    assert "ahead of an opponent seat" in result.stdout
+
+
+def test_learned_multiplayer_refuses_an_agent_it_cannot_make(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "learned_multiplayer.py"), "--agent", "learned:nope.pt"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "--agent: agent 'learned:nope.pt'" in result.stderr
+    assert "Traceback" not in result.stderr
