@@ -177,3 +177,23 @@ def test_a_damaged_run_folder_is_refused_naming_the_file_and_the_field(tmp_path)
     result = CliRunner().invoke(training_main, args)
     assert result.exit_code == 0, result.output + result.stderr
     assert "note: --preset quick is not applied: --resume continues with the configuration saved" in result.stderr
+
+
+def test_the_smoke_preset_from_an_empty_kernel_cache_compiles_no_rules_or_heuristic_kernels(tmp_path) -> None:
+    """The smoke preset plays on the reference engine, its data set game by game: a new user's first ``seasons
+    train`` runs in seconds instead of waiting minutes for numba (only the policy's small forward-pass kernels, which
+    its evaluation uses, compile)."""
+    from installed import run_installed
+
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    out = tmp_path / "smoke"
+    done = run_installed(
+        ["train", "--preset", "smoke", "--out", str(out), "--no-progress"],
+        env={"SEASONS_KERNEL_CACHE": str(cache), "SEASONS_PREBUILT_KERNELS": "none", "NUMBA_NUM_THREADS": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert (out / "policy.pt").exists()
+    compiled = sorted(str(path.relative_to(cache)) for path in cache.rglob("*.nbi"))
+    assert compiled, "the evaluation's forward pass compiles: the cache is where this test looks"
+    assert all("policy_kernel." in name for name in compiled), compiled

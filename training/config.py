@@ -338,7 +338,10 @@ def config_json(config: TrainConfig) -> str:
 #: throughput"); ``full`` runs overnight on 2-, 3- and 4-player games, with ISMCTS in
 #: its league.
 PRESETS: dict[str, TrainConfig] = {
+    # the reference engine throughout (its data set played game by game): the same rows and games as the kernels
+    # give, and nothing to compile, so it runs in seconds from an empty kernel cache
     "smoke": TrainConfig(
+        engine="reference",
         level="apprentice",
         hidden=64,
         layers=1,

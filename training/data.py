@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import multiprocessing
 import zipfile
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -70,14 +69,18 @@ def record_game(args: tuple[DataConfig, int]) -> dict[str, np.ndarray]:
 
 
 def generate(
-    config: DataConfig, workers: int = 1, progress: bool = True, on_game: Callable[[], None] | None = None
+    config: DataConfig,
+    workers: int = 1,
+    progress: bool = True,
+    batched: bool = True,
 ) -> dict[str, np.ndarray]:
-    """Play ``config.games`` games and gather their decision rows, in game order."""
+    """Play ``config.games`` games and gather their decision rows, in game order. ``batched=False`` plays them one
+    by one on the reference engine even where the batched core could (the same rows, and nothing to compile)."""
     from tqdm import tqdm
 
     from .data_compiled import blocks, compiled_teacher, record_block
 
-    if compiled_teacher(config):  # the heuristic: the same rows, played on the batched core a block at a time
+    if batched and compiled_teacher(config):  # the heuristic: the same rows, on the batched core a block at a time
         jobs = [(config, *block) for block in blocks(config.games)]
         play, sizes, chunk = record_block, [count for _, _, count in jobs], 1
     else:

@@ -275,7 +275,7 @@ class TrainingRun:
                 seed=c.seed * 2 + (2 if dagger else 1),
                 student=str(folder / "bc.pt") if dagger else None,
             )
-            data = generate(data_config, workers=c.workers, progress=progress)
+            data = generate(data_config, workers=c.workers, progress=progress, batched=c.engine == "kernels")
             save_dataset(data, folder / stage.file, data_config)
             return {"games": data_config.games, "rows": len(data["action"])}
         dagger = stage.name == "dagger"
