@@ -279,6 +279,20 @@ def test_seasons_info_says_when_the_cache_folder_is_not_used(tmp_path: Path) -> 
     assert "not used" not in _seasons("info", env={"SEASONS_KERNEL_CACHE": str(cache)}).stdout
 
 
+def test_seasons_info_says_which_engine_the_environments_take(tmp_path: Path) -> None:
+    from seasons_env.vector.single import play_sample_games
+
+    empty = {"SEASONS_KERNEL_CACHE": str(tmp_path / "empty"), "SEASONS_PREBUILT_KERNELS": "none"}
+    done = _seasons("info", env=empty)
+    assert done.returncode == 0, done.stderr
+    assert "environments (engine='auto') step the reference engine" in done.stdout
+    assert "`seasons compile --only one-game` compiles them" in done.stdout
+    assert not (tmp_path / "empty").exists() or not any((tmp_path / "empty").rglob("*.nbi"))  # nothing compiled
+    play_sample_games()  # the one-game kernels in this suite's cache
+    done = _seasons("info")
+    assert "environments (engine='auto') step the compiled kernels" in done.stdout, done.stdout
+
+
 @pytest.mark.parametrize("value", ["0", "-2", "two"])
 def test_a_bad_number_of_jobs_is_refused_in_one_line(value: str) -> None:
     from click.testing import CliRunner

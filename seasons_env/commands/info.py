@@ -112,12 +112,16 @@ def _folder_bytes(folder: Path) -> int:
 
 def kernel_cache() -> dict:
     """Where the compiled kernels are cached (the folder each kernel module's folder is made in), whether the rules
-    kernels' folders hold anything yet, how much, and why the cache is not used if it is not (another user owns a
-    folder or can write it)."""
+    kernels' folders hold anything yet, how much, why the cache is not used if it is not (another user owns a
+    folder or can write it), and which engine the environments' default ``engine="auto"`` takes here."""
+    from ..vector.environment import compiled_engine_problem
     from ..vector.kernels import CACHE_TOP, PREBUILT_DIR, cache_problem, rules_folders
 
     folders = [folder for folder in rules_folders().values() if folder.is_dir()]
+    auto_problem = compiled_engine_problem()  # loads the one-game kernels where they are there; compiles nothing
     return {
+        "environments_engine": "kernels" if auto_problem is None else "reference",
+        "environments_engine_because": auto_problem,
         "folder": str(CACHE_TOP),
         "exists": bool(folders),
         "bytes": sum(_folder_bytes(folder) for folder in folders),
@@ -181,6 +185,13 @@ def format_info(info: dict) -> str:
         lines.append(f"  not used, kernels compile in memory: {cache['not_used_because']}")
     if cache.get("prebuilt"):
         lines.append(f"  prebuilt (read only, for any CPU of this architecture): {cache['prebuilt']}")
+    if cache["environments_engine"] == "kernels":
+        lines.append("  environments (engine='auto') step the compiled kernels")
+    else:
+        lines.append(
+            "  environments (engine='auto') step the reference engine: the kernels would have to compile first "
+            f"({cache['environments_engine_because']}); `seasons compile --only one-game` compiles them"
+        )
     return "\n".join(lines)
 
 
