@@ -13,8 +13,8 @@ FIGURES = [
     "us/turn",
     "games/s",
     "turns/game",
-    "seasons env() archmage",
-    "seasons raw_env() archmage",
+    "seasons env(reference) archmage",
+    "seasons raw_env(reference) archmage",
     "seasons env(kernels) archmage",
     "openspiel gin_rummy (C++)",
     "one game: Game (reference)",
@@ -24,10 +24,10 @@ FIGURES = [
     "one game: VectorGame(1) kernels / Game, decisions/s",
     "texas_holdem_v4",
     "connect_four_v3",
-    "seasons env() / texas_holdem_v4",
-    "wrapper overhead: env() / raw_env(), time per turn",
-    "seasons env() / connect_four_v3",
-    "goal: seasons env() >= 15,000 turns/s",
+    "seasons env(reference) / texas_holdem_v4",
+    "wrapper overhead: env(reference) / raw_env(reference), time per turn",
+    "seasons env(reference) / connect_four_v3",
+    "goal: seasons env(reference) >= 15,000 turns/s",
 ]
 
 
@@ -43,6 +43,6 @@ def test_env_speed_quick() -> None:
     for figure in FIGURES:
         assert figure in result.stdout, f"{figure!r} missing from the output of env_speed.py:\n{result.stdout}"
     rows = [line.split() for line in result.stdout.splitlines() if line.startswith("seasons ")]
-    for label in ("env()", "raw_env()", "env(kernels)"):
+    for label in ("env(reference)", "raw_env(reference)", "env(kernels)"):
         players = {row[3] for row in rows if row[1] == label}
         assert players == {"2", "3", "4"}, f"seasons {label} rows for 2, 3 and 4 players:\n{result.stdout}"
