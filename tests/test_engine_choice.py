@@ -83,3 +83,60 @@ def test_the_first_call_benchmark_prints_each_way() -> None:
     assert "| auto, empty cache | reference |" in done.stdout
     for way in ("| reference | reference |", "| kernels | kernels |", "| auto |"):
         assert way in done.stdout
+
+
+#: Plays ``play_sample_games`` (what ``seasons compile --only one-game`` and the ``"auto"`` check run), then whole
+#: games through both environments on the kernels and the reads of a ``CompiledGame``, and prints every kernel
+#: signature they added.
+_NEW_SIGNATURES = """
+import copy, json, sys
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+from seasons_env.vector.single import play_sample_games
+
+def signatures():
+    found = set()
+    for name, module in list(sys.modules.items()):
+        if name.startswith("seasons_env.vector.kernels"):
+            for attr, value in vars(module).items():
+                if isinstance(value, Dispatcher):
+                    found |= {f"{name}.{attr}{signature}" for signature in value.signatures}
+    return found
+
+play_sample_games()
+before = signatures()
+import gymnasium, seasons_env
+from seasons_env.engine import Game
+rng = np.random.default_rng(3)
+for num_players in (2, 3, 4):
+    env = seasons_env.env(num_players=num_players, engine="kernels", reward="rank")
+    env.reset(seed=num_players)
+    copy.deepcopy(env)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        env.step(None if termination or truncation else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+start = Game.new(3, "magician", seed=8)
+for _ in range(25):
+    start.apply(start.legal_action_list()[0])
+single = gymnasium.make("seasons_env/Seasons-v1", num_players=3, level="magician", engine="kernels")
+single.reset(options={"state": start.to_dict()})
+done = False
+while not done:
+    mask = single.unwrapped.action_masks()
+    _, _, terminated, truncated, _ = single.step(int(rng.choice(np.flatnonzero(mask))))
+    done = terminated or truncated
+from seasons_env.vector.single import CompiledGame
+game = CompiledGame.from_game(start)  # the public reads of a one-game position, mid-game
+game.scores(), game.winners(), game.cards_in_play(), game.clone(), game.to_game(), game.legal_mask(0)
+print(json.dumps(sorted(signatures() - before)))
+"""
+
+
+def test_the_sample_games_load_every_kernel_the_environments_use() -> None:
+    """``engine="auto"`` takes the kernels once ``play_sample_games`` loads without compiling: whole games through
+    the environments, and a ``CompiledGame``'s reads, must then compile nothing more (a kernel missing here would
+    stall a user's game for the seconds or minutes numba takes)."""
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", _NEW_SIGNATURES], capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == []

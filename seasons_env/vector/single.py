@@ -212,17 +212,18 @@ class CompiledGame:
 
 
 def play_sample_games() -> None:
-    """A few seeded steps of a ``CompiledGame`` of each player count: every kernel the one-game path calls, with
-    the argument types real callers use (``seasons compile``'s ``one-game`` step, and the ``"auto"`` engine's check
-    that they load without compiling)."""
+    """Seeded games of a ``CompiledGame`` of each player count (the 2-player one to its end, the others 40 decisions),
+    their results read, a copy made: every kernel the one-game path calls, with the argument types real callers use
+    (``seasons compile``'s ``one-game`` step, and the ``"auto"`` engine's check that they load without compiling)."""
     for num_players in (2, 3, 4):
         game = CompiledGame.new(num_players, "archmage", seed=0)
         rng = np.random.default_rng(0)
-        for _ in range(40):
-            if game.is_over:
-                break
+        decisions = 0
+        while not game.is_over and (num_players == 2 or decisions < 40):
             game.observation(game.current_player)
             game.apply(int(rng.choice(game.legal_action_list())))
+            decisions += 1
+        game.scores(), game.winners(), game.final_rewards("score"), game.clone()
 
 
 def one_game_kernels_problem() -> str | None:
