@@ -10,6 +10,7 @@
 | Observation | named slices of one flat vector (`docs/observation.md`): what the agent may know |
 | Rewards | `"win"`: +1 winner(s), −1 others; `"score"`: (own − best opponent score)/100; `"rank"`: +1 first … −1 last |
 | Turn order | the agent that must decide (see below) |
+| Engine | `engine="auto"` (default): the compiled kernels where they are compiled, else the reference engine |
 
 The same agent stays selected for every step of a multi-step turn; an out-of-turn decision (Syllas,
 Amsug, Naria, overflow, …) selects the deciding agent. Rewards arrive at the end of the game (nothing
