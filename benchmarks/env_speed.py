@@ -238,28 +238,20 @@ def make_factories(level: str, players: list[int]) -> list[tuple[str, int, Calla
         ) from None
 
     factories: list[tuple[str, int, Callable[[], object]]] = []
+    seasons_envs = (  # label, constructor, engine
+        ("env(reference)", seasons_env.env, "reference"),
+        ("raw_env(reference)", seasons_env.raw_env, "reference"),
+        ("env(kernels)", seasons_env.env, "kernels"),
+    )
     for n in players:
-        factories.append(
-            (
-                f"seasons env(reference) {level}",
-                n,
-                lambda n=n: seasons_env.env(num_players=n, level=level, engine="reference"),
+        for label, make, engine in seasons_envs:
+            factories.append(
+                (
+                    f"seasons {label} {level}",
+                    n,
+                    lambda n=n, make=make, engine=engine: make(num_players=n, level=level, engine=engine),
+                )
             )
-        )
-        factories.append(
-            (
-                f"seasons raw_env(reference) {level}",
-                n,
-                lambda n=n: seasons_env.raw_env(num_players=n, level=level, engine="reference"),
-            )
-        )
-        factories.append(
-            (
-                f"seasons env(kernels) {level}",
-                n,
-                lambda n=n: seasons_env.env(num_players=n, level=level, engine="kernels"),
-            )
-        )
     factories.append(("texas_holdem_v4", 2, texas_holdem_v4.env))
     factories.append(("connect_four_v3", 2, connect_four_v3.env))
     factories.append(("openspiel gin_rummy (C++)", 2, lambda: OpenSpielLoop("gin_rummy")))

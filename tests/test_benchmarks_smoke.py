@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from installed import installed_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,10 +35,11 @@ ROOT = Path(__file__).resolve().parents[1]
         ("memory.py", ["serialized state size", "bytes", "RSS growth", "peak RSS growth", "goal < 10 MB"]),
     ],
 )
-def test_benchmark_quick(script: str, figures: list[str]) -> None:
+def test_benchmark_quick(script: str, figures: list[str], tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / script), "--quick"],
-        cwd=ROOT,
+        cwd=tmp_path,  # outside the checkout: the benchmark imports the installed package
+        env=installed_environment(),
         capture_output=True,
         text=True,
         timeout=300,
@@ -52,7 +55,8 @@ def test_benchmark_quick(script: str, figures: list[str]) -> None:
 def _run_benchmark(script: str, args: list[str]) -> subprocess.CompletedProcess:
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / script), *args],
-        cwd=ROOT,
+        cwd=tempfile.mkdtemp(prefix="seasons-benchmark-"),  # outside the checkout: the installed package is imported
+        env=installed_environment(),
         capture_output=True,
         text=True,
         timeout=300,
@@ -86,6 +90,7 @@ def test_learned_multiplayer_refuses_an_agent_it_cannot_make(tmp_path: Path) -> 
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "learned_multiplayer.py"), "--agent", "learned:nope.pt"],
         cwd=tmp_path,
+        env=installed_environment(),
         capture_output=True,
         text=True,
     )

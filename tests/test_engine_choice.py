@@ -6,12 +6,13 @@ Each case runs in a new process (the choice is made once a process) with its own
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from installed import installed_environment
 
 from seasons_env.vector.environment import check_engine
 
@@ -33,9 +34,21 @@ print(json.dumps({"aec": aec.engine, "gym": single.unwrapped.engine, "log": reco
 """
 
 
+def _python(script: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    """``python -c script`` as a user's program runs: in a temporary folder outside the checkout, without
+    ``PYTHONPATH``, so that it imports the installed package."""
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=installed_environment({"NUMBA_NUM_THREADS": "1", **environment}),
+        cwd=tempfile.mkdtemp(prefix="seasons-engine-"),
+        timeout=900,
+    )
+
+
 def _choose(**environment: str) -> dict:
-    env = {**os.environ, "NUMBA_NUM_THREADS": "1", **environment}
-    done = subprocess.run([sys.executable, "-c", _CHOOSE], capture_output=True, text=True, env=env, timeout=600)
+    done = _python(_CHOOSE, **environment)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -78,7 +91,14 @@ def test_an_unknown_engine_is_refused_naming_the_choices(engine: object) -> None
 
 def test_the_first_call_benchmark_prints_each_way() -> None:
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "env_first_call.py"
-    done = subprocess.run([sys.executable, str(script), "--rounds", "1"], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(script), "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        env=installed_environment(),
+        cwd=tempfile.mkdtemp(prefix="seasons-engine-"),
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert "| auto, empty cache | reference |" in done.stdout
     for way in ("| reference | reference |", "| kernels | kernels |", "| auto |"):
@@ -136,7 +156,6 @@ def test_the_sample_games_load_every_kernel_the_environments_use() -> None:
     """``engine="auto"`` takes the kernels once ``play_sample_games`` loads without compiling: whole games through
     the environments, and a ``CompiledGame``'s reads, must then compile nothing more (a kernel missing here would
     stall a user's game for the seconds or minutes numba takes)."""
-    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, "-c", _NEW_SIGNATURES], capture_output=True, text=True, env=env, timeout=900)
+    done = _python(_NEW_SIGNATURES)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == []
