@@ -13,21 +13,23 @@ from seasons_env.commands.compiling import CompileStep
 
 
 def _heuristic() -> None:
-    """A few decisions of the compiled heuristic on a determinized view, as self-play makes them."""
-    from seasons_env.vector import VectorGame
+    """A few decisions of the compiled heuristic on a seat's determinized view, written into its row from a reference
+    game: the heuristic's kernels and the rules kernels they play on, and not the batched core's own (the rules
+    step's, which another worker process compiles meanwhile)."""
+    from seasons_env import Game
+    from seasons_env.vector.arrays import pack_into
 
     from .heuristic import HeuristicAgent
     from .heuristic_compiled import HeuristicRows
 
-    vector = VectorGame(1, num_players=2, seed=0, engine="kernels", autoreset=False)
+    game = Game.new(2, "archmage", seed=0)
     rows, agent, rng = HeuristicRows(2), HeuristicAgent(0), np.random.default_rng(0)
     for _ in range(12):
-        if vector.is_over[0]:
+        if game.is_over:
             break
-        seat = int(vector.current_player[0])
-        legal = np.flatnonzero(vector.legal_mask()[0])
-        vector.determinize_into(0, seat, rng, rows.view_state, 0)
-        vector.apply([rows.act(agent, seat, legal)])
+        seat = game.current_player
+        pack_into(rows.view_state, [0], [game.determinize(seat, rng)])
+        game.apply(rows.act(agent, seat, game.legal_action_list()))
 
 
 def _policy_search() -> None:
@@ -78,21 +80,21 @@ def compile_steps() -> list[CompileStep]:
             "heuristic",
             "the compiled heuristic (self-play's heuristic opponents)",
             _heuristic,
-            weight=103,
+            weight=38,
             folders=_folders("heuristic"),
         ),
         CompileStep(
             "ismcts-search",
             "the compiled ISMCTS (ismcts, self-play's ISMCTS opponents)",
             _ismcts_search,
-            weight=30,
+            weight=12,
             folders=_folders("ismcts"),
         ),
         CompileStep(
             "policy-search",
             "the compiled policy-ISMCTS and forward pass (policy-ismcts, expert)",
             _policy_search,
-            weight=26,
+            weight=10,
             folders=_folders("search"),
         ),
     ]

@@ -13,6 +13,13 @@ The rows of ``scratch`` (``SCRATCH_ROWS`` of them, the view's player count) hold
 plays on; the rules kernels (``seasons_env.vector.kernels.machine.apply_row``) play them, and the evaluation is
 ``heuristic_eval_kernel.evaluate_row``. Every float is computed as the Python player computes it
 (``agents/heuristic.py``), which ``tests/test_heuristic_kernel.py`` checks decision by decision.
+
+Compile time. ``_play`` is the one kernel here that holds the rules' code (``apply_row``); the layers between it and
+``decide`` (the lookahead, the settling, the die and Malice choices, the draw's worth) are ``inline_kernel``:
+numba copies them into ``decide``, so the rules' code linked under them is optimised and turned into machine code
+once, in ``decide``, rather than once more in every layer (each layer took 3 to 7 CPU seconds of that; the
+heuristic's compile from an empty cache went from 65 to 36 CPU seconds, the decisions and their speed unchanged:
+docs/results.md, "Compile times").
 """
 
 from __future__ import annotations
@@ -58,6 +65,8 @@ from .values import DIE, DRAFT, DRAFT_GAUGE
 
 #: The compiled heuristic's kernel decorator (``kernel_cache.py``).
 kernel = group_kernel("heuristic")
+#: The layers between ``decide`` and ``_play``, compiled inside ``decide`` (the module docstring, "Compile time").
+inline_kernel = group_kernel("heuristic", inline=True)
 
 #: Rows of the scratch state a decision plays its lookahead on.
 SCRATCH_ROWS = 8
@@ -141,7 +150,7 @@ def _top(t, row):
 # ---------------------------------------------------------------------------- the one-ply lookahead
 
 
-@kernel
+@inline_kernel
 def _settle(t, tl, row, seat, free, task, out):
     """``heuristic.settle``: let the seat's own sub-decisions that follow resolve greedily. Plays on rows ``row``,
     ``free`` and ``free + 1``; returns the row reached, its value and whether that value was computed."""
@@ -178,7 +187,7 @@ def _settle(t, tl, row, seat, free, task, out):
     return rows[0], value, has_value
 
 
-@kernel
+@inline_kernel
 def _enabled_summon_value(t, tl, row, seat, before, free, task, out):
     """``heuristic._enabled_summon_value``: the best position a summon not legal ``before`` (a mask) reaches.
     Reads ``row``; plays on ``free`` to ``free + 2``."""
@@ -226,7 +235,7 @@ def _may_enable_summon(t, row, seat, bonus, before):
     return False
 
 
-@kernel
+@inline_kernel
 def _one_ply(t, tl, seat, legal, count, task, out):
     """``HeuristicAgent._one_ply`` on the view in scratch row 0: the legal action whose position evaluates best."""
     kind, _ = _top(t, 0)
@@ -306,7 +315,7 @@ def _table_face_value(t, row, p, die, face):
     return value
 
 
-@kernel
+@inline_kernel
 def _draw_value(t, row, seat, free):
     """``heuristic._draw_value``: the expected gain of drawing a card (kept only if it helps), over a few cards of
     the unseen pile. Reads ``row``; plays on ``free``."""
@@ -327,7 +336,7 @@ def _draw_value(t, row, seat, free):
     return total / size
 
 
-@kernel
+@inline_kernel
 def _face_value(t, seat, die, face, next_chooser):
     """``HeuristicAgent._face_value`` for the view in scratch row 0 (plays on rows 1 and 2)."""
     copy_row(t, 0, t, 1)
@@ -348,7 +357,7 @@ def _face_value(t, seat, die, face, next_chooser):
     return value
 
 
-@kernel
+@inline_kernel
 def _choose_die(t, seat, legal, count):
     """``HeuristicAgent._choose_die``: the die whose face is worth most once the next chooser has answered."""
     depth = t.stack_depth[0]
@@ -369,7 +378,7 @@ def _choose_die(t, seat, legal, count):
     return best
 
 
-@kernel
+@inline_kernel
 def _malice(t, seat, legal, count):
     """``HeuristicAgent._malice``: reroll the Die of Malice when the mean face beats the face by a margin."""
     die, face = -1, -1

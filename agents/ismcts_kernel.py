@@ -53,9 +53,11 @@ SETTLE_EVERY = 16
 
 #: This module's kernel decorator (``kernel_cache.py``).
 kernel = group_kernel("ismcts")
+#: Compiled only inside its callers (``search_kernel.inline_kernel``).
+inline_kernel = group_kernel("ismcts", inline=True)
 
 
-@kernel
+@inline_kernel
 def leaf_rewards(s, status, seat, baseline, scale, margins, shares, rewards):
     """``ISMCTSAgent._rewards`` of row 0: each player's logistic of its heuristic margin's change since the root (as
     ``seat`` judges it), a finished game (``status == OVER``) counting its win shares for half the reward."""
@@ -151,12 +153,6 @@ def ismcts_iterations(root, seat, count, limit, exploration, scale, baseline, co
 
 
 @kernel
-def root_baseline(root, seat, out):
-    """``margins_row`` of row 0 as ``seat`` judges it (the search's baseline)."""
-    margins_row(root, 0, seat, out)
-
-
-@kernel
 def leaf_rewards_of_row(s, over, seat, baseline, scale, rewards):
     """``leaf_rewards`` of row 0 with its own scratch (the tests compare it with the reference search's rewards)."""
     n = rewards.shape[0]
@@ -168,7 +164,7 @@ class CompiledISMCTS(RowSearch):
     (``search_kernel.RowSearch.run``; see the module)."""
 
     def _baseline(self, root: object, seat: int, out: np.ndarray) -> None:
-        root_baseline(root, seat, out)
+        margins_row(root, 0, seat, out)  # row 0's margins as ``seat`` judges them: the search's baseline
 
     def _iterations(self, root: object, seat: int, count: int, limit: int, settings: tuple, tree: tuple, work: object):
         exploration, scale, baseline = settings

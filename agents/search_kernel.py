@@ -56,6 +56,9 @@ from .policy_kernel import PolicyKernel, forward_row, value_row
 
 #: The compiled searches' kernel decorator (``kernel_cache.py``), shared with ``policy_kernel.py``.
 kernel = group_kernel("search")
+#: Its kernels compiled only inside their callers: a layer between a kernel Python calls and a kernel that links the
+#: rules' or the evaluation's code is optimised and turned into machine code once, in its caller, not once more itself.
+inline_kernel = group_kernel("search", inline=True)
 #: Its kernels whose 64-bit arithmetic wraps around on purpose (``seasons_env.vector.kernels.wrapping_kernel``).
 wrapping_kernel = group_kernel("search", wrapping=True)
 
@@ -161,7 +164,7 @@ def win_shares(s, status, shares):
     return True
 
 
-@kernel
+@inline_kernel
 def _rewards(s, status, net, baseline, scale, obs, h, g, margins, rewards):
     """Each player's reward for the position reached: the win shares of a finished game, else the logistic of its
     value-head margin's change since the root."""
@@ -175,7 +178,7 @@ def _rewards(s, status, net, baseline, scale, obs, h, g, margins, rewards):
 # The walk's pieces, shared with the compiled ISMCTS (``ismcts_kernel.py``).
 
 
-@kernel
+@inline_kernel
 def determinize_work(root, seat, work, counters):
     """Row 0 of ``work``: row 0 of ``root`` with the hidden cards ``seat`` cannot see redrawn from the stream."""
     key = _word(counters)

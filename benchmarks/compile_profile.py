@@ -4,6 +4,7 @@ kernel.
     python benchmarks/compile_profile.py                 # the first VectorGame call, top 25 kernels
     python benchmarks/compile_profile.py --top 60
     python benchmarks/compile_profile.py --one-game      # the first CompiledGame step (engine="kernels" envs)
+    python benchmarks/compile_profile.py --only heuristic   # one step of `seasons compile`, the rules loaded first
     python benchmarks/compile_profile.py --speed         # the compiled kernels' speed instead, in CPU time
 
 Runs in a fresh empty cache folder (``SEASONS_KERNEL_CACHE``, a new temporary folder; removed afterwards) and
@@ -176,6 +177,12 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25, help="kernels listed, by their own compile time")
     parser.add_argument("--one-game", action="store_true", help="the first CompiledGame step instead")
     parser.add_argument("--speed", action="store_true", help="the kernels' run speed (CPU time) instead")
+    parser.add_argument(
+        "--only",
+        metavar="NAME",
+        help="one step of `seasons compile` instead (heuristic, ismcts-search, ...): the steps it follows and the "
+        "rules step compiled first, not profiled",
+    )
     parser.add_argument("--steps", type=int, default=20_000, help="--speed: decisions per round (default 20,000)")
     args = parser.parse_args()
     if args.speed:
@@ -186,6 +193,12 @@ def main() -> None:
     os.environ["SEASONS_KERNEL_CACHE"] = cache
     try:
         from numba.core import event as ev
+
+        work = _first_one_game_step if args.one_game else _first_vector_call
+        what = "first CompiledGame step" if args.one_game else "first VectorGame call"
+        if args.only:
+            work, before = _compile_step(args.only)
+            what = f"`seasons compile --only {args.only}`, after {', '.join(before) or 'nothing'}"
 
         profile = CompileProfile()
         wall = time.perf_counter()
@@ -198,7 +211,7 @@ def main() -> None:
             import seasons_env.vector  # noqa: F401
 
             imported = _clock()
-            (_first_one_game_step if args.one_game else _first_vector_call)()
+            work()
         end = _clock()
         wall = time.perf_counter() - wall
     finally:
@@ -210,7 +223,6 @@ def main() -> None:
     specs: dict[str, int] = defaultdict(int)
     for name, _ in rows:
         specs[name] += 1
-    what = "first CompiledGame step" if args.one_game else "first VectorGame call"
     print(f"{what} from an empty kernel cache; load average {load:.1f} at the end")
     cpu = f"CPU {end - start:.1f} s (import {imported - start:.1f} s, the call {end - imported:.1f} s)"
     print(f"  wall {wall:.1f} s; {cpu}")
@@ -227,6 +239,25 @@ def main() -> None:
     if multi:
         print()
         print("functions compiled for more than one signature: " + ", ".join(f"{n} ({c})" for n, c in multi))
+
+
+def _compile_step(name: str):
+    """``seasons compile``'s step ``name`` and the names of the steps run before it, unprofiled: the rules step and the
+    chain of steps it follows (``after``), whose kernels it calls."""
+    from seasons_env.commands.compiling import compile_steps
+
+    steps = {step.name: step for step in compile_steps()[0]}
+    if name not in steps:
+        raise SystemExit(f"compile_profile.py: --only: no step {name!r}; the steps: {', '.join(steps)}")
+    chain, follows = [], steps[name].after
+    while follows:
+        chain.insert(0, follows)
+        follows = steps[follows].after
+    if name != "rules" and "rules" not in chain:
+        chain.insert(0, "rules")
+    for earlier in chain:
+        steps[earlier].run()
+    return steps[name].run, chain
 
 
 class _Forward:

@@ -50,8 +50,11 @@ MATCHUPS = ("heuristic", "random")  # the heuristic's opponent
 
 
 def load(code: Path) -> None:
-    """Import the engine and the agents from the checkout ``code``."""
-    sys.path.insert(0, str(code))
+    """Import the engine and the agents from the checkout ``code`` (``checkouts.import_root``: the agents too, not
+    only the engine, whatever checkout an editable install maps them to)."""
+    from checkouts import import_root
+
+    sys.path.insert(0, str(import_root(code)))
 
 
 def play(opponent: str, seed: int, clock: dict, compiled: bool = False) -> list[int]:

@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from checkouts import import_root  # this folder's module: the script's own folder is first on the path
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The learner steps of each checkout's uncounted first run under ``--compare``.
@@ -47,7 +49,7 @@ def run(steps: int, overrides: list[str], folder: Path, code: Path = ROOT) -> fl
     for override in overrides:
         command += ["--set", override]
     # -m and PYTHONPATH: the packages (and the worker processes') come from ``code``, not the installed checkout
-    environment = {**os.environ, "PYTHONPATH": str(code)}
+    environment = {**os.environ, "PYTHONPATH": str(import_root(code))}
     subprocess.run(command, cwd=code, env=environment, check=True, stdout=subprocess.DEVNULL)
     stage = json.loads((folder / "stages.json").read_text())["stages"]["ppo"]
     return stage["steps"] / stage["seconds"]

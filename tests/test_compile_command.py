@@ -188,7 +188,7 @@ def test_the_ismcts_search_step_compiles_the_compiled_ismcts() -> None:
         check=True,
     )
     stats = json.loads(fresh.stdout.strip().splitlines()[-1])
-    assert stats["misses"] == 0 and stats["hits"] >= 2, stats
+    assert stats["misses"] == 0 and stats["hits"] >= 1, stats  # ismcts_iterations, the module's kernel Python calls
 
 
 def test_prune_deletes_only_other_sources_kernel_folders(tmp_path: Path) -> None:

@@ -34,6 +34,34 @@ def test_heuristic_speed_compare_runs_both_checkouts_alike() -> None:
     assert "this/other" in result.stdout and "same actions in every run: yes" in result.stdout
 
 
+def test_a_compared_checkout_s_agents_and_training_are_imported_from_it(tmp_path: Path) -> None:
+    """``heuristic_speed.py --code DIR`` and each side of both benchmarks' ``--compare`` import ``seasons_agents`` and
+    ``seasons_training`` from DIR's ``agents`` and ``training`` folders (``checkouts.import_root``), not from the
+    checkout an editable install maps those names to; the engine too."""
+    code = tmp_path / "checkout"
+    for folder in ("seasons_env", "agents", "training"):
+        (code / folder).mkdir(parents=True)
+        (code / folder / "__init__.py").write_text("")
+    names = "seasons_env, seasons_agents, seasons_training"
+    show = f"import os, {names}; print(*(os.path.realpath(m.__file__) for m in ({names})))"
+    in_process = f"import sys; import heuristic_speed; heuristic_speed.load(Path(sys.argv[1])); {show}"
+    through_path = (  # training_speed.py's way: PYTHONPATH for a child process
+        "import os, subprocess, sys; from checkouts import import_root; "
+        "path = str(import_root(Path(sys.argv[1]))); "
+        f"subprocess.run([sys.executable, '-c', {show!r}], env={{**os.environ, 'PYTHONPATH': path}}, check=True)"
+    )
+    expected = [str((code / folder / "__init__.py").resolve()) for folder in ("seasons_env", "agents", "training")]
+    for probe in (in_process, through_path):
+        done = subprocess.run(
+            [sys.executable, "-c", f"from pathlib import Path; {probe}", str(code)],
+            cwd=SCRIPT.parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout.split() == expected, probe
+
+
 def test_heuristic_speed_versus_compiled_plays_the_same_actions() -> None:
     result = run("--versus-compiled", "--rounds", "1", "--quick")
     assert result.returncode == 0, result.stdout + result.stderr

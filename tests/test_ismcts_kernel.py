@@ -11,8 +11,9 @@ import pytest
 
 from seasons_agents import HeuristicAgent, RandomAgent, play_game
 from seasons_agents.heuristic import margins
+from seasons_agents.heuristic_eval_kernel import margins_row
 from seasons_agents.ismcts import ISMCTSAgent, most_visited
-from seasons_agents.ismcts_kernel import compiled_ismcts, leaf_rewards_of_row, root_baseline
+from seasons_agents.ismcts_kernel import compiled_ismcts, leaf_rewards_of_row
 from seasons_env import Game
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector.arrays import pack
@@ -61,7 +62,7 @@ def test_the_compiled_leaf_rewards_are_the_reference_search_s_to_the_last_bit(nu
             states = [pack([view]) for view in views]
             arrays = [kernel_arrays(state) for state in states]
             baseline = np.empty(num_players)
-            root_baseline(arrays[0], seat, baseline)
+            margins_row(arrays[0], 0, seat, baseline)
             assert baseline.tolist() == margins(views[0], seat)
             compiled = np.empty(num_players)
             leaf_rewards_of_row(arrays[1], views[1].is_over, seat, baseline, 5.0, compiled)

@@ -76,4 +76,4 @@ def compile_steps() -> list:
 
     summary = "the league snapshots' compiled policy (seasons train)"
     # it steps a VectorGame: with the rules kernels' process, after them
-    return [CompileStep("snapshot-policy", summary, _compile_snapshot_policy, after="rules", weight=1)]
+    return [CompileStep("snapshot-policy", summary, _compile_snapshot_policy, after="rules", weight=2)]

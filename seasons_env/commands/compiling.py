@@ -51,14 +51,17 @@ class CompileStep:
 
 def _rules_kernels() -> None:
     from ..vector import VectorGame
+    from ..vector.arrays import ArrayState
 
     for num_players in (2, 3, 4):
         for threads in (1, 2):
             vector = VectorGame(2, num_players=num_players, seed=0, engine="kernels", threads=threads)
             rng = np.random.default_rng(0)
+            view = ArrayState.empty(1, num_players)
             for _ in range(40):
                 vector.observations()
                 mask = vector.legal_mask()
+                vector.determinize_into(0, int(vector.current_player[0]), rng, view, 0)  # self-play's agents' views
                 vector.apply(np.array([rng.choice(np.flatnonzero(row)) for row in mask]))
             vector.scores()
 
@@ -76,8 +79,8 @@ def _rules_folders() -> list[Path]:
 
 
 LIBRARY_STEPS = (
-    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels, weight=108, folders=_rules_folders),
-    CompileStep("one-game", "the one-game path (CompiledGame, engine='kernels')", _one_game, after="rules", weight=7),
+    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels, weight=47, folders=_rules_folders),
+    CompileStep("one-game", "the one-game path (CompiledGame, engine='kernels')", _one_game, after="rules", weight=4),
 )
 
 
