@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -241,7 +242,7 @@ def main() -> None:
         print("functions compiled for more than one signature: " + ", ".join(f"{n} ({c})" for n, c in multi))
 
 
-def _compile_step(name: str):
+def _compile_step(name: str) -> tuple[Callable[[], None], list[str]]:
     """``seasons compile``'s step ``name`` and the names of the steps run before it, unprofiled: the rules step and the
     chain of steps it follows (``after``), whose kernels it calls."""
     from seasons_env.commands.compiling import compile_steps

@@ -96,3 +96,21 @@ def test_learned_multiplayer_refuses_an_agent_it_cannot_make(tmp_path: Path) -> 
     )
     assert result.returncode == 2 and "--agent: agent 'learned:nope.pt'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_compile_profile_names_the_steps_when_asked_for_one_it_does_not_know() -> None:
+    """``compile_profile.py --only STEP`` profiles one step of ``seasons compile``; a name that is not a step is
+    refused in one line that lists the steps, before anything compiles."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "compile_profile.py"), "--only", "no-such-step"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr, done.stderr
+    message = done.stderr.strip().splitlines()
+    assert len(message) == 1 and "'no-such-step'" in message[0], message
+    for step in ("rules", "one-game", "heuristic", "ismcts-search", "policy-search", "snapshot-policy"):
+        assert step in message[0]
