@@ -128,6 +128,11 @@ class TrainConfig:
     # network's top legal action (where the search disagrees with the network it has the most to teach; 0: none;
     # compiled PUCT search only)
     search_extra_iterations: int = 0
+    # playout-cap randomisation (Wu, "Accelerating Self-Play Learning in Go", 2019, KataGo): this share of the
+    # searched decisions gets search_iterations and becomes a training row; the others get search_fast_iterations and
+    # are only played (1: every decision searched in full and kept; compiled PUCT search only below 1)
+    search_full_share: float = 1.0
+    search_fast_iterations: int = 50
     # the scale of the completed values in Gumbel's root and the completed-Q target: (50 + max visits) * this many
     # logits for the root children's whole range of values (0.1: the paper's)
     search_q_scale: float = Q_SCALE
@@ -219,6 +224,19 @@ class TrainConfig:
                 "search_extra_iterations: needs expert_search='kernels' and expert_root='puct' "
                 "(the compiled PUCT search)"
             )
+        if not 0.0 < self.search_full_share <= 1.0:
+            raise ValueError(f"search_full_share: must be above 0 and at most 1; got {self.search_full_share!r}")
+        if self.search_full_share < 1.0:
+            if self.expert_search != "kernels" or self.expert_root != "puct":
+                raise ValueError(
+                    "search_full_share: below 1 needs expert_search='kernels' and expert_root='puct' "
+                    "(the compiled PUCT search)"
+                )
+            if not 1 <= self.search_fast_iterations < self.search_iterations:
+                raise ValueError(
+                    f"search_fast_iterations: must be at least 1 and below search_iterations "
+                    f"({self.search_iterations}); got {self.search_fast_iterations!r}"
+                )
         if self.search_q_scale < 0:
             raise ValueError(f"search_q_scale: must be at least 0; got {self.search_q_scale!r}")
         if self.expert_policy_target not in POLICY_TARGETS:

@@ -97,6 +97,8 @@ class SearchJob:
     considered: int = CONSIDERED  # the actions Gumbel's root search samples
     extra_iterations: int = 0  # more iterations where the search's choice is not the network's (compiled PUCT)
     q_scale: float = Q_SCALE  # the completed values' scale (gumbel_search.improved_logits): the root's and the target's
+    full_share: float = 1.0  # the share of decisions searched in full and kept as rows (playout-cap randomisation)
+    fast_iterations: int = 0  # the other decisions' iterations (only played)
 
 
 def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray, np.ndarray], dict]:
@@ -450,6 +452,8 @@ class ExpertIteration:
             considered=c.search_considered,
             extra_iterations=c.search_extra_iterations,
             q_scale=c.search_q_scale,
+            full_share=c.search_full_share,
+            fast_iterations=c.search_fast_iterations,
         )
 
     def _train(self, round_: int) -> None:

@@ -6,6 +6,10 @@ reference ``Game``: a searched decision's view is the deciding seat's determiniz
 by ``CompiledSearch.run_row`` (one compiled call; its seed drawn from the agent's generator, seeded by the game's
 seed), and its row's observation is the kernels' ``observe_row`` (the same values as ``encode_observation``). Nothing
 of a search is packed from or unpacked to Python objects; the game is unpacked once, at its end, for its scores.
+
+With ``job.full_share`` below 1 (playout-cap randomisation), a decision is searched in full and kept as a row with
+that chance, drawn from a generator of its own (so the setting changes nothing else of the game's draws), and the
+others are searched with ``job.fast_iterations`` and only played.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
     search = compiled_search(job.model)
     rng = np.random.default_rng([job.seed, 0x5EA2C])  # the game's draws (its views, its sampled moves)
     agent_rng = np.random.default_rng(job.seed)  # the searches' seeds
+    cap_rng = np.random.default_rng([job.seed, 0xCA9])  # which decisions are searched in full
     batch = RulesBatch(ArrayState.empty(1, job.players), np.zeros((1, NUM_ACTIONS), dtype=np.bool_))
     batch.new_games(np.zeros(1, dtype=np.int64), job.level, [job.seed])
     view = ArrayState.empty(1, job.players)
@@ -46,6 +51,12 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
         order = rng.permutation(hidden_pool_size(batch.arrays, 0, seat))
         determinize_row(batch.arrays, 0, seat, view_arrays, 0, key, order)
         seed = int(agent_rng.integers(2**63))
+        if job.full_share < 1.0 and cap_rng.random() >= job.full_share:  # a fast search, played and not kept
+            fast = _puct_search(search, view_arrays, seat, seed, job, legal, None, fast=True)[0]
+            sample = searched[seat] < job.sample_moves
+            batch.apply(np.array([played_action(visit_target_of_visits(fast, legal), sample, rng)]))
+            searched[seat] += 1
+            continue
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
         observe_row(batch.arrays, 0, seat, observation)
         if job.root == "gumbel":  # the seat's prior at the root from its view: the seat's observation's logits
@@ -83,19 +94,22 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
     return game_rows(job, observations, masks, targets, seats, margins, scores, game.winners())
 
 
-def _puct_search(search, root, seat: int, seed: int, job, legal: np.ndarray, logits) -> tuple[np.ndarray, np.ndarray]:
+def _puct_search(
+    search, root, seat: int, seed: int, job, legal: np.ndarray, logits, fast: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """The root's visits and summed rewards by action of the compiled PUCT search (``CompiledSearch.run_row``), with
     ``job.extra_iterations`` more on the same tree when its most visited legal action is not the network's top one
-    (``logits``, the seat's prior logits at the root)."""
+    (``logits``, the seat's prior logits at the root); ``fast``: ``job.fast_iterations`` and nothing more."""
     from seasons_agents.policy_ismcts import DEFAULT_SCALE
     from seasons_env.interrupts import held_signals
 
+    iterations, extra = (job.fast_iterations, 0) if fast else (job.iterations, job.extra_iterations)
     with held_signals():
-        work, baseline, tree = search.start_tree(root, seat, seed, job.iterations + job.extra_iterations)
+        work, baseline, tree = search.start_tree(root, seat, seed, iterations + extra)
         settings = (job.exploration, DEFAULT_SCALE, baseline)
-        tree = search.run_budget(root, seat, job.iterations, job.iterations, settings, tree, work)
+        tree = search.run_budget(root, seat, iterations, iterations, settings, tree, work)
         visits, rewards = search.root_statistics(seat, tree)
-        if job.extra_iterations and np.argmax(visits[legal]) != np.argmax(logits[legal]):
+        if extra and np.argmax(visits[legal]) != np.argmax(logits[legal]):
             tree = search.run_budget(root, seat, job.extra_iterations, 0, settings, tree, work)
             visits, rewards = search.root_statistics(seat, tree)
     return visits, rewards
