@@ -128,8 +128,11 @@ def parse_names(text: str, option: str) -> list[str]:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", type=Path, help="the repository to clone (default: the one this script is in)")
-    parser.add_argument("--only", type=lambda t: parse_names(t, "--only"), help="measure only these (commas)")
-    parser.add_argument("--skip", type=lambda t: parse_names(t, "--skip"), default=[], help="leave these out")
+    # repeatable, each a comma list: given twice, both lists count (not the last alone)
+    only = lambda t: parse_names(t, "--only")  # noqa: E731
+    skip = lambda t: parse_names(t, "--skip")  # noqa: E731
+    parser.add_argument("--only", type=only, action="extend", metavar="NAMES", help="measure only these (commas)")
+    parser.add_argument("--skip", type=skip, action="extend", default=[], metavar="NAMES", help="leave these out")
     parser.add_argument("--suite", action="store_true", help="also time the test suite (about 20 minutes or more)")
     parser.add_argument("--json", type=Path, help="also write the figures and the machine to this JSON file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (clone, venv, caches)")

@@ -31,6 +31,8 @@ def test_the_figures_chosen_by_the_options(times: ModuleType) -> None:
         "compile-cold",
         "compile-warm",
     ]
+    twice = times.selected(times.parse_args(["--only", "compile-warm", "--only", "compile-cold,arena-warm"]))
+    assert twice == [name for name in times.NAMES if name in ("compile-warm", "compile-cold", "arena-warm")]
     skipped = times.selected(times.parse_args(["--skip", "tutorial-rllib,arena-warm"]))
     assert "tutorial-rllib" not in skipped and "arena-warm" not in skipped and "compile-cold" in skipped
     assert {f"tutorial-{page}" for page in times.TUTORIALS} <= set(times.NAMES)
