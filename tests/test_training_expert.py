@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 from dataclasses import replace
 
@@ -22,7 +23,7 @@ from seasons_training.cli import main as training_main
 from seasons_training.config import make_config
 from seasons_training.errors import BadFileError
 from seasons_training.expert import SearchJob, search_game
-from seasons_training.expert_targets import completed_q_target, search_margin, value_target, visit_target
+from seasons_training.expert_targets import completed_q_target, search_margin, tempered, value_target, visit_target
 from seasons_training.pipeline import TrainingRun
 
 torch.set_num_threads(1)
@@ -123,6 +124,33 @@ def test_the_value_target_mixes_the_final_margin_with_the_search_value_in_the_sh
     mixed = value_target(margin[:2], searched[:2], 0.25)
     assert mixed.dtype == np.float32 and np.allclose(mixed, 0.75 * final[:2] + 0.25 * np.tanh(searched[:2] / 40))
     assert np.allclose(value_target(margin[:2], searched[:2], 1.0), np.tanh(searched[:2] / 40))
+
+
+def test_tempered_targets_sharpen_or_flatten_each_row_and_keep_zeros() -> None:
+    target = np.array([[0.5, 0.25, 0.25, 0.0], [0.6, 0.4, 0.0, 0.0]], dtype=np.float32)
+    assert tempered(target, 1.0) is target
+    sharp = tempered(target, 0.5)  # squared, renormalised
+    assert sharp.dtype == np.float32 and np.allclose(sharp[0], [2 / 3, 1 / 6, 1 / 6, 0]) and sharp[0, 3] == 0
+    assert np.allclose(tempered(target, 2.0)[1], np.sqrt([0.6, 0.4, 0, 0]) / np.sqrt([0.6, 0.4]).sum())
+    coldest = tempered(target, 0.001)  # no underflow to 0/0: the most visited action takes it all
+    assert np.isfinite(coldest).all() and np.allclose(coldest.sum(axis=1), 1.0) and np.allclose(coldest[:, 0], 1.0)
+
+
+def test_a_round_trains_on_the_tempered_targets_of_the_same_games(tmp_path) -> None:
+    """``expert_target_temperature`` changes what the network is trained towards, not the games: the same round's
+    rows, with sharper targets below 1 (the entropy the round reports) and the same at 1."""
+    folder = tmp_path / "run"
+    config = make_config("expert-smoke", ["expert_rounds=1", "search_iterations=16"])
+    TrainingRun.start(folder, config, log=lambda _: None).run(progress=False)
+    entropies = {}
+    for temperature in (1.0, 0.5):
+        copy = shutil.copytree(folder, tmp_path / f"at-{temperature}")  # a round's training replaces its model
+        run = expert.ExpertIteration(copy, replace(config, expert_target_temperature=temperature), log=print)
+        run._train(1)
+        entropies[temperature] = run.training["target_entropy"]
+    assert 0 < entropies[0.5] < entropies[1.0] - 0.05, entropies
+    with pytest.raises(ValueError, match="expert_target_temperature: must be positive"):
+        make_config("expert-smoke", ["expert_target_temperature=0"])
 
 
 def test_a_round_mixing_in_the_search_value_refuses_games_written_without_it(tmp_path) -> None:

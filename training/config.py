@@ -119,6 +119,9 @@ class TrainConfig:
     # the policy target: "visits" (the root's visit distribution) or "completed-q" (Gumbel MuZero's improved policy:
     # the prior's logits shifted by the root children's completed values); the games play the search's choice either way
     expert_policy_target: str = "visits"
+    # the policy targets sharpened (below 1) or flattened (above 1) when the network trains on them: each target
+    # raised to 1 / this power and renormalised (1: as the search gave them); the games are the same either way
+    expert_target_temperature: float = 1.0
     # how the searches choose the root's child: "puct", or "gumbel" (the root's search_considered actions sampled by
     # the Gumbel trick and narrowed by sequential halving, Danihelka et al. 2022; the games play the action it keeps,
     # so search_sample_moves is not used; compiled search only)
@@ -245,7 +248,7 @@ class TrainConfig:
             )
         if not 0.0 <= self.expert_value_mix <= 1.0:
             raise ValueError(f"expert_value_mix: must be from 0 to 1; got {self.expert_value_mix!r}")
-        for name in ("search_exploration", "expert_lr"):
+        for name in ("search_exploration", "expert_lr", "expert_target_temperature"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: must be positive; got {getattr(self, name)!r}")
         if self.algorithm == "expert" and self.init == "warm":

@@ -65,6 +65,7 @@ from .expert_targets import (
     policy_target,
     root_children,
     search_margin,
+    tempered,
     value_target,
     visit_target_of_visits,
 )
@@ -476,7 +477,7 @@ class ExpertIteration:
         optimizer = torch.optim.Adam(net.parameters(), lr=c.expert_lr, eps=1e-5)
         obs = torch.from_numpy(data["obs"]).to(self.device)
         mask = torch.from_numpy(data["mask"]).to(self.device)
-        target = torch.from_numpy(data["target"]).to(self.device)
+        target = torch.from_numpy(tempered(data["target"], c.expert_target_temperature)).to(self.device)
         if c.expert_value_mix > 0 and np.isnan(data["search_margin"]).any():
             raise BadFileError(
                 f"{self.folder / STATE}: expert_value_mix is {c.expert_value_mix}, but games of rounds "

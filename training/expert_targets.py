@@ -104,6 +104,16 @@ def game_rows(
     }
 
 
+def tempered(target: np.ndarray, temperature: float) -> np.ndarray:
+    """Policy targets (``[rows, NUM_ACTIONS]``, each summing to 1) raised to ``1 / temperature`` and renormalised by
+    row: below 1 the search's preferred actions gain weight, at 1 the targets as they are; a zero stays zero."""
+    if temperature == 1.0:
+        return target
+    # each row scaled by its largest entry first, so that a small temperature cannot underflow the whole row
+    powered = np.power(target.astype(np.float64) / target.max(axis=1, keepdims=True), 1.0 / temperature)
+    return (powered / powered.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
 def value_target(margin: np.ndarray, search_margin: np.ndarray, mix: float) -> np.ndarray:
     """The value head's target of each row (float32): ``margin_target`` of the game's final ``margin``, mixed with
     that of the search's root value ``search_margin`` in the share ``mix`` (``expert_value_mix``; 0: the final margin
