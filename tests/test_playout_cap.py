@@ -12,6 +12,7 @@ import torch
 
 import seasons_training.expert_compiled as expert_compiled
 from seasons_agents.learned import shipped_model_path
+from seasons_agents.search_kernel import CompiledSearch
 from seasons_training.config import make_config
 from seasons_training.expert import SearchJob, search_game
 
@@ -21,16 +22,21 @@ JOB = SearchJob(str(shipped_model_path()), 2, "apprentice", 5, 0, 12, 1.5, sampl
 
 
 def _searches(monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, int]]:
-    """Each search of the games played from now on, as (fast, the root's visits)."""
+    """Each search of the games played from now on, as (fast, the root's visits): a full one is ``_puct_search``'s,
+    a fast one a plain ``CompiledSearch.run_row``."""
     seen: list[tuple[bool, int]] = []
-    search = expert_compiled._puct_search
+    full, fast = expert_compiled._puct_search, CompiledSearch.run_row
 
-    def recorded(*args, fast: bool = False, **kwargs):
-        found = search(*args, fast=fast, **kwargs)
-        seen.append((fast, int(found[0].sum())))
-        return found
+    def recorded(searcher, kind: bool):
+        def search(*args, **kwargs):
+            found = searcher(*args, **kwargs)
+            seen.append((kind, int(found[0].sum())))
+            return found
 
-    monkeypatch.setattr(expert_compiled, "_puct_search", recorded)
+        return search
+
+    monkeypatch.setattr(expert_compiled, "_puct_search", recorded(full, False))
+    monkeypatch.setattr(CompiledSearch, "run_row", recorded(fast, True))
     return seen
 
 

@@ -52,7 +52,7 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
         determinize_row(batch.arrays, 0, seat, view_arrays, 0, key, order)
         seed = int(agent_rng.integers(2**63))
         if job.full_share < 1.0 and cap_rng.random() >= job.full_share:  # a fast search, played and not kept
-            fast = _puct_search(search, view_arrays, seat, seed, job, legal, None, fast=True)[0]
+            fast = search.run_row(view_arrays, seat, seed, job.fast_iterations, job.exploration, DEFAULT_SCALE)[0]
             sample = searched[seat] < job.sample_moves
             batch.apply(np.array([played_action(visit_target_of_visits(fast, legal), sample, rng)]))
             searched[seat] += 1
@@ -94,22 +94,19 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
     return game_rows(job, observations, masks, targets, seats, margins, scores, game.winners())
 
 
-def _puct_search(
-    search, root, seat: int, seed: int, job, legal: np.ndarray, logits, fast: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
+def _puct_search(search, root, seat: int, seed: int, job, legal: np.ndarray, logits) -> tuple[np.ndarray, np.ndarray]:
     """The root's visits and summed rewards by action of the compiled PUCT search (``CompiledSearch.run_row``), with
     ``job.extra_iterations`` more on the same tree when its most visited legal action is not the network's top one
-    (``logits``, the seat's prior logits at the root); ``fast``: ``job.fast_iterations`` and nothing more."""
+    (``logits``, the seat's prior logits at the root)."""
     from seasons_agents.policy_ismcts import DEFAULT_SCALE
     from seasons_env.interrupts import held_signals
 
-    iterations, extra = (job.fast_iterations, 0) if fast else (job.iterations, job.extra_iterations)
     with held_signals():
-        work, baseline, tree = search.start_tree(root, seat, seed, iterations + extra)
+        work, baseline, tree = search.start_tree(root, seat, seed, job.iterations + job.extra_iterations)
         settings = (job.exploration, DEFAULT_SCALE, baseline)
-        tree = search.run_budget(root, seat, iterations, iterations, settings, tree, work)
+        tree = search.run_budget(root, seat, job.iterations, job.iterations, settings, tree, work)
         visits, rewards = search.root_statistics(seat, tree)
-        if extra and np.argmax(visits[legal]) != np.argmax(logits[legal]):
+        if job.extra_iterations and np.argmax(visits[legal]) != np.argmax(logits[legal]):
             tree = search.run_budget(root, seat, job.extra_iterations, 0, settings, tree, work)
             visits, rewards = search.root_statistics(seat, tree)
     return visits, rewards
