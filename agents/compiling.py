@@ -37,14 +37,14 @@ def _policy_search() -> None:
     and expert iteration call them), and the forward pass on its own."""
     from seasons_env import Game
 
-    from .learned import shipped_model_path
+    from .learned import SEARCH_MODEL, shipped_model_path
     from .policy_ismcts import PolicyISMCTSAgent, compiled_search
 
     game = Game.new(2, "archmage", seed=0)
     agent = PolicyISMCTSAgent(seed=0, iterations=4, engine="kernels")
     seat = game.current_player
     agent.act(game.determinize(seat, np.random.default_rng(0)), seat, game.legal_action_list())
-    policy = compiled_search(shipped_model_path()).policy
+    policy = compiled_search(shipped_model_path(SEARCH_MODEL)).policy
     observations = np.zeros((1, policy.observation_size), dtype=np.float32)
     policy.forward(observations)
     policy.probabilities(observations, np.ones((1, policy.num_actions), dtype=bool))

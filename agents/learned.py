@@ -34,14 +34,21 @@ from .base import SeededAgent
 
 #: The arena name of the shipped model, and the prefix of ``learned:PATH``.
 LEARNED = "learned"
-#: The arena name of the search over the shipped model (``policy-ismcts[:ITERATIONS]``, agents/policy_ismcts.py).
+#: The arena name of the search over a shipped model, ``SEARCH_MODEL`` (``policy-ismcts[:ITERATIONS]``,
+#: agents/policy_ismcts.py).
 POLICY_SEARCH = "policy-ismcts"
 #: The models shipped with the package, oldest first: version -> its file in ``agents/models``. ``learned`` is the
 #: newest (the last row), ``learned:VERSION`` any of them. A new model is its file there and one row here.
 SHIPPED_MODELS: dict[str, str] = {
     "v1": "learned.pt",  # behaviour cloning, DAgger and self-play PPO (docs/results.md)
     "v2": "learned-v2.pt",  # v1 improved by expert iteration (docs/training.md#expert-iteration)
+    "v3": "learned-v3.pt",  # v2 after 6 rounds with a deeper teacher (docs/training.md#how-learnedv3-was-made)
 }
+#: The shipped model ``policy-ismcts`` and ``policy-gumbel`` search over unless given another: chosen on its own,
+#: not the newest by default, because a search's strength is measured apart from its network's (over v3 it
+#: measured no stronger than over v2: docs/results.md#search-on-top-of-the-networks-2026-12-02-night) and the
+#: benchmark's frozen panel (agents/bench.py) names this search by its model file.
+SEARCH_MODEL = "v2"
 #: What ``learned:ARGUMENT`` takes as a version rather than a file (``learned:./v2`` is the file ``v2``).
 VERSION_PATTERN = re.compile(r"v[0-9]+")
 
@@ -123,8 +130,10 @@ def model_digests(names: Sequence[str]) -> dict[str, str]:
     together."""
     digests = {}
     for name in names:
-        if name in (LEARNED, POLICY_SEARCH) or name.startswith(POLICY_SEARCH + ":"):
+        if name == LEARNED:
             path = shipped_model_path()
+        elif name == POLICY_SEARCH or name.startswith(POLICY_SEARCH + ":"):
+            path = shipped_model_path(SEARCH_MODEL)
         elif name.startswith(LEARNED + ":"):
             try:
                 path = learned_model_path(name[len(LEARNED) + 1 :])

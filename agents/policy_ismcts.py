@@ -43,7 +43,7 @@ from seasons_env.encoding import OBSERVATION_SIZE, encode_observation
 from .base import SeededAgent
 from .gumbel_search import CONSIDERED
 from .ismcts import Node, logistic, most_visited, root_of, run_iterations
-from .learned import PolicyAgent
+from .learned import SEARCH_MODEL, PolicyAgent, shipped_model_path
 from .policy_format import VALUE_SCALE
 
 #: The search's engines: compiled (rules kernels, compiled forward pass) or the reference engine in Python.
@@ -88,12 +88,13 @@ class PolicyISMCTSAgent(SeededAgent):
         root: str = "puct",
         considered: int = CONSIDERED,
     ) -> None:
-        """``engine``: ``"kernels"`` (compiled, the default) or ``"reference"`` (see the module). ``backend``: the
-        reference search's forward pass, torch's or numpy's (``PolicyAgent``; numpy's is the quicker on the one to
-        four rows a search asks at a time); the compiled search uses its own. ``root``: ``"puct"`` (the module), or
-        ``"gumbel"``: the root's ``considered`` actions sampled by the Gumbel trick and narrowed by sequential
-        halving, the action played being the last one standing (``gumbel_search.py``; compiled engine, a budget of
-        iterations)."""
+        """``model``: the network's file; by default the shipped model ``SEARCH_MODEL`` (``learned.py``, v2), not
+        necessarily the newest. ``engine``: ``"kernels"`` (compiled, the default) or ``"reference"`` (see the module).
+        ``backend``: the reference search's forward pass, torch's or numpy's (``PolicyAgent``; numpy's is the quicker on
+        the one to four rows a search asks at a time); the compiled search uses its own. ``root``: ``"puct"`` (the
+        module), or ``"gumbel"``: the root's ``considered`` actions sampled by the Gumbel trick and narrowed by
+        sequential halving, the action played being the last one standing (``gumbel_search.py``; compiled engine, a
+        budget of iterations)."""
         super().__init__(seed)
         if iterations < 1:
             raise ValueError(f"iterations must be at least 1; got {iterations!r}")
@@ -112,6 +113,8 @@ class PolicyISMCTSAgent(SeededAgent):
         self.considered = considered
         if engine == "kernels" and backend is None:
             backend = "numpy"  # the compiled search needs no torch
+        if model is None:
+            model = shipped_model_path(SEARCH_MODEL)
         self.policy = PolicyAgent(model=model, threads=threads, backend=backend)
         self._compiled = None
         self.iterations = iterations

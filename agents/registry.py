@@ -14,6 +14,7 @@ def register_all() -> None:
     """Register ``random``, ``heuristic`` (seeded by the caller), ``ismcts[:ITERATIONS]``, ``learned[:VERSION|PATH]``,
     ``policy-ismcts[:ITERATIONS]``, ``policy-gumbel[:ITERATIONS]`` and ``rllib:PATH``."""
     from .heuristic import HeuristicAgent
+    from .learned import SEARCH_MODEL
     from .random_agent import RandomAgent
 
     register_agent("random", RandomAgent, summary="a uniformly random legal action")
@@ -38,8 +39,8 @@ def register_all() -> None:
     register_agent(
         "policy-ismcts",
         _policy_search_agent,
-        summary=f"ISMCTS with the shipped network as prior and value; policy-ismcts:N for N iterations a decision "
-        f"(default {POLICY_SEARCH_ITERATIONS})",
+        summary=f"ISMCTS with the shipped network learned:{SEARCH_MODEL} as prior and value; policy-ismcts:N for N "
+        f"iterations a decision (default {POLICY_SEARCH_ITERATIONS})",
         argument="ITERATIONS",
         check=_check_iterations,
     )
@@ -82,9 +83,11 @@ def _iterations(name: str, argument: str | None, default: int) -> int:
 
 
 def _check_iterations(argument: str | None, name: str = "policy-ismcts") -> None:
-    """Check the budget and load the shipped model now, so that a bad spec is named where it is given."""
+    """Check the budget and load the searched model now, so that a bad spec is named where it is given."""
+    from .learned import SEARCH_MODEL
+
     _iterations(name, argument, POLICY_SEARCH_ITERATIONS)
-    _check_learned_model(None)
+    _check_learned_model(SEARCH_MODEL)
 
 
 def _ismcts_agent(seed: int | None, argument: str | None):
@@ -95,7 +98,7 @@ def _ismcts_agent(seed: int | None, argument: str | None):
 
 
 def _policy_search_agent(seed: int | None, argument: str | None):
-    """``policy-ismcts[:ITERATIONS]``: the learned agent's network (on torch if installed) as prior and value."""
+    """``policy-ismcts[:ITERATIONS]``: the network ``learned:SEARCH_MODEL`` as prior and value, compiled."""
     from .policy_ismcts import PolicyISMCTSAgent
 
     return PolicyISMCTSAgent(seed, iterations=_iterations("policy-ismcts", argument, POLICY_SEARCH_ITERATIONS))

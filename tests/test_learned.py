@@ -388,8 +388,8 @@ def test_policy_search_is_an_arena_agent_with_an_iteration_budget(tmp_path) -> N
     for bad in ("0", "x", "1.5", "100001"):
         with pytest.raises(ValueError, match=r"agents\[0\]: agent 'policy-ismcts:.*': .*whole number of iterations"):
             parse_agent_spec(f"policy-ismcts:{bad}", "agents[0]")
-    # The search plays the shipped model, so its records carry that model's digest like ``learned``'s do.
-    assert model_digests(["policy-ismcts:3"]) == {"policy-ismcts:3": model_digests(["learned"])["learned"]}
+    # The search plays its shipped model (v2), so its records carry that model's digest like ``learned:v2``'s do.
+    assert model_digests(["policy-ismcts:3"]) == {"policy-ismcts:3": model_digests(["learned:v2"])["learned:v2"]}
     config = ArenaConfig(agents=("policy-ismcts:2", "random"), games=2, level="apprentice")
     summary = Arena(config, tmp_path / "arena").run(workers=1, progress=False)
     assert summary["games_played"] == 2

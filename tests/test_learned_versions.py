@@ -27,13 +27,28 @@ def test_v1_is_the_first_shipped_model_and_learned_the_newest() -> None:
     assert make_agent("learned", 0).model_path == shipped_model_path()
 
 
-def test_learned_is_v2_and_v1_stays_another_model() -> None:
+def test_learned_is_v3_and_v1_and_v2_stay_other_models() -> None:
     from seasons_agents.learned import model_digests
 
-    assert newest_version() == "v2" and SHIPPED_MODELS["v2"] == "learned-v2.pt"
-    assert make_agent("learned", 0).model_path == shipped_model_path("v2")
-    digests = model_digests(["learned", "learned:v1", "learned:v2"])
-    assert digests["learned"] == digests["learned:v2"] != digests["learned:v1"]
+    assert newest_version() == "v3" and SHIPPED_MODELS["v3"] == "learned-v3.pt"
+    assert make_agent("learned", 0).model_path == shipped_model_path("v3")
+    digests = model_digests(["learned", "learned:v1", "learned:v2", "learned:v3"])
+    assert digests["learned"] == digests["learned:v3"]
+    assert len({digests["learned:v1"], digests["learned:v2"], digests["learned:v3"]}) == 3
+
+
+def test_the_search_keeps_its_own_model_when_a_newer_one_ships() -> None:
+    """``policy-ismcts`` searches over ``SEARCH_MODEL`` (v2), not the newest: the benchmark's frozen panel names it
+    by that file, so shipping v3 changed neither the search nor the panel's protocol."""
+    from seasons_agents.bench import benchmark_version
+    from seasons_agents.learned import SEARCH_MODEL, model_digests
+
+    assert SEARCH_MODEL == "v2" != newest_version()
+    for spec in ("policy-ismcts", "policy-ismcts:3", "policy-gumbel:3"):
+        assert make_agent(spec, 0).policy.model_path == shipped_model_path("v2")
+    digests = model_digests(["policy-ismcts", "learned:v2", "learned"])
+    assert digests["policy-ismcts"] == digests["learned:v2"] != digests["learned"]
+    assert benchmark_version()[0] == "seasons-bench-1"
 
 
 @pytest.mark.parametrize("backend", ["torch", "numpy"])
@@ -60,14 +75,14 @@ def test_each_version_loads_and_plays_legal_actions_at_every_level_and_player_co
 def test_an_unknown_version_is_named_with_the_known_ones(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"agents\[0\]: agent 'learned:v9': no shipped model 'v9'; the shipped "):
         parse_agent_spec("learned:v9", "agents[0]")
-    with pytest.raises(ValueError, match=r"the shipped models are v1, v2 \('learned' is the newest, v2\)"):
+    with pytest.raises(ValueError, match=r"the shipped models are v1, v2, v3 \('learned' is the newest, v3\)"):
         shipped_model_path("v0")
     args = ["arena", "--agents", "learned:v9,random", "--no-progress", "--out", str(tmp_path / "a")]
     result = CliRunner().invoke(main, args)
-    assert result.exit_code != 0 and "no shipped model 'v9'; the shipped models are v1, v2" in result.output
+    assert result.exit_code != 0 and "no shipped model 'v9'; the shipped models are v1, v2, v3" in result.output
     assert "Traceback" not in result.output and not (tmp_path / "a").exists()
-    result = CliRunner().invoke(main, ["play", "--vs", "learned:v3", "--level", "apprentice"], input="1\n")
-    assert result.exit_code != 0 and "no shipped model 'v3'" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(main, ["play", "--vs", "learned:v8", "--level", "apprentice"], input="1\n")
+    assert result.exit_code != 0 and "no shipped model 'v8'" in result.output and "Traceback" not in result.output
 
 
 def test_arena_and_play_take_the_versioned_name(tmp_path) -> None:

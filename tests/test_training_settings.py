@@ -171,3 +171,26 @@ def _tensors(value: object) -> list[torch.Tensor]:
     if isinstance(value, (list, tuple)):
         return [t for item in value for t in _tensors(item)]
     return []
+
+
+def test_init_names_a_shipped_model_by_version(tmp_path) -> None:
+    """``init=learned:VERSION`` starts from that shipped model (``learned`` from the newest); an unknown version is
+    refused naming the shipped ones, before the run folder exists."""
+    from seasons_agents.learned import newest_version, shipped_model_path
+    from seasons_agents.network import load_policy
+    from seasons_training.config import init_model_file
+    from seasons_training.ppo import initial_network
+
+    assert init_model_file("learned:v2") == shipped_model_path("v2") != shipped_model_path()
+    assert init_model_file("learned") == shipped_model_path(newest_version())
+    assert init_model_file("") is None and init_model_file("warm") is None
+    assert init_model_file(str(tmp_path / "m.pt")) == tmp_path / "m.pt"
+    with pytest.raises(ValueError, match=r"no shipped model 'v9'; the shipped models are v1, v2"):
+        init_model_file("learned:v9")
+    config = make_config("expert-smoke", ["init=learned:v2"])
+    started, expected = initial_network(config, tmp_path).state_dict(), load_policy(shipped_model_path("v2"))[0]
+    assert all(torch.equal(started[k], value) for k, value in expected.state_dict().items())
+    args = ["train", "--preset", "expert-smoke", "--init", "learned:v9", "--out", str(tmp_path / "r"), "--no-progress"]
+    result = CliRunner().invoke(training_main, args)
+    assert result.exit_code == 2 and "no shipped model 'v9'" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "r").exists()

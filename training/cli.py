@@ -192,7 +192,8 @@ def clone_command(
     "--init",
     default=None,
     help="Where PPO starts: 'warm' (the presets': data set, cloning and DAgger in the run folder first), "
-    "'learned' (the shipped model), a model file, or '' (a random network).",
+    "'learned' (the newest shipped model), 'learned:VERSION' (a shipped one, e.g. learned:v2), a model file, "
+    "or '' (a random network).",
 )
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
 @click.option(
@@ -233,7 +234,7 @@ def train(
         return
     from seasons_agents.network import CheckpointError
 
-    from .config import make_config
+    from .config import init_model_file, make_config
     from .errors import BadFileError, TrainingDiverged
     from .pipeline import TrainingRun
 
@@ -248,7 +249,8 @@ def train(
             extra = [*overrides, *([f"steps={steps}"] if steps is not None else [])]
             extra += [f"init={init}"] if init is not None else []
             config = _with_deprecations_shown(make_config, preset, extra)
-            if config.init not in ("", "learned", "warm") and not Path(config.init).is_file():
+            init_file = init_model_file(config.init)  # learned:v9: ValueError naming the shipped versions
+            if init_file is not None and not init_file.is_file():
                 raise ValueError(f"init: no such model file {config.init!r}")
             run = TrainingRun.start(out, config, log=click.echo)
     except (BadFileError, CheckpointError) as error:  # a file that cannot be used: bad data, status 1

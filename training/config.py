@@ -7,6 +7,7 @@ import math
 import typing
 import warnings
 from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
 
 from seasons_agents.gumbel_search import CONSIDERED, Q_SCALE
 from seasons_agents.policy_format import NETWORK_LIMITS
@@ -347,6 +348,19 @@ def make_config(preset: str, overrides: list[str] | tuple[str, ...] = ()) -> Tra
         return replace(PRESETS[preset], **changes)
     except TypeError as error:  # pragma: no cover - parse_override only lets known fields through
         raise ValueError(str(error)) from None
+
+
+def init_model_file(init: str) -> Path | None:
+    """The model file ``init`` starts from: ``learned`` (the newest shipped model), ``learned:VERSION`` (a shipped
+    one: ``ValueError`` listing the versions for an unknown one), ``learned:PATH`` or a file's path; None for
+    ``warm`` and ``''`` (the warm-start stages' model, a random network)."""
+    if init in ("", "warm"):
+        return None
+    from seasons_agents.learned import LEARNED, learned_model_path
+
+    if init == LEARNED or init.startswith(LEARNED + ":"):
+        return learned_model_path(init.partition(":")[2] or None)
+    return Path(init).expanduser()
 
 
 def config_json(config: TrainConfig) -> str:

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from seasons_env.files import file_sha256, write_atomic
 
-from .config import TrainConfig, config_json
+from .config import TrainConfig, config_json, init_model_file
 from .device import resolve_device
 from .errors import BadFileError, read_json
 from .stages import Stage, warm_model_path, warm_stages
@@ -133,10 +133,11 @@ class TrainingRun:
                     f"{folder} holds a run already ({name}): add --resume to continue it, or choose another --out"
                 )
         resolve_device(config.device)  # cuda without a GPU: refused before anything is written
-        if config.init not in ("", "learned", "warm"):  # a model file: read and checked before anything is written
+        init_file = init_model_file(config.init)
+        if init_file is not None:  # a model file: read and checked before anything is written
             from seasons_agents.network import load_policy
 
-            load_policy(config.init)  # CheckpointError naming the file and its fault
+            load_policy(init_file)  # CheckpointError naming the file and its fault
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(folder / CONFIG, config_json(config).encode())
         return cls(folder, config, log)

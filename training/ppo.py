@@ -50,7 +50,7 @@ from seasons_env.files import replace_atomically, write_atomic
 from seasons_env.statistics import wilson_interval
 from seasons_env.vector.backends import DEFAULT_ENGINE
 
-from .config import TrainConfig, config_json
+from .config import TrainConfig, config_json, init_model_file
 from .device import on_cpu, resolve_device
 from .errors import BadFileError, TrainingDiverged, reading
 from .league import League
@@ -94,11 +94,7 @@ def initial_network(config: TrainConfig, folder: Path) -> PolicyValueNet:
     if config.init == "":
         torch.manual_seed(config.seed)
         return PolicyValueNet(NetworkConfig(card_dim=config.card_dim, hidden=config.hidden, layers=config.layers))
-    if config.init == "learned":
-        from seasons_agents.learned import shipped_model_path
-
-        return load_policy(shipped_model_path())[0]
-    return load_policy(config.init)[0]
+    return load_policy(init_model_file(config.init))[0]
 
 
 @renamed_keywords
