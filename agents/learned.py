@@ -37,6 +37,8 @@ LEARNED = "learned"
 #: The arena name of the search over a shipped model, ``SEARCH_MODEL`` (``policy-ismcts[:ITERATIONS]``,
 #: agents/policy_ismcts.py).
 POLICY_SEARCH = "policy-ismcts"
+#: The arena names of the searches over ``SEARCH_MODEL``: ``policy-ismcts`` and its Gumbel-root variant.
+MODEL_SEARCHES = (POLICY_SEARCH, "policy-gumbel")
 #: The models shipped with the package, oldest first: version -> its file in ``agents/models``. ``learned`` is the
 #: newest (the last row), ``learned:VERSION`` any of them. A new model is its file there and one row here.
 SHIPPED_MODELS: dict[str, str] = {
@@ -124,15 +126,15 @@ def _digest(path: str, modified: float, size: int) -> str:
 
 
 def model_digests(names: Sequence[str]) -> dict[str, str]:
-    """The SHA-256 of the model file behind each learned agent name among ``names`` (``learned[:PATH]``, a bare
-    model file and ``policy-ismcts[:ITERATIONS]``), and of the Python file of each ``file.py:Class`` agent; the arena
-    keeps them in its records, so that games of another model or code under the same name are never counted
-    together."""
+    """The SHA-256 of the model file behind each learned agent name among ``names`` (``learned[:PATH]``, a bare model
+    file, ``policy-ismcts[:ITERATIONS]`` and ``policy-gumbel[:ITERATIONS]``), and of the Python file of each
+    ``file.py:Class`` agent; the arena keeps them in its records, so that games of another model or code under the same
+    name are never counted together."""
     digests = {}
     for name in names:
         if name == LEARNED:
             path = shipped_model_path()
-        elif name == POLICY_SEARCH or name.startswith(POLICY_SEARCH + ":"):
+        elif name.partition(":")[0] in MODEL_SEARCHES:
             path = shipped_model_path(SEARCH_MODEL)
         elif name.startswith(LEARNED + ":"):
             try:

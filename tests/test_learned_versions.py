@@ -46,8 +46,8 @@ def test_the_search_keeps_its_own_model_when_a_newer_one_ships() -> None:
     assert SEARCH_MODEL == "v2" != newest_version()
     for spec in ("policy-ismcts", "policy-ismcts:3", "policy-gumbel:3"):
         assert make_agent(spec, 0).policy.model_path == shipped_model_path("v2")
-    digests = model_digests(["policy-ismcts", "learned:v2", "learned"])
-    assert digests["policy-ismcts"] == digests["learned:v2"] != digests["learned"]
+    digests = model_digests(["policy-ismcts", "policy-gumbel:8", "learned:v2", "learned"])
+    assert digests["policy-ismcts"] == digests["policy-gumbel:8"] == digests["learned:v2"] != digests["learned"]
     assert benchmark_version()[0] == "seasons-bench-1"
 
 
