@@ -137,15 +137,17 @@ class PolicyValueNet(nn.Module):
         policy_bias = self.policy.bias.index_add(0, named, table_bias.reshape(-1)[self.pointer_index])
         return weight, policy_weight, policy_bias
 
-    def forward_folded(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward_folded(self, obs: torch.Tensor, features: bool = False) -> tuple[torch.Tensor, ...]:
         """``forward`` computed through ``folded_weights``: the same logits and values up to float rounding,
         differentiable, and cheaper on large batches (folding costs the same whatever the batch; the gather, the
-        pooling product and the pointer table it replaces grow with it). Training's updates use it."""
+        pooling product and the pointer table it replaces grow with it). Training's updates use it. With
+        ``features``, also the trunk's output ``[batch, hidden]`` (what an auxiliary head in training reads)."""
         weight, policy_weight, policy_bias = self.folded_weights()
         h = F.linear(obs[:, : self.observation_size], weight, self.trunk[0].bias)
         for module in list(self.trunk)[1:]:
             h = module(h)
-        return F.linear(h, policy_weight, policy_bias), torch.tanh(self.value(h)).squeeze(1)
+        logits, value = F.linear(h, policy_weight, policy_bias), torch.tanh(self.value(h)).squeeze(1)
+        return (logits, value, h) if features else (logits, value)
 
 
 class FrozenPolicy(nn.Module):

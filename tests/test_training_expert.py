@@ -186,7 +186,7 @@ def test_expert_smoke_preset_trains_is_stopped_resumes_to_the_same_weights_and_e
     whole = TrainingRun.start(tmp_path / "whole", replace(config, workers=2), log=quiet).run(progress=False)
     assert not whole["stopped"] and [row["round"] for row in whole["history"]] == [0, 1, 2]
 
-    chunks, save = [], expert._save_rows
+    chunks, save = [], expert.save_rows
 
     def save_and_stop(rows: dict, path) -> None:  # SIGTERM as round 2's first chunk is written
         save(rows, path)
@@ -194,7 +194,7 @@ def test_expert_smoke_preset_trains_is_stopped_resumes_to_the_same_weights_and_e
         if len(chunks) == 3:
             os.kill(os.getpid(), signal.SIGTERM)
 
-    monkeypatch.setattr(expert, "_save_rows", save_and_stop)
+    monkeypatch.setattr(expert, "save_rows", save_and_stop)
     stopped = TrainingRun.start(tmp_path / "stopped", config, log=quiet).run(progress=False)
     assert stopped["stopped"] and stopped["stopped_in"] == "expert"
     assert chunks == [f"expert/round-000{r}/games-000{k}.npz" for r, k in ((1, 0), (1, 1), (2, 0))]

@@ -123,6 +123,9 @@ class TrainConfig:
     # the policy targets sharpened (below 1) or flattened (above 1) when the network trains on them: each target
     # raised to 1 / this power and renormalised (1: as the search gave them); the games are the same either way
     expert_target_temperature: float = 1.0
+    # an auxiliary target (KataGo's score target): a head on the trunk, trained each round from scratch beside the
+    # network and then dropped, predicts the seat's final score / 100, its squared error weighted this much (0: none)
+    expert_score_coef: float = 0.0
     # how the searches choose the root's child: "puct", or "gumbel" (the root's search_considered actions sampled by
     # the Gumbel trick and narrowed by sequential halving, Danihelka et al. 2022; the games play the action it keeps,
     # so search_sample_moves is not used; compiled search only)
@@ -247,6 +250,8 @@ class TrainConfig:
             raise ValueError(
                 f"expert_policy_target: must be one of {', '.join(POLICY_TARGETS)}; got {self.expert_policy_target!r}"
             )
+        if self.expert_score_coef < 0:
+            raise ValueError(f"expert_score_coef: must be at least 0; got {self.expert_score_coef!r}")
         if not 0.0 <= self.expert_value_mix <= 1.0:
             raise ValueError(f"expert_value_mix: must be from 0 to 1; got {self.expert_value_mix!r}")
         for name in ("search_exploration", "expert_lr", "expert_target_temperature"):

@@ -25,7 +25,8 @@ Each round has three phases, each ending in files of the run folder and a record
    ``tanh(final margin / 40)`` as the other stages (weighted ``value_coef``) → ``expert/model-R.pt``. With
    ``expert_value_mix`` above 0 the value target is that mix of the final margin's and the search's root value's
    (each row records the root's mean reward turned back into a margin, ``expert_targets.search_margin``): a dice
-   game's result is noisy, the search's estimate less so.
+   game's result is noisy, the search's estimate less so. With ``expert_score_coef`` above 0, a linear head on the
+   trunk, made anew each round and not saved, learns the seat's final score / ``SCORE_SCALE`` (an auxiliary target).
 3. ``evaluate``: the new network's greedy policy against random and the heuristic (``eval_games`` games of
    ``eval_players`` players, seats rotated, as PPO's evaluation) → a row of ``history.jsonl``, ``curve.png`` and
    ``policy.pt`` (the newest network, for ``learned:OUT/policy.pt``). Round 0 only evaluates the starting network.
@@ -59,6 +60,7 @@ from seasons_env.files import file_sha256, replace_atomically, write_atomic
 from .config import TrainConfig
 from .errors import BadFileError, TrainingDiverged, read_json
 from .expert_compiled import search_game_compiled
+from .expert_rows import concatenate, load_rows, save_rows
 from .expert_targets import (
     game_rows,
     played_action,
@@ -74,10 +76,15 @@ STATE = "expert.json"
 STATE_FORMAT = "seasons-train-expert"
 POLICY = "policy.pt"
 CHUNK_GAMES = 16
-FIELDS = ("obs", "mask", "target", "seat", "players", "game", "margin", "win", "search_margin")
-#: Fields a chunk written before they existed may lack: NaN there (a round that needs them refuses such rows).
-LATER_FIELDS = ("search_margin",)
 PHASES = ("generate", "train", "evaluate", "done")
+#: Targets that rows written by an older version lack (NaN there): the setting that trains on them, the field, and
+#: what the refusal names.
+LATER_TARGETS = (
+    ("expert_value_mix", "search_margin", "the search's root values"),
+    ("expert_score_coef", "score", "the seats' final scores"),
+)
+#: The auxiliary score head's target is the seat's final score divided by this (scores lie about -40 to 300).
+SCORE_SCALE = 100.0
 
 
 @dataclass(frozen=True)
@@ -213,30 +220,6 @@ def _single_threaded_blas() -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-def _save_rows(rows: dict[str, np.ndarray], path: Path) -> None:
-    def write(temporary: Path) -> None:
-        with open(temporary, "wb") as sink:
-            np.savez_compressed(sink, **rows)
-
-    replace_atomically(path, write)
-
-
-def load_rows(path: Path) -> dict[str, np.ndarray]:
-    """A chunk of searched rows written by this stage (its SHA-256 was checked against ``expert.json`` first)."""
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            rows = {name: archive[name] for name in FIELDS if name in archive.files or name not in LATER_FIELDS}
-    except (OSError, ValueError, KeyError) as error:
-        raise BadFileError(f"{path}: not a chunk of searched games ({error})") from None
-    for name in LATER_FIELDS:
-        rows.setdefault(name, np.full(len(rows["seat"]), np.nan, dtype=np.float32))
-    return rows
-
-
-def _concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    return {name: np.concatenate([part[name] for part in parts]) for name in FIELDS}
 
 
 class ExpertIteration:
@@ -417,9 +400,9 @@ class ExpertIteration:
                         parts = results.next(timeout=0.5)
                     except multiprocessing.TimeoutError:
                         continue
-                rows = _concatenate(parts)
+                rows = concatenate(parts)
                 name = self._chunk_name(round_, k)
-                _save_rows(rows, self.folder / name)
+                save_rows(rows, self.folder / name)
                 self._record(name)
                 self.state["decisions"] += len(rows["seat"])
                 seconds, started = time.perf_counter() - started, time.perf_counter()
@@ -469,33 +452,44 @@ class ExpertIteration:
         names = sorted(n for n in self.state["files"] if n.startswith("expert/round-") and _round_of(n) >= first)
         if not names:
             raise BadFileError(f"{self.folder / STATE}: round {round_} is to train, but it records no games of it")
-        data = _concatenate([load_rows(self.folder / name) for name in names])
+        data = concatenate([load_rows(self.folder / name) for name in names])
         net = load_policy(self.folder / self._model_name(round_ - 1))[0].to(self.device)
         net.train()
         torch.manual_seed(c.seed * 1_000_003 + round_)
         rng = np.random.default_rng([c.seed, 36, round_])
-        optimizer = torch.optim.Adam(net.parameters(), lr=c.expert_lr, eps=1e-5)
+        for setting, field, what in LATER_TARGETS:
+            if getattr(c, setting) > 0 and np.isnan(data[field]).any():
+                raise BadFileError(
+                    f"{self.folder / STATE}: {setting} is {getattr(c, setting)}, but games of rounds {first}-{round_} "
+                    f"were written without {what} (an older version): set {setting}=0 or start a new run"
+                )
+        parameters = list(net.parameters())
+        score_head = None  # the auxiliary score head: made (seeded) only when asked, so other runs draw as before
+        if c.expert_score_coef > 0:
+            score_head = torch.nn.Linear(net.config.hidden, 1).to(self.device)
+            parameters += list(score_head.parameters())
+            score = torch.from_numpy(data["score"] / SCORE_SCALE).to(self.device)
+        optimizer = torch.optim.Adam(parameters, lr=c.expert_lr, eps=1e-5)
         obs = torch.from_numpy(data["obs"]).to(self.device)
         mask = torch.from_numpy(data["mask"]).to(self.device)
         target = torch.from_numpy(tempered(data["target"], c.expert_target_temperature)).to(self.device)
-        if c.expert_value_mix > 0 and np.isnan(data["search_margin"]).any():
-            raise BadFileError(
-                f"{self.folder / STATE}: expert_value_mix is {c.expert_value_mix}, but games of rounds "
-                f"{first}-{round_} were written without the search's root values (an older version): set "
-                "expert_value_mix=0 or start a new run"
-            )
         value = torch.from_numpy(value_target(data["margin"], data["search_margin"], c.expert_value_mix))
         value = value.to(self.device)
         sums, count, started = {"policy_loss": 0.0, "value_loss": 0.0, "target_entropy": 0.0}, 0, time.perf_counter()
+        sums.update({"score_loss": 0.0} if score_head is not None else {})
         for epoch in range(c.expert_epochs):
             order = torch.from_numpy(rng.permutation(len(value))).to(self.device)
             for start in range(0, len(order), c.expert_batch):
                 rows = order[start : start + c.expert_batch]
-                logits, v = net.forward_folded(obs[rows])
+                logits, v, *features = net.forward_folded(obs[rows], features=score_head is not None)
                 log_probabilities = masked_policy(logits, mask[rows])[0]
                 policy_loss = -(target[rows] * log_probabilities).sum(dim=1).mean()  # illegal: target 0
                 value_loss = F.mse_loss(v, value[rows])
                 loss = policy_loss + c.value_coef * value_loss
+                if score_head is not None:
+                    score_loss = F.mse_loss(score_head(features[0]).squeeze(1), score[rows])
+                    loss = loss + c.expert_score_coef * score_loss
+                    sums["score_loss"] += float(score_loss.detach())
                 if not bool(torch.isfinite(loss)):
                     raise TrainingDiverged(
                         f"expert iteration diverged in round {round_} (epoch {epoch + 1}): the loss became "
@@ -503,7 +497,7 @@ class ExpertIteration:
                     )
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), c.max_grad_norm)
+                torch.nn.utils.clip_grad_norm_(parameters, c.max_grad_norm)
                 optimizer.step()
                 with torch.no_grad():
                     t = target[rows]
@@ -522,6 +516,7 @@ class ExpertIteration:
             f"round {round_}: trained on {len(value)} rows of rounds {first}-{round_}: policy loss "
             f"{self.training['policy_loss']:.4f} (visit entropy {self.training['target_entropy']:.4f}), value loss "
             f"{self.training['value_loss']:.4f}"
+            + (f", score loss {self.training['score_loss']:.4f}" if score_head is not None else "")
         )
 
     def _evaluate(self, round_: int) -> None:

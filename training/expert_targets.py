@@ -86,9 +86,9 @@ def played_action(target: np.ndarray, sample: bool, rng: np.random.Generator) ->
 def game_rows(
     job, observations, masks, targets, seats, search_margins, scores: Sequence[int], winners
 ) -> dict[str, np.ndarray]:
-    """A finished game's searched decisions as rows (``expert.FIELDS``): each decision's observation, mask, visit
+    """A finished game's searched decisions as rows (``expert_rows.FIELDS``): each decision's observation, mask, visit
     target, seat and the search's value of it as a margin (``search_margin``), with the game's settings and, for its
-    seat, the final margin and win share."""
+    seat, the final margin, win share and final score."""
     margins = final_margins(list(scores))
     rows = len(seats)
     return {
@@ -101,6 +101,7 @@ def game_rows(
         "margin": np.asarray([margins[s] for s in seats], dtype=np.float32),
         "win": np.asarray([1.0 / len(winners) if s in winners else 0.0 for s in seats], dtype=np.float32),
         "search_margin": np.asarray(search_margins, dtype=np.float32),
+        "score": np.asarray([scores[s] for s in seats], dtype=np.float32),
     }
 
 

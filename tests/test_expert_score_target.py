@@ -1,0 +1,77 @@
+"""Expert iteration's auxiliary score target (``expert_score_coef``, KataGo's): the rows carry each seat's final
+score, a round with the target trains a head on the trunk beside the network and ships the network alone, and games
+written before the field existed are refused by such a round, by name."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from seasons_agents.network import NetworkConfig, PolicyValueNet, load_policy, save_policy
+from seasons_agents.policy_numpy import load_numpy_policy
+from seasons_env.files import file_sha256
+from seasons_training import expert
+from seasons_training.config import make_config
+from seasons_training.errors import BadFileError
+from seasons_training.expert import SearchJob, search_game
+from seasons_training.pipeline import TrainingRun
+
+torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_each_row_carries_its_seats_final_score(tmp_path, engine: str) -> None:
+    torch.manual_seed(0)
+    model = tmp_path / "small.pt"
+    save_policy(PolicyValueNet(NetworkConfig(card_dim=8, hidden=32, layers=1)), model)
+    rows = search_game(SearchJob(str(model), 2, "apprentice", 7, 0, 6, exploration=1.5, sample_moves=3, engine=engine))
+    by_seat = {seat: set(rows["score"][rows["seat"] == seat].tolist()) for seat in (0, 1)}
+    assert all(len(scores) == 1 for scores in by_seat.values()), by_seat  # one final score a seat
+    score = {seat: scores.pop() for seat, scores in by_seat.items()}
+    # a two-player margin is the seat's score less the other's
+    for seat in (0, 1):
+        assert np.all(rows["margin"][rows["seat"] == seat] == score[seat] - score[1 - seat])
+
+
+def test_a_round_with_the_score_target_trains_the_trunk_and_ships_the_network_alone(tmp_path) -> None:
+    """The same round's games trained with and without the target: the networks differ, the round reports the
+    head's loss, and the saved model is a plain model file (both readers load it; no head in it)."""
+    folder = tmp_path / "run"
+    config = make_config("expert-smoke", ["expert_rounds=1", "search_iterations=16"])
+    TrainingRun.start(folder, config, log=lambda _: None).run(progress=False)
+    trained = {}
+    for coef in (0.0, 1.0):
+        copy = shutil.copytree(folder, tmp_path / f"coef-{coef}")  # a round's training replaces its model
+        run = expert.ExpertIteration(copy, replace(config, expert_score_coef=coef), log=lambda _: None)
+        run._train(1)
+        trained[coef] = (run.training, copy / "expert" / "model-0001.pt")
+    assert "score_loss" not in trained[0.0][0]
+    assert 0 < trained[1.0][0]["score_loss"] < 10
+    without, with_score = (load_policy(trained[c][1])[0].state_dict() for c in (0.0, 1.0))
+    assert without.keys() == with_score.keys()
+    assert any(not torch.equal(without[k], with_score[k]) for k in without)
+    load_numpy_policy(trained[1.0][1])
+    with pytest.raises(ValueError, match="expert_score_coef: must be at least 0"):
+        make_config("expert-smoke", ["expert_score_coef=-0.5"])
+
+
+def test_a_round_with_the_score_target_refuses_games_written_without_scores(tmp_path) -> None:
+    folder = tmp_path / "run"
+    config = make_config("expert-smoke", ["expert_rounds=1", "search_iterations=16"])
+    TrainingRun.start(folder, config, log=lambda _: None).run(progress=False)
+    for name in sorted((folder / "expert").rglob("games-*.npz")):
+        with np.load(name) as archive:
+            rows = {k: archive[k] for k in archive.files if k != "score"}  # as an older version wrote them
+        np.savez_compressed(name, **rows)
+    record = json.loads((folder / "expert.json").read_text())
+    record["files"] = {n: file_sha256(folder / n) for n in record["files"]}
+    (folder / "expert.json").write_text(json.dumps(record))
+    scoring = expert.ExpertIteration(folder, replace(config, expert_score_coef=0.5), log=lambda _: None)
+    with pytest.raises(BadFileError, match=r"expert_score_coef is 0\.5, but games of rounds 1-1 were written without "):
+        scoring._train(1)
+    expert.ExpertIteration(folder, config, log=lambda _: None)._train(1)
