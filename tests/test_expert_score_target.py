@@ -5,12 +5,12 @@ written before the field existed are refused by such a round, by name."""
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
+from expert_rounds import one_round, retrained
 
 from seasons_agents.network import NetworkConfig, PolicyValueNet, load_policy, save_policy
 from seasons_agents.policy_numpy import load_numpy_policy
@@ -19,7 +19,6 @@ from seasons_training import expert
 from seasons_training.config import make_config
 from seasons_training.errors import BadFileError
 from seasons_training.expert import SearchJob, search_game
-from seasons_training.pipeline import TrainingRun
 
 torch.set_num_threads(1)
 
@@ -41,29 +40,21 @@ def test_each_row_carries_its_seats_final_score(tmp_path, engine: str) -> None:
 def test_a_round_with_the_score_target_trains_the_trunk_and_ships_the_network_alone(tmp_path) -> None:
     """The same round's games trained with and without the target: the networks differ, the round reports the
     head's loss, and the saved model is a plain model file (both readers load it; no head in it)."""
-    folder = tmp_path / "run"
-    config = make_config("expert-smoke", ["expert_rounds=1", "search_iterations=16"])
-    TrainingRun.start(folder, config, log=lambda _: None).run(progress=False)
-    trained = {}
-    for coef in (0.0, 1.0):
-        copy = shutil.copytree(folder, tmp_path / f"coef-{coef}")  # a round's training replaces its model
-        run = expert.ExpertIteration(copy, replace(config, expert_score_coef=coef), log=lambda _: None)
-        run._train(1)
-        trained[coef] = (run.training, copy / "expert" / "model-0001.pt")
-    assert "score_loss" not in trained[0.0][0]
-    assert 0 < trained[1.0][0]["score_loss"] < 10
-    without, with_score = (load_policy(trained[c][1])[0].state_dict() for c in (0.0, 1.0))
+    runs = retrained(tmp_path, {"without": {}, "with": {"expert_score_coef": 1.0}})
+    assert "score_loss" not in runs["without"].training
+    assert 0 < runs["with"].training["score_loss"] < 10
+    models = {name: run.folder / "expert" / "model-0001.pt" for name, run in runs.items()}
+    without, with_score = (load_policy(models[name])[0].state_dict() for name in ("without", "with"))
     assert without.keys() == with_score.keys()
     assert any(not torch.equal(without[k], with_score[k]) for k in without)
-    load_numpy_policy(trained[1.0][1])
+    load_numpy_policy(models["with"])
     with pytest.raises(ValueError, match="expert_score_coef: must be at least 0"):
         make_config("expert-smoke", ["expert_score_coef=-0.5"])
 
 
 def test_a_round_with_the_score_target_refuses_games_written_without_scores(tmp_path) -> None:
     folder = tmp_path / "run"
-    config = make_config("expert-smoke", ["expert_rounds=1", "search_iterations=16"])
-    TrainingRun.start(folder, config, log=lambda _: None).run(progress=False)
+    config = one_round(folder)
     for name in sorted((folder / "expert").rglob("games-*.npz")):
         with np.load(name) as archive:
             rows = {k: archive[k] for k in archive.files if k != "score"}  # as an older version wrote them

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 from dataclasses import replace
 
@@ -13,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 from click.testing import CliRunner
+from expert_rounds import retrained
 
 from seasons_agents.ismcts import Node
 from seasons_agents.network import NetworkConfig, PolicyValueNet, load_policy, save_policy
@@ -139,16 +139,9 @@ def test_tempered_targets_sharpen_or_flatten_each_row_and_keep_zeros() -> None:
 def test_a_round_trains_on_the_tempered_targets_of_the_same_games(tmp_path) -> None:
     """``expert_target_temperature`` changes what the network is trained towards, not the games: the same round's
     rows, with sharper targets below 1 (the entropy the round reports) and the same at 1."""
-    folder = tmp_path / "run"
-    config = make_config("expert-smoke", ["expert_rounds=1", "search_iterations=16"])
-    TrainingRun.start(folder, config, log=lambda _: None).run(progress=False)
-    entropies = {}
-    for temperature in (1.0, 0.5):
-        copy = shutil.copytree(folder, tmp_path / f"at-{temperature}")  # a round's training replaces its model
-        run = expert.ExpertIteration(copy, replace(config, expert_target_temperature=temperature), log=print)
-        run._train(1)
-        entropies[temperature] = run.training["target_entropy"]
-    assert 0 < entropies[0.5] < entropies[1.0] - 0.05, entropies
+    runs = retrained(tmp_path, {f"at-{t}": {"expert_target_temperature": t} for t in (1.0, 0.5)})
+    entropies = {name: run.training["target_entropy"] for name, run in runs.items()}
+    assert 0 < entropies["at-0.5"] < entropies["at-1.0"] - 0.05, entropies
     with pytest.raises(ValueError, match="expert_target_temperature: must be positive"):
         make_config("expert-smoke", ["expert_target_temperature=0"])
 
