@@ -60,7 +60,7 @@ from seasons_env.files import file_sha256, replace_atomically, write_atomic
 from .config import TrainConfig
 from .errors import BadFileError, TrainingDiverged, read_json
 from .expert_compiled import search_game_compiled
-from .expert_rows import concatenate, load_rows, save_rows
+from .expert_rows import concatenate, load_rows, refuse_missing_targets, save_rows
 from .expert_targets import (
     game_rows,
     played_action,
@@ -77,12 +77,6 @@ STATE_FORMAT = "seasons-train-expert"
 POLICY = "policy.pt"
 CHUNK_GAMES = 16
 PHASES = ("generate", "train", "evaluate", "done")
-#: Targets that rows written by an older version lack (NaN there): the setting that trains on them, the field, and
-#: what the refusal names.
-LATER_TARGETS = (
-    ("expert_value_mix", "search_margin", "the search's root values"),
-    ("expert_score_coef", "score", "the seats' final scores"),
-)
 #: The auxiliary score head's target is the seat's final score divided by this (scores lie about -40 to 300).
 SCORE_SCALE = 100.0
 
@@ -457,12 +451,7 @@ class ExpertIteration:
         net.train()
         torch.manual_seed(c.seed * 1_000_003 + round_)
         rng = np.random.default_rng([c.seed, 36, round_])
-        for setting, field, what in LATER_TARGETS:
-            if getattr(c, setting) > 0 and np.isnan(data[field]).any():
-                raise BadFileError(
-                    f"{self.folder / STATE}: {setting} is {getattr(c, setting)}, but games of rounds {first}-{round_} "
-                    f"were written without {what} (an older version): set {setting}=0 or start a new run"
-                )
+        refuse_missing_targets(data, c, self.folder / STATE, f"{first}-{round_}")
         parameters = list(net.parameters())
         score_head = None  # the auxiliary score head: made (seeded) only when asked, so other runs draw as before
         if c.expert_score_coef > 0:
@@ -476,7 +465,8 @@ class ExpertIteration:
         value = torch.from_numpy(value_target(data["margin"], data["search_margin"], c.expert_value_mix))
         value = value.to(self.device)
         sums, count, started = {"policy_loss": 0.0, "value_loss": 0.0, "target_entropy": 0.0}, 0, time.perf_counter()
-        sums.update({"score_loss": 0.0} if score_head is not None else {})
+        if score_head is not None:
+            sums["score_loss"] = 0.0
         for epoch in range(c.expert_epochs):
             order = torch.from_numpy(rng.permutation(len(value))).to(self.device)
             for start in range(0, len(order), c.expert_batch):
