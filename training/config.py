@@ -126,6 +126,9 @@ class TrainConfig:
     # an auxiliary target (KataGo's score target): a head on the trunk, trained each round from scratch beside the
     # network and then dropped, predicts the seat's final score / 100, its squared error weighted this much (0: none)
     expert_score_coef: float = 0.0
+    # the value target's share taken from an oracle critic's value (a copy of the network that also sees the other
+    # seats' hidden cards, trained each round on the other half of the games and then dropped: expert_oracle.py)
+    expert_oracle_mix: float = 0.0
     # how the searches choose the root's child: "puct", or "gumbel" (the root's search_considered actions sampled by
     # the Gumbel trick and narrowed by sequential halving, Danihelka et al. 2022; the games play the action it keeps,
     # so search_sample_moves is not used; compiled search only)
@@ -252,8 +255,9 @@ class TrainConfig:
             )
         if self.expert_score_coef < 0:
             raise ValueError(f"expert_score_coef: must be at least 0; got {self.expert_score_coef!r}")
-        if not 0.0 <= self.expert_value_mix <= 1.0:
-            raise ValueError(f"expert_value_mix: must be from 0 to 1; got {self.expert_value_mix!r}")
+        for name in ("expert_value_mix", "expert_oracle_mix"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name}: must be from 0 to 1; got {getattr(self, name)!r}")
         for name in ("search_exploration", "expert_lr", "expert_target_temperature"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: must be positive; got {getattr(self, name)!r}")

@@ -27,6 +27,8 @@ Each round has three phases, each ending in files of the run folder and a record
    (each row records the root's mean reward turned back into a margin, ``expert_targets.search_margin``): a dice
    game's result is noisy, the search's estimate less so. With ``expert_score_coef`` above 0, a linear head on the
    trunk, made anew each round and not saved, learns the seat's final score / ``SCORE_SCALE`` (an auxiliary target).
+   With ``expert_oracle_mix`` above 0 that share of the value target is an oracle critic's value, a critic that also
+   sees the other seats' hidden cards and never trained on the row's game (``expert_oracle``).
 3. ``evaluate``: the new network's greedy policy against random and the heuristic (``eval_games`` games of
    ``eval_players`` players, seats rotated, as PPO's evaluation) → a row of ``history.jsonl``, ``curve.png`` and
    ``policy.pt`` (the newest network, for ``learned:OUT/policy.pt``). Round 0 only evaluates the starting network.
@@ -60,7 +62,7 @@ from seasons_env.files import file_sha256, replace_atomically, write_atomic
 from .config import TrainConfig
 from .errors import BadFileError, TrainingDiverged, read_json
 from .expert_compiled import search_game_compiled
-from .expert_rows import concatenate, load_rows, refuse_missing_targets, save_rows
+from .expert_rows import concatenate, load_rows, oracle_features, refuse_missing_targets, save_rows
 from .expert_targets import (
     game_rows,
     played_action,
@@ -109,7 +111,7 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
     rng = np.random.default_rng([job.seed, 0x5EA2C])
     game = Game.new(job.players, job.level, seed=job.seed)
     searched = [0] * job.players
-    observations, masks, targets, seats, margins = [], [], [], [], []
+    observations, masks, targets, seats, margins, oracles = [], [], [], [], [], []
     while not game.is_over:
         legal = game.legal_action_list()
         if len(legal) == 1:
@@ -126,11 +128,12 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
         masks.append(action_mask(game, seat).astype(bool))
         targets.append(policy_target(job.policy_target, logits, counts, rewards, legal, visits, job.q_scale))
         seats.append(seat)
+        oracles.append(oracle_features([encode_observation(game, p) for p in range(job.players)], seat))
         action = played_action(visits, searched[seat] < job.sample_moves, rng)  # the search's choice, either way
         searched[seat] += 1
         game.apply(action)
     scores = [int(s) for s in game.scores()]
-    return game_rows(job, observations, masks, targets, seats, margins, scores, game.winners())
+    return game_rows(job, observations, masks, targets, seats, margins, scores, game.winners(), oracles)
 
 
 def search_games(jobs: Sequence[SearchJob]) -> list[dict[str, np.ndarray]]:
@@ -446,7 +449,8 @@ class ExpertIteration:
         names = sorted(n for n in self.state["files"] if n.startswith("expert/round-") and _round_of(n) >= first)
         if not names:
             raise BadFileError(f"{self.folder / STATE}: round {round_} is to train, but it records no games of it")
-        data = concatenate([load_rows(self.folder / name) for name in names])
+        parts = [load_rows(self.folder / name) for name in names]
+        data = concatenate(parts)
         net = load_policy(self.folder / self._model_name(round_ - 1))[0].to(self.device)
         net.train()
         torch.manual_seed(c.seed * 1_000_003 + round_)
@@ -462,9 +466,17 @@ class ExpertIteration:
         obs = torch.from_numpy(data["obs"]).to(self.device)
         mask = torch.from_numpy(data["mask"]).to(self.device)
         target = torch.from_numpy(tempered(data["target"], c.expert_target_temperature)).to(self.device)
-        value = torch.from_numpy(value_target(data["margin"], data["search_margin"], c.expert_value_mix))
-        value = value.to(self.device)
+        value = value_target(data["margin"], data["search_margin"], c.expert_value_mix)
         sums, count, started = {"policy_loss": 0.0, "value_loss": 0.0, "target_entropy": 0.0}, 0, time.perf_counter()
+        oracle = {}
+        if c.expert_oracle_mix > 0:  # the oracle critics' values, before the network changes (it is their start)
+            from .expert_oracle import cross_fitted_values
+
+            own = [np.full(len(rows["seat"]), _round_of(n) == round_) for n, rows in zip(names, parts, strict=True)]
+            fresh = np.concatenate(own)  # the round's own games: the network never trained on them
+            critic, oracle = cross_fitted_values(net, data, value, c, (c.seed, 38, round_), fresh, self.device)
+            value = (1 - c.expert_oracle_mix) * value + c.expert_oracle_mix * critic
+        value = torch.from_numpy(value.astype(np.float32)).to(self.device)
         if score_head is not None:
             sums["score_loss"] = 0.0
         for epoch in range(c.expert_epochs):
@@ -497,7 +509,7 @@ class ExpertIteration:
                 sums["target_entropy"] += float(entropy)
                 count += 1
         self.training = {k: v / max(count, 1) for k, v in sums.items()}
-        self.training.update(rows=len(value), train_seconds=time.perf_counter() - started)
+        self.training.update(oracle, rows=len(value), train_seconds=time.perf_counter() - started)
         name = self._model_name(round_)
         save_policy(net, self.folder / name, {"trained_by": "expert iteration", "round": round_, "init": c.init})
         self._record(name)
@@ -507,6 +519,7 @@ class ExpertIteration:
             f"{self.training['policy_loss']:.4f} (visit entropy {self.training['target_entropy']:.4f}), value loss "
             f"{self.training['value_loss']:.4f}"
             + (f", score loss {self.training['score_loss']:.4f}" if score_head is not None else "")
+            + (f"; oracle critic {oracle['critic_loss']:.4f} (network {oracle['network_loss']:.4f})" if oracle else "")
         )
 
     def _evaluate(self, round_: int) -> None:

@@ -20,6 +20,7 @@ from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.engine.chance import key_of_seed
 
+from .expert_rows import oracle_features
 from .expert_targets import game_rows, played_action, policy_target, search_margin, visit_target_of_visits
 
 
@@ -39,7 +40,8 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
     view = ArrayState.empty(1, job.players)
     view_arrays = kernel_arrays(view)
     searched = [0] * job.players
-    observations, masks, targets, seats, margins = [], [], [], [], []
+    observations, masks, targets, seats, margins, oracles = [], [], [], [], [], []
+    own = np.empty((job.players, OBSERVATION_SIZE), dtype=np.float32)  # every seat's observation: the oracle's cards
     while not batch.state.over[0]:
         legal = np.flatnonzero(batch.legal[0])
         if len(legal) == 1:
@@ -57,8 +59,9 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
             batch.apply(np.array([played_action(visit_target_of_visits(fast, legal), sample, rng)]))
             searched[seat] += 1
             continue
-        observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-        observe_row(batch.arrays, 0, seat, observation)
+        for p in range(job.players):
+            observe_row(batch.arrays, 0, p, own[p])
+        observation = own[seat].copy()
         if job.root == "gumbel":  # the seat's prior at the root from its view: the seat's observation's logits
             gumbel = gumbel_search_row(
                 search,
@@ -83,6 +86,7 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
         masks.append(batch.legal[0].copy())
         targets.append(policy_target(job.policy_target, logits, found[0], found[1], legal, visits, job.q_scale))
         seats.append(seat)
+        oracles.append(oracle_features(own, seat))
         if job.root == "gumbel":
             action = gumbel.action  # the Gumbel variables already make the games vary
         else:
@@ -91,7 +95,7 @@ def search_game_compiled(job) -> dict[str, np.ndarray]:
         batch.apply(np.array([action]))
     game = batch.game(0)
     scores = [int(s) for s in game.scores()]
-    return game_rows(job, observations, masks, targets, seats, margins, scores, game.winners())
+    return game_rows(job, observations, masks, targets, seats, margins, scores, game.winners(), oracles)
 
 
 def _puct_search(search, root, seat: int, seed: int, job, legal: np.ndarray, logits) -> tuple[np.ndarray, np.ndarray]:

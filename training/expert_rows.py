@@ -7,17 +7,25 @@ from pathlib import Path
 
 import numpy as np
 
+from seasons_env.encoding import MAX_SEATS, SELF_HAND, SELF_LIBRARY2, SELF_LIBRARY3, SELF_PACK
+from seasons_env.engine.data import NUM_CARDS
 from seasons_env.files import replace_atomically
 
 from .errors import BadFileError
 
+#: Where each seat's own hidden cards sit in its observation: hand, library sets of years 2 and 3, draft pack.
+PRIVATE_STARTS = (SELF_HAND, SELF_LIBRARY2, SELF_LIBRARY3, SELF_PACK)
+#: The oracle features of a row: the private slices of each other seat in turn order after the decider, a missing
+#: seat (fewer than four players) zero.
+ORACLE_SIZE = (MAX_SEATS - 1) * len(PRIVATE_STARTS) * NUM_CARDS
 #: A chunk's arrays, a row each searched decision (``expert_targets.game_rows`` makes them).
-FIELDS = ("obs", "mask", "target", "seat", "players", "game", "margin", "win", "search_margin", "score")
-#: Fields a chunk written before they existed lacks (NaN there when read), each with the setting that trains on it
-#: and what a round refusing such rows names.
+FIELDS = ("obs", "mask", "target", "seat", "players", "game", "margin", "win", "search_margin", "score", "oracle")
+#: Fields a chunk written before they existed lacks (NaN there when read), each with the setting that trains on it,
+#: what a round refusing such rows names, and its values a row (1: one value, no second axis).
 LATER_FIELDS = {
-    "search_margin": ("expert_value_mix", "the search's root values"),
-    "score": ("expert_score_coef", "the seats' final scores"),
+    "search_margin": ("expert_value_mix", "the search's root values", 1),
+    "score": ("expert_score_coef", "the seats' final scores", 1),
+    "oracle": ("expert_oracle_mix", "the other seats' hidden cards", ORACLE_SIZE),
 }
 
 
@@ -38,15 +46,16 @@ def load_rows(path: Path) -> dict[str, np.ndarray]:
             rows = {name: archive[name] for name in FIELDS if name in archive.files or name not in LATER_FIELDS}
     except (OSError, ValueError, KeyError) as error:
         raise BadFileError(f"{path}: not a chunk of searched games ({error})") from None
-    for name in LATER_FIELDS:
-        rows.setdefault(name, np.full(len(rows["seat"]), np.nan, dtype=np.float32))
+    for name, (_, _, width) in LATER_FIELDS.items():
+        shape = len(rows["seat"]) if width == 1 else (len(rows["seat"]), width)
+        rows.setdefault(name, np.full(shape, np.nan, dtype=np.float32 if width == 1 else np.float16))
     return rows
 
 
 def refuse_missing_targets(rows: dict[str, np.ndarray], config, record: Path, rounds: str) -> None:
     """``BadFileError`` naming the run's ``record`` when a setting of ``config`` above 0 trains on a field that some
     of ``rows`` (the games of ``rounds``) were written without, by an older version."""
-    for field, (setting, what) in LATER_FIELDS.items():
+    for field, (setting, what, _) in LATER_FIELDS.items():
         if getattr(config, setting) > 0 and np.isnan(rows[field]).any():
             raise BadFileError(
                 f"{record}: {setting} is {getattr(config, setting)}, but games of rounds {rounds} were written "
@@ -57,3 +66,20 @@ def refuse_missing_targets(rows: dict[str, np.ndarray], config, record: Path, ro
 def concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """The chunks' rows as one set of arrays."""
     return {name: np.concatenate([part[name] for part in parts]) for name in FIELDS}
+
+
+def oracle_features(observations: Sequence[np.ndarray], seat: int) -> np.ndarray:
+    """The hidden cards of the seats other than ``seat`` (``observations[p]``: seat ``p``'s own observation), as
+    ``float16`` counts (exact: a card has at most a few copies) of ``ORACLE_SIZE`` values."""
+    players = len(observations)
+    out = np.zeros(ORACLE_SIZE, dtype=np.float16)
+    at = 0
+    for k in range(1, MAX_SEATS):
+        if k < players:
+            own = observations[(seat + k) % players]
+            for start in PRIVATE_STARTS:
+                out[at : at + NUM_CARDS] = own[start : start + NUM_CARDS]
+                at += NUM_CARDS
+        else:
+            at += len(PRIVATE_STARTS) * NUM_CARDS
+    return out

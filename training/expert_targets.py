@@ -14,6 +14,7 @@ from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 
 from .data import final_margins
+from .expert_rows import ORACLE_SIZE
 
 
 def visit_target_of_visits(visits: np.ndarray, legal: Sequence[int]) -> np.ndarray:
@@ -84,11 +85,12 @@ def played_action(target: np.ndarray, sample: bool, rng: np.random.Generator) ->
 
 
 def game_rows(
-    job, observations, masks, targets, seats, search_margins, scores: Sequence[int], winners
+    job, observations, masks, targets, seats, search_margins, scores: Sequence[int], winners, oracles
 ) -> dict[str, np.ndarray]:
     """A finished game's searched decisions as rows (``expert_rows.FIELDS``): each decision's observation, mask, visit
     target, seat and the search's value of it as a margin (``search_margin``), with the game's settings and, for its
-    seat, the final margin, win share and final score."""
+    seat, the final margin, win share and final score, and the other seats' hidden cards at the decision
+    (``expert_oracle.oracle_features``)."""
     margins = final_margins(list(scores))
     rows = len(seats)
     return {
@@ -102,6 +104,7 @@ def game_rows(
         "win": np.asarray([1.0 / len(winners) if s in winners else 0.0 for s in seats], dtype=np.float32),
         "search_margin": np.asarray(search_margins, dtype=np.float32),
         "score": np.asarray([scores[s] for s in seats], dtype=np.float32),
+        "oracle": np.asarray(oracles, dtype=np.float16).reshape(rows, ORACLE_SIZE),
     }
 
 
