@@ -3,10 +3,14 @@ another training, for the tests of what a setting changes in the training alone.
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
+from seasons_env.files import file_sha256
 from seasons_training import expert
 from seasons_training.config import TrainConfig, make_config
 from seasons_training.pipeline import TrainingRun
@@ -29,3 +33,17 @@ def retrained(tmp_path: Path, variants: dict[str, dict]) -> dict[str, expert.Exp
         runs[name] = expert.ExpertIteration(copy, replace(config, **settings), log=lambda _: None)
         runs[name]._train(1)
     return runs
+
+
+def written_without(folder: Path, field: str) -> None:
+    """Rewrite the games of the run in ``folder`` without ``field``, as a version older than the field wrote them
+    (the run's record naming the files as they now are)."""
+    names = sorted((folder / "expert").rglob("games-*.npz"))
+    assert names
+    for name in names:
+        with np.load(name) as archive:
+            rows = {k: archive[k] for k in archive.files if k != field}
+        np.savez_compressed(name, **rows)
+    record = json.loads((folder / "expert.json").read_text())
+    record["files"] = {n: file_sha256(folder / n) for n in record["files"]}
+    (folder / "expert.json").write_text(json.dumps(record))

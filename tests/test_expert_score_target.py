@@ -1,23 +1,17 @@
 """Expert iteration's auxiliary score target (``expert_score_coef``, KataGo's): the rows carry each seat's final
 score, a round with the target trains a head on the trunk beside the network and ships the network alone, and games
-written before the field existed are refused by such a round, by name."""
+written before the field existed are refused by such a round, by name (``test_training_expert``)."""
 
 from __future__ import annotations
-
-import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
-from expert_rounds import one_round, retrained
+from expert_rounds import retrained
 
 from seasons_agents.network import NetworkConfig, PolicyValueNet, load_policy, save_policy
 from seasons_agents.policy_numpy import load_numpy_policy
-from seasons_env.files import file_sha256
-from seasons_training import expert
 from seasons_training.config import make_config
-from seasons_training.errors import BadFileError
 from seasons_training.expert import SearchJob, search_game
 
 torch.set_num_threads(1)
@@ -50,19 +44,3 @@ def test_a_round_with_the_score_target_trains_the_trunk_and_ships_the_network_al
     load_numpy_policy(models["with"])
     with pytest.raises(ValueError, match="expert_score_coef: must be at least 0"):
         make_config("expert-smoke", ["expert_score_coef=-0.5"])
-
-
-def test_a_round_with_the_score_target_refuses_games_written_without_scores(tmp_path) -> None:
-    folder = tmp_path / "run"
-    config = one_round(folder)
-    for name in sorted((folder / "expert").rglob("games-*.npz")):
-        with np.load(name) as archive:
-            rows = {k: archive[k] for k in archive.files if k != "score"}  # as an older version wrote them
-        np.savez_compressed(name, **rows)
-    record = json.loads((folder / "expert.json").read_text())
-    record["files"] = {n: file_sha256(folder / n) for n in record["files"]}
-    (folder / "expert.json").write_text(json.dumps(record))
-    scoring = expert.ExpertIteration(folder, replace(config, expert_score_coef=0.5), log=lambda _: None)
-    with pytest.raises(BadFileError, match=r"expert_score_coef is 0\.5, but games of rounds 1-1 were written without "):
-        scoring._train(1)
-    expert.ExpertIteration(folder, config, log=lambda _: None)._train(1)

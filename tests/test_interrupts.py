@@ -17,6 +17,7 @@ import signal
 import subprocess
 import threading
 import time
+import traceback
 import urllib.request
 from pathlib import Path
 
@@ -107,10 +108,13 @@ class _Interrupt(Exception):
     """What the test's handler raises (only while a search runs: the test's own lines are never interrupted)."""
 
 
-def _fire_at(searches, seconds: float, interrupts: int = 0, limit: float = 60.0) -> dict[str, int]:
+def _fire_at(
+    searches, seconds: float, interrupts: int = 0, limit: float = 60.0, unexpected: list[str] | None = None
+) -> dict[str, int]:
     """Run ``searches()`` over and over for ``seconds`` while another thread sends SIGINT every ~0.5 ms; count each
     outcome by the exception's type (``ok`` for a search that finished). Goes on past ``seconds`` (up to ``limit``)
-    until ``interrupts`` searches were interrupted: on a loaded machine fewer searches fit in the time."""
+    until ``interrupts`` searches were interrupted: on a loaded machine fewer searches fit in the time. The traceback
+    of every exception other than the handler's goes to ``unexpected``, so that a failure shows where it came from."""
     armed = threading.Event()
     done = threading.Event()
 
@@ -147,6 +151,8 @@ def _fire_at(searches, seconds: float, interrupts: int = 0, limit: float = 60.0)
             except BaseException as error:  # every kind is counted: a SystemError is the failure looked for
                 armed.clear()
                 name = type(error).__name__
+                if unexpected is not None and not isinstance(error, _Interrupt):
+                    unexpected.append("".join(traceback.format_exception(error))[-4000:])
             outcomes[name] = outcomes.get(name, 0) + 1
     finally:
         done.set()
@@ -162,8 +168,9 @@ def test_signals_fired_at_a_compiled_search_only_ever_stop_it_cleanly(search: st
     view, seat = _search_view()
     run = (compiled_ismcts() if search == "ismcts" else compiled_search(shipped_model_path())).run
     run(view, seat, 0, 4, 0.4, 5.0)  # loaded from the cache before the signals start
-    outcomes = _fire_at(lambda k: run(view, seat, k, 200, 0.4, 5.0), seconds=3.0, interrupts=20)
-    assert set(outcomes) <= {"_Interrupt", "ok"}, outcomes
+    unexpected: list[str] = []
+    outcomes = _fire_at(lambda k: run(view, seat, k, 200, 0.4, 5.0), 3.0, 20, unexpected=unexpected)
+    assert set(outcomes) <= {"_Interrupt", "ok"}, (outcomes, unexpected[:2])
     assert outcomes.get("_Interrupt", 0) >= 20, outcomes
 
 

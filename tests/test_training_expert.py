@@ -12,17 +12,17 @@ import numpy as np
 import pytest
 import torch
 from click.testing import CliRunner
-from expert_rounds import retrained
+from expert_rounds import one_round, retrained, written_without
 
 from seasons_agents.ismcts import Node
 from seasons_agents.network import NetworkConfig, PolicyValueNet, load_policy, save_policy
 from seasons_env.engine.actions import NUM_ACTIONS
-from seasons_env.files import file_sha256
 from seasons_training import expert
 from seasons_training.cli import main as training_main
 from seasons_training.config import make_config
 from seasons_training.errors import BadFileError
 from seasons_training.expert import SearchJob, search_game
+from seasons_training.expert_rows import LATER_FIELDS
 from seasons_training.expert_targets import completed_q_target, search_margin, tempered, value_target, visit_target
 from seasons_training.pipeline import TrainingRun
 
@@ -146,26 +146,22 @@ def test_a_round_trains_on_the_tempered_targets_of_the_same_games(tmp_path) -> N
         make_config("expert-smoke", ["expert_target_temperature=0"])
 
 
-def test_a_round_mixing_in_the_search_value_refuses_games_written_without_it(tmp_path) -> None:
-    """Games written before rows carried the search's value load with NaN there; a round with expert_value_mix
-    above 0 refuses to train on them, naming the run's record, and trains on them with the mix at 0."""
+@pytest.mark.parametrize("field", list(LATER_FIELDS))
+def test_a_round_whose_setting_needs_a_later_field_refuses_games_written_without_it(tmp_path, field: str) -> None:
+    """Games written before a row field existed load with NaN there; a round whose setting trains on that field
+    refuses them, naming the run's record, the setting and what the games lack; with the setting at 0 it trains."""
+    setting, what, _ = LATER_FIELDS[field]
     folder = tmp_path / "run"
-    config = make_config("expert-smoke", ["expert_rounds=1"])
-    TrainingRun.start(folder, config, log=lambda _: None).run(progress=False)
-    names = sorted((folder / "expert").rglob("games-*.npz"))
-    assert names
-    for name in names:
-        with np.load(name) as archive:
-            assert np.isfinite(archive["search_margin"]).all()
-            rows = {k: archive[k] for k in archive.files if k != "search_margin"}  # as an older version wrote them
-        np.savez_compressed(name, **rows)
-        assert np.isnan(expert.load_rows(name)["search_margin"]).all()
-    record = json.loads((folder / "expert.json").read_text())
-    record["files"] = {n: file_sha256(folder / n) for n in record["files"]}  # the files as that version recorded them
-    (folder / "expert.json").write_text(json.dumps(record))
-    mixing = expert.ExpertIteration(folder, replace(config, expert_value_mix=0.5), log=lambda _: None)
-    with pytest.raises(BadFileError, match=r"expert\.json: expert_value_mix is 0\.5, but games of rounds 1-1 were"):
-        mixing._train(1)
+    config = one_round(folder)
+    for name in sorted((folder / "expert").rglob("games-*.npz")):
+        assert np.isfinite(expert.load_rows(name)[field]).all()
+    written_without(folder, field)
+    for name in sorted((folder / "expert").rglob("games-*.npz")):
+        assert np.isnan(expert.load_rows(name)[field]).all()
+    needing = expert.ExpertIteration(folder, replace(config, **{setting: 0.5}), log=lambda _: None)
+    refusal = rf"expert\.json: {setting} is 0\.5, but games of rounds 1-1 were written without {what}"
+    with pytest.raises(BadFileError, match=refusal):
+        needing._train(1)
     expert.ExpertIteration(folder, config, log=lambda _: None)._train(1)
 
 
