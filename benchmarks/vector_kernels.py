@@ -36,7 +36,7 @@ from seasons_env.vector.arrays import pack
 from seasons_env.vector.kernels.observe_rows import observe_rows
 from seasons_env.vector.kernels.structs import kernel_arrays
 
-GOAL_RATIO = 10.0  # batched / reference at batch 1,024 (issue 11)
+GOAL_RATIO = 10.0  # batched / reference at batch 1,024
 ROUNDS = 3
 
 

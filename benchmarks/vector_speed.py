@@ -39,7 +39,7 @@ from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector import VectorGame, game_seed
 from seasons_env.vector.policies import sample_legal
 
-GOAL_RATIO = 10.0  # batched / reference at batch 1,024 (issue 11)
+GOAL_RATIO = 10.0  # batched / reference at batch 1,024
 ROUNDS = 3
 
 
@@ -133,7 +133,7 @@ def speed_table(batches: list[int], seconds: float, level: str) -> None:
             )
     print("kernels: VectorGame(engine='kernels'); stage 1: VectorGame(engine='reference'); reference: a loop over")
     print("Game objects; ratio: kernels / reference")
-    print(f"goal (issue 11): >= {GOAL_RATIO:.0f}x at batch 1,024")
+    print(f"goal: >= {GOAL_RATIO:.0f}x at batch 1,024")
 
 
 def compile_time() -> None:

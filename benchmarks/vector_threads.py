@@ -44,7 +44,7 @@ from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector import VectorGame
 from seasons_env.vector.kernels.row_blocks import RowBlocks
 
-GOAL_RATIO = 1.7  # 2 threads / 1 thread at batch 1,024 on a 2-core machine (issue 34)
+GOAL_RATIO = 1.7  # 2 threads / 1 thread at batch 1,024 on a 2-core machine
 ROUNDS = 4
 WARMUP_STEPS = 300  # from new games: spreads the batch over the draft and the first years before measuring
 SPLIT_STEPS = 600  # steps timed by --split
@@ -144,7 +144,7 @@ def scaling_table(batches: list[int], threads: list[int], players_list: list[int
     print(
         "pick share: the time spent picking the actions (the calling thread's, outside the batch: a policy's stand-in)"
     )
-    print(f"goal (issue 34): 2 threads >= {GOAL_RATIO}x 1 thread at batch 1,024 on 2 cores")
+    print(f"goal: 2 threads >= {GOAL_RATIO}x 1 thread at batch 1,024 on 2 cores")
 
 
 def split_shares(batch_size: int, players: int, steps: int) -> tuple[float, list[float]]:
