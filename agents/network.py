@@ -97,10 +97,7 @@ class PolicyValueNet(nn.Module):
         """Unmasked logits ``[batch, 314]`` and values ``[batch]`` in (-1, 1)."""
         batch = obs.shape[0]
         d = self.config.card_dim
-        obs = obs[:, : self.observation_size]  # a network of an earlier layout reads its prefix
-        counts = obs[:, self.zone_index]  # [batch, zones, 50]
-        pooled = torch.matmul(counts, self.cards).reshape(batch, -1)  # [batch, zones * d]
-        h = self.trunk(torch.cat([obs, pooled], dim=1))
+        h = self.trunk(self.trunk_input(obs))
         logits = self.policy(h)
         queries = self.pointer(h).reshape(batch, 4, d)
         # table[b, g, c] = query of group g . embedding of card c (c = 0 is "no card": zero)
@@ -109,6 +106,13 @@ class PolicyValueNet(nn.Module):
         pointer = table.reshape(batch, -1).index_select(1, self.pointer_index)
         logits = logits.index_add(1, self.pointer_actions, pointer)
         return logits, torch.tanh(self.value(h)).squeeze(1)
+
+    def trunk_input(self, obs: torch.Tensor) -> torch.Tensor:
+        """The trunk's input ``[batch, observation_size + zones * card_dim]``: the observation (a network of an
+        earlier layout reads its prefix) and its card zones pooled by the embeddings."""
+        obs = obs[:, : self.observation_size]
+        pooled = torch.matmul(obs[:, self.zone_index], self.cards)  # [batch, zones, d]
+        return torch.cat([obs, pooled.reshape(obs.shape[0], -1)], dim=1)
 
     def folded_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The card terms folded into the layers they feed (differentiable): the first trunk layer's weight on

@@ -122,13 +122,14 @@ def _game_steps(job: SearchJob, agent) -> Generator[np.ndarray, tuple[np.ndarray
         counts, rewards = root_children(root, seat, legal)
         visits = visit_target_of_visits(counts, legal)
         margins.append(search_margin(counts, rewards, legal, agent.last_baseline[seat], agent.scale))
-        observation = encode_observation(game, seat)
+        own = [encode_observation(game, p) for p in range(job.players)]  # every seat's: the oracle's hidden cards
+        observation = own[seat]
         logits = (yield observation[None])[0][0] if job.policy_target != "visits" else None  # the network's prior
         observations.append(observation)
         masks.append(action_mask(game, seat).astype(bool))
         targets.append(policy_target(job.policy_target, logits, counts, rewards, legal, visits, job.q_scale))
         seats.append(seat)
-        oracles.append(oracle_features([encode_observation(game, p) for p in range(job.players)], seat))
+        oracles.append(oracle_features(own, seat))
         action = played_action(visits, searched[seat] < job.sample_moves, rng)  # the search's choice, either way
         searched[seat] += 1
         game.apply(action)

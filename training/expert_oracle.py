@@ -6,7 +6,7 @@ mixed with the search's root value by ``expert_value_mix``) carries the noise of
 other seats' hands, library sets and draft packs, and the dice still to come. The critic reads the same observation
 and, beside it, the hidden cards (``oracle_features``: the other seats' private slices of their own observations,
 recorded with each searched decision as the row's ``oracle`` field). It starts as a copy of the round's network
-(trunk and value head) with one more input layer into the first trunk layer, zero at first, so that it starts as the
+with one more input layer into the first trunk layer, zero at first, so that it starts as the
 network's own value and learns what the hidden cards add.
 
 Cross-fitting keeps the critic from handing the network its own training targets back: the window's games are split
@@ -32,27 +32,21 @@ FOLDS = 2
 
 
 class OracleCritic(nn.Module):
-    """The network's value (a copy of its card embeddings, trunk and value head) with the oracle features added into
-    the first trunk layer by a layer of their own, zero at first."""
+    """A copy of the network whose value also reads the oracle features, added into the first trunk layer by a
+    layer of their own, zero at first (so that it starts as the network's value)."""
 
     def __init__(self, net: nn.Module) -> None:
         super().__init__()
-        self.observation_size = net.observation_size
-        self.register_buffer("zone_index", net.zone_index.clone(), persistent=False)
-        self.cards = copy.deepcopy(net.cards)
-        self.trunk = copy.deepcopy(net.trunk)
-        self.value = copy.deepcopy(net.value)
+        self.net = copy.deepcopy(net)
         self.oracle = nn.Linear(ORACLE_SIZE, net.config.hidden)
         nn.init.zeros_(self.oracle.weight)
         nn.init.zeros_(self.oracle.bias)
 
     def forward(self, obs: torch.Tensor, oracle: torch.Tensor) -> torch.Tensor:
         """Values ``[batch]`` in (-1, 1), as the network's value head gives them."""
-        obs = obs[:, : self.observation_size]
-        pooled = torch.matmul(obs[:, self.zone_index], self.cards).reshape(obs.shape[0], -1)
-        h = self.trunk[0](torch.cat([obs, pooled], dim=1)) + self.oracle(oracle)
-        h = self.trunk[1:](h)
-        return torch.tanh(self.value(h)).squeeze(1)
+        trunk = self.net.trunk
+        h = trunk[1:](trunk[0](self.net.trunk_input(obs)) + self.oracle(oracle))
+        return torch.tanh(self.net.value(h)).squeeze(1)
 
 
 def folds_of(games: np.ndarray) -> np.ndarray:

@@ -90,7 +90,7 @@ def game_rows(
     """A finished game's searched decisions as rows (``expert_rows.FIELDS``): each decision's observation, mask, visit
     target, seat and the search's value of it as a margin (``search_margin``), with the game's settings and, for its
     seat, the final margin, win share and final score, and the other seats' hidden cards at the decision
-    (``expert_oracle.oracle_features``)."""
+    (``expert_rows.oracle_features``)."""
     margins = final_margins(list(scores))
     rows = len(seats)
     return {
