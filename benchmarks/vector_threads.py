@@ -4,17 +4,19 @@
     python benchmarks/vector_threads.py --threads 1,2,4 --batches 1024 --seconds 20
     python benchmarks/vector_threads.py --compile          # also the first call's time with an empty kernel cache
     python benchmarks/vector_threads.py --split            # one thread's step by CPU time: what the threads split
+    python benchmarks/vector_threads.py --observations both  # also the two-call step, in the same rounds
 
-Every step reads the observation and the legal mask of every game (``observations(out=buf)``,
-``legal_mask(out=buf)``), picks a uniformly random legal action per game from the masks (a small compiled loop in
-the calling thread, standing for a policy that costs little beside the games; its share of the time is printed)
-and applies them with ``apply``; finished games restart (``autoreset=True``). All the thread
-counts of a row start from the same positions, spread over a game's whole course, and play the same games (the
-picks depend only on the masks and one generator per run). The budget is split into rounds alternating between
-the thread counts, so that a change in the shared machine's load hits them alike: read the ratio to one thread,
-measured in the same run. The machine's load average (``os.getloadavg``) is printed before and after, and the cores
-each column really got (CPU seconds per second): other processes running on the cores lower the figures with
-several threads most.
+Every step reads the legal mask of every game (``legal_mask(out=buf)``), picks a uniformly random legal action per game
+from the masks (a small compiled loop in the calling thread, standing for a policy that costs little beside the games;
+its share of the time is printed) and applies them with ``apply(actions, observations_out=buf)``, which writes every
+game's observation after the step in the same pass over the games (``--observations separate``: ``apply(actions)`` and
+then ``observations(out=buf)``, two hand-offs to the threads a step instead of one; ``both``: each way, all their
+batches stepped in the same alternating rounds); finished games restart (``autoreset=True``). All the thread counts of a
+row start from the same positions, spread over a game's whole course, and play the same games (the picks depend only on
+the masks and one generator per run). The budget is split into rounds alternating between the thread counts, so that a
+change in the shared machine's load hits them alike: read the ratio to one thread, measured in the same run. The
+machine's load average (``os.getloadavg``) is printed before and after, and the cores each column really got (CPU
+seconds per second): other processes running on the cores lower the figures with several threads most.
 
 ``--split`` prints instead one thread's step by CPU time: the share spent in the work the threads split, the pick's
 share, the rest (the calling thread's whatever ``threads`` is), and Amdahl's bound on two threads.
@@ -48,6 +50,7 @@ GOAL_RATIO = 1.7  # 2 threads / 1 thread at batch 1,024 on a 2-core machine
 ROUNDS = 4
 WARMUP_STEPS = 300  # from new games: spreads the batch over the draft and the first years before measuring
 SPLIT_STEPS = 600  # steps timed by --split
+WAYS = {"apply": [False], "separate": [True], "both": [False, True]}  # --observations: observations read separately?
 
 
 @numba.njit
@@ -75,7 +78,9 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator, out: np.ndarray) -
 class Side:
     """One ``VectorGame`` and its buffers, stepped as the module docstring says; ``clock`` times the pick."""
 
-    def __init__(self, batch: VectorGame, seed: int, clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(
+        self, batch: VectorGame, seed: int, clock: Callable[[], float] = time.perf_counter, separate: bool = False
+    ) -> None:
         self.clock = clock
         self.batch = batch
         self.obs = np.empty((batch.batch_size, OBSERVATION_SIZE), dtype=np.float32)
@@ -83,27 +88,33 @@ class Side:
         self.actions = np.zeros(batch.batch_size, dtype=np.int64)
         self.rng = np.random.default_rng(seed)
         self.picking = 0.0  # seconds spent in the pick (the calling thread's, outside the batch)
+        self.separate = separate  # observations read by their own call, not written by apply
+        batch.observations(out=self.obs)
 
     def step(self) -> int:
-        self.batch.observations(out=self.obs)
+        if self.separate:
+            self.batch.observations(out=self.obs)
         masks = self.batch.legal_mask(out=self.masks)
         begin = self.clock()
         random_legal(masks, self.rng, self.actions)
         self.picking += self.clock() - begin
-        return int(self.batch.apply(self.actions).stepped.sum())
+        if self.separate:
+            return int(self.batch.apply(self.actions).stepped.sum())
+        return int(self.batch.apply(self.actions, observations_out=self.obs).stepped.sum())
 
 
 def measure(
-    batch_size: int, players: int, threads: list[int], seconds: float
+    batch_size: int, players: int, threads: list[int], seconds: float, ways: list[bool] = (False,)
 ) -> tuple[list[float], list[float], list[float]]:
-    """Decisions per second for each thread count, all from the same positions, in alternating rounds; the cores
-    each used (this process's CPU seconds per second); and the share of its time spent picking the actions."""
+    """Decisions per second for each way (observations written by ``apply``, or read separately) and each thread
+    count (way by way, the thread counts within), all from the same positions, in alternating rounds; the cores each
+    used (this process's CPU seconds per second); and the share of its time spent picking the actions."""
     start = VectorGame(batch_size, players, "archmage", seed=1)
     warm = Side(start, 7)
     for _ in range(WARMUP_STEPS):
         warm.step()
     games = [start.game(i) for i in range(batch_size)]
-    sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11) for n in threads]
+    sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11, separate=way) for way in ways for n in threads]
     for side in sides:
         side.step()
         side.picking = 0.0
@@ -123,27 +134,33 @@ def measure(
     )
 
 
-def scaling_table(batches: list[int], threads: list[int], players_list: list[int], seconds: float) -> None:
+def scaling_table(
+    batches: list[int], threads: list[int], players_list: list[int], seconds: float, ways: list[bool]
+) -> None:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     print("decisions/s with observation + mask of every game at every step (archmage, random legal actions)")
-    header = f"{'players':>7} {'batch':>6} " + " ".join(f"{f'{n} thr':>10}" for n in threads)
+    header = f"{'players':>7} {'batch':>6} {'observations':>12} " + " ".join(f"{f'{n} thr':>10}" for n in threads)
     header += " " + " ".join(f"{f'{n}/1':>6}" for n in threads[1:])
     header += "  cores used: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
     header += "  pick share: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
     print(header)
     for players in players_list:
         for batch_size in batches:
-            rates, cores, picking = measure(batch_size, players, threads, seconds)
-            line = f"{players:>7} {batch_size:>6} " + " ".join(f"{rate:>10,.0f}" for rate in rates)
-            line += " " + " ".join(f"{rate / rates[0]:>6.2f}" for rate in rates[1:])
-            line += "              " + " ".join(f"{used:>5.2f}" for used in cores)
-            line += "              " + " ".join(f"{share:>5.0%}" for share in picking)
-            print(line, flush=True)
+            every = measure(batch_size, players, threads, seconds * len(ways), ways)
+            for w, way in enumerate(ways):
+                rates, cores, picking = (values[w * len(threads) : (w + 1) * len(threads)] for values in every)
+                line = f"{players:>7} {batch_size:>6} {'separate' if way else 'by apply':>12} "
+                line += " ".join(f"{rate:>10,.0f}" for rate in rates)
+                line += " " + " ".join(f"{rate / rates[0]:>6.2f}" for rate in rates[1:])
+                line += "              " + " ".join(f"{used:>5.2f}" for used in cores)
+                line += "              " + " ".join(f"{share:>5.0%}" for share in picking)
+                print(line, flush=True)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("cores used: this process's CPU seconds per second while that column ran (other processes take the rest)")
     print(
         "pick share: the time spent picking the actions (the calling thread's, outside the batch: a policy's stand-in)"
     )
+    print("observations: written by apply(actions, observations_out=buf), or read by observations(out=buf) after it")
     print(f"goal: 2 threads >= {GOAL_RATIO}x 1 thread at batch 1,024 on 2 cores")
 
 
@@ -230,6 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--split", action="store_true", help="only one thread's step by CPU time (what the threads split)"
     )
+    parser.add_argument(
+        "--observations",
+        choices=sorted(WAYS),
+        default="apply",
+        help="written by apply(observations_out=buf) (default), read by observations(out=buf) after it, or both",
+    )
     args = parser.parse_args(argv)
     threads = int_list(parser, args.threads, "threads")
     if threads[0] != 1:
@@ -240,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.split:
         split_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS)
         return 0
-    scaling_table(int_list(parser, args.batches, "batches"), threads, players, args.seconds)
+    scaling_table(int_list(parser, args.batches, "batches"), threads, players, args.seconds, WAYS[args.observations])
     if args.compile:
         print()
         compile_times()

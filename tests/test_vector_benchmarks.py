@@ -44,8 +44,13 @@ def test_vector_speed_prints_its_figures(args: list[str], figures: list[str]) ->
 def test_vector_threads_prints_its_scaling_table() -> None:
     result = _run("vector_threads.py", "--seconds", "0.1", "--batches", "32", "--players", "3")
     assert result.returncode == 0, result.stdout + result.stderr
-    for figure in ("load average before", "1 thr", "2 thr", "2/1", "goal", "pick share"):
+    for figure in ("load average before", "1 thr", "2 thr", "2/1", "goal", "pick share", "by apply"):
         assert figure in result.stdout, f"{figure!r} missing:\n{result.stdout}"
+    assert "separate " not in result.stdout
+    both = _run("vector_threads.py", "--seconds", "0.1", "--batches", "32", "--players", "2", "--observations", "both")
+    assert both.returncode == 0, both.stdout + both.stderr
+    rows = [line.split() for line in both.stdout.splitlines() if line.startswith("      2     32 ")]
+    assert [row[2] for row in rows] == ["by", "separate"], both.stdout
     split = _run("vector_threads.py", "--split", "--batches", "32", "--players", "2")
     assert split.returncode == 0, split.stdout + split.stderr
     assert "bound on 2 threads" in split.stdout and "pick" in split.stdout, split.stdout

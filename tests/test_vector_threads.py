@@ -83,7 +83,8 @@ def test_threaded_batches_from_positions_copies_and_pickles_continue_alike() -> 
 
 def _mixed_trace(batch: VectorGame, steps: int) -> list[bytes]:
     """Like ``_trace``, with a random part of the games stepped at each step (``where``), the observations read at
-    some steps only, and (without autoreset) some finished games reset now and then."""
+    some steps only, or written by ``apply`` (``observations_out``), and (without autoreset) some finished games
+    reset now and then."""
     rng = np.random.default_rng(29)
     trace = []
     for step in range(steps):
@@ -94,7 +95,12 @@ def _mixed_trace(batch: VectorGame, steps: int) -> list[bytes]:
         if step % 5 == 0:  # read twice: the second read gives the same
             trace.append(batch.observations().tobytes())
         where = rng.random(batch.batch_size) < 0.7 if step % 3 else None
-        info = batch.apply(_pick(masks, rng), where=where)
+        if step % 4 == 1:  # the observations written by the step itself, over a buffer holding anything
+            written = np.full((batch.batch_size, OBSERVATION_SIZE), np.nan, dtype=np.float32)
+            info = batch.apply(_pick(masks, rng), where=where, observations_out=written)
+            trace.append(written.tobytes())
+        else:
+            info = batch.apply(_pick(masks, rng), where=where)
         trace += [getattr(info, name).tobytes() for name in ("stepped", "finished", "final_scores", "winners")]
         trace += [info.restarted.tobytes(), batch.episode.tobytes()]
         if not batch.autoreset and step % 4 == 0 and batch.is_over.any():
@@ -128,9 +134,11 @@ def test_an_illegal_action_in_a_threaded_batch_names_the_first_bad_game_and_chan
     where = np.ones(batch.batch_size, dtype=np.bool_)
     where[skipped] = False
     message = rf"^action \d+ \(.*\) is not legal in game {first}: .* \(1 other game\(s\) also got an illegal action\)"
+    untouched = np.full((batch.batch_size, OBSERVATION_SIZE), 5.0, dtype=np.float32)
     with pytest.raises(IllegalActionError, match=message + "; no game was changed$"):
-        batch.apply(actions, where=where)
+        batch.apply(actions, where=where, observations_out=untouched)
     assert _positions(batch) == positions and np.array_equal(batch.episode, episodes)
+    assert (untouched == 5.0).all()
     assert np.array_equal(batch.legal_mask(), masks) and np.array_equal(batch.observations(), observations)
     actions[[first, second]] = _pick(masks[[first, second]], rng)
     assert batch.apply(actions, where=where).restarted.any()  # the same call, made legal, goes through
@@ -153,9 +161,11 @@ def test_actions_where_and_out_of_any_layout_play_alike_and_compile_nothing_more
         read_only = actions.copy()
         read_only.flags.writeable = False
         where = np.repeat(rng.random(size) < 0.8, 2)[::2] if step % 3 else None
-        batch.apply(columns[:, 1] if step % 2 else read_only, where=where)
+        written = np.zeros((size, OBSERVATION_SIZE), dtype=np.float32) if step % 4 == 1 else None
+        batch.apply(columns[:, 1] if step % 2 else read_only, where=where, observations_out=written)
         twin.apply(actions, where=None if where is None else where.copy())
         assert np.array_equal(batch.observations(out=wide[:, ::2]), twin.observations())
+        assert written is None or np.array_equal(written, twin.observations())
         assert np.array_equal(batch.legal_mask(), twin.legal_mask())
     assert _positions(batch) == _positions(twin)
     if not PYTHON_KERNELS:  # compiled once whatever the arrays' layout and flags (as Python nothing is compiled)
@@ -165,6 +175,26 @@ def test_actions_where_and_out_of_any_layout_play_alike_and_compile_nothing_more
     frozen.flags.writeable = False
     with pytest.raises(ValueError, match=r"out must be a writable float32 array of shape .*; got a read-only one"):
         batch.observations(out=frozen)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda b: np.zeros((b, OBSERVATION_SIZE)), r"observations_out must be a float32 array of shape .*float64"),
+        (lambda b: np.zeros((b + 1, OBSERVATION_SIZE), dtype=np.float32), r"observations_out must be a float32 array"),
+        (lambda b: [[0.0] * OBSERVATION_SIZE] * b, r"observations_out must be a float32 array .*; got a list"),
+        (
+            lambda b: np.zeros((OBSERVATION_SIZE, b), dtype=np.float32).T,
+            r"observations_out must be C-contiguous",
+        ),
+    ],
+)
+def test_a_bad_observations_buffer_is_refused_before_any_game_moves(make, message: str) -> None:
+    batch = VectorGame(2 * MIN_BLOCK_ROWS, 2, seed=6, threads=2)
+    positions, masks = _positions(batch), batch.legal_mask()
+    with pytest.raises(ValueError, match=message):
+        batch.apply(_pick(masks, np.random.default_rng(1)), observations_out=make(batch.batch_size))
+    assert _positions(batch) == positions
 
 
 def test_compiled_game_keys_equal_the_keys_of_game_seeds() -> None:
@@ -270,3 +300,13 @@ def test_training_takes_game_threads_and_selfplay_batches_step_on_them() -> None
             games.step(actions)
     assert runs[1].batches[2].threads == 2
     assert [runs[1].game(i).to_dict() for i in range(size)] == [runs[0].game(i).to_dict() for i in range(size)]
+
+
+@pytest.mark.parametrize("engine", ["kernels", "reference"])
+def test_observations_written_by_apply_in_a_one_game_batch_are_what_observations_gives(engine: str) -> None:
+    batch = VectorGame(1, 3, seed=2, engine=engine)
+    rng = np.random.default_rng(5)
+    written = np.full((1, OBSERVATION_SIZE), np.nan, dtype=np.float32)
+    while not batch.is_over[0]:
+        batch.apply(_pick(batch.legal_mask(), rng), observations_out=written)
+        assert np.array_equal(written, batch.observations())

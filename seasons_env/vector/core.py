@@ -92,7 +92,9 @@ class VectorGame:
       ``[B]``) limits the call to some games, the others' entries being ignored. Every action is checked before any
       game moves: an illegal one raises ``IllegalActionError`` naming the game, its decision and its legal options,
       and the batch is left unchanged. A finished game's entry is ignored: with ``autoreset=True`` the call
-      restarts it (its next episode), with ``autoreset=False`` it stays finished until ``reset(mask)``;
+      restarts it (its next episode), with ``autoreset=False`` it stays finished until ``reset(mask)``.
+      ``apply(actions, observations_out=buf)`` also writes the observations after the step into ``buf``, in the
+      same pass over the games (what ``observations(out=buf)`` would write, at less cost with ``threads``);
     - ``is_over`` → bool ``[B]``; ``scores()`` → int ``[B, P]`` (final scores once over, else the score if the game
       ended now); ``winners`` → bool ``[B, P]`` (the engine's tie-break included; all False while a game runs);
     - ``game(i)`` → a reference ``Game`` equal to game i, generator included: it continues exactly as the batch
@@ -312,13 +314,37 @@ class VectorGame:
 
     # ------------------------------------------------------------------ writes
 
-    def apply(self, actions: np.ndarray | Sequence[int], where: np.ndarray | None = None) -> StepInfo:
-        """Play ``actions[i]`` in every selected unfinished game (see the class docstring)."""
-        actions = np.asarray(actions)
+    def apply(
+        self,
+        actions: np.ndarray | Sequence[int],
+        where: np.ndarray | None = None,
+        *,
+        observations_out: np.ndarray | None = None,
+    ) -> StepInfo:
+        """Play ``actions[i]`` in every selected unfinished game (see the class docstring).
+
+        ``observations_out`` (a writable, C-contiguous float32 ``[B, OBSERVATION_SIZE]`` array): after the step,
+        every game's observation is written into it, exactly what ``observations(out=observations_out)`` would
+        write; on the kernels engine in the same pass over the games as the step (with ``threads``, one hand-off to
+        the threads a step instead of two). It is checked before any game moves, and left as it was when the
+        call raises."""
+        if observations_out is not None:
+            _check_out(observations_out, self._obs, "observations_out")
+            if not observations_out.flags.c_contiguous:
+                raise ValueError("observations_out must be C-contiguous (a row per game, one after the other)")
+        info, observed = self._apply(np.asarray(actions), where, observations_out)
+        if observations_out is not None and not observed:
+            self.observations(out=observations_out)
+        return info
+
+    def _apply(
+        self, actions: np.ndarray, where: np.ndarray | None, observations_out: np.ndarray | None
+    ) -> tuple[StepInfo, bool]:
+        """``apply``'s step, and whether it wrote ``observations_out`` (the kernels engine's step of a batch)."""
         if self._one_call and where is None and not self._over[0]:
             info = self._apply_one(actions)
             if info is not None:
-                return info
+                return info, False
         b = self.batch_size
         if actions.shape != (b,) or actions.dtype.kind not in "iu":
             raise ValueError(
@@ -328,7 +354,7 @@ class VectorGame:
         if where is not None:
             where = check_batch_mask(where, b, "where")
         if self.engine == "kernels":
-            return self._apply_blocks(actions, where)
+            return self._apply_blocks(actions, where, observations_out), observations_out is not None
         selected = np.ones(b, dtype=np.bool_) if where is None else where
         stepped = selected & ~self._over
         idx = np.flatnonzero(stepped)
@@ -347,12 +373,15 @@ class VectorGame:
         finished[idx] = self._over[idx]
         final_scores = np.where(finished[:, None], self._final_scores, 0)
         winners = self._winners & finished[:, None]
-        return StepInfo(stepped, finished, final_scores, winners, restarted)
+        return StepInfo(stepped, finished, final_scores, winners, restarted), False
 
-    def _apply_blocks(self, actions: np.ndarray, where: np.ndarray | None) -> StepInfo:
+    def _apply_blocks(
+        self, actions: np.ndarray, where: np.ndarray | None, observations_out: np.ndarray | None
+    ) -> StepInfo:
         """``apply`` on the kernels engine: one compiled check of every action, then every selected game stepped or
         restarted, its arrays and this step's results written, in one compiled call per block of games on the
-        batch's threads (``KernelBackend.step_batch``); their observations are encoded when read."""
+        batch's threads (``KernelBackend.step_batch``); their observations are encoded when read, or right after
+        each block's step into ``observations_out`` if given."""
         b, p = self.batch_size, self.num_players
         backend = self._backend
         # Copies, C-contiguous, writable and int64 / bool whatever was given, so that the kernels are never compiled
@@ -381,7 +410,7 @@ class VectorGame:
             self._obs_stale,
         )
         results = (info.stepped, info.restarted, info.finished, info.final_scores, info.winners)
-        backend.step_batch(given, selected, self.autoreset, self.seed, self.level, records, results)
+        backend.step_batch(given, selected, self.autoreset, self.seed, self.level, records, results, observations_out)
         return info
 
     def _refuse(self, actions: np.ndarray, first: int, count: int) -> None:
@@ -525,9 +554,9 @@ class VectorGame:
         return array.astype(np.int64, copy=False)
 
 
-def _check_out(out: object, like: np.ndarray) -> None:
+def _check_out(out: object, like: np.ndarray, name: str = "out") -> None:
     if not isinstance(out, np.ndarray) or out.shape != like.shape or out.dtype != like.dtype:
         shown = f"{out.dtype} array of shape {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
-        raise ValueError(f"out must be a {like.dtype} array of shape {like.shape}; got a {shown}")
+        raise ValueError(f"{name} must be a {like.dtype} array of shape {like.shape}; got a {shown}")
     if not out.flags.writeable:
-        raise ValueError(f"out must be a writable {like.dtype} array of shape {like.shape}; got a read-only one")
+        raise ValueError(f"{name} must be a writable {like.dtype} array of shape {like.shape}; got a read-only one")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..encoders.encoding import OBSERVATION_SIZE
 from ..encoders.rewards import REWARDS
 from ..engine import check_choice
 from .backends import DEFAULT_ENGINE
@@ -77,18 +78,26 @@ class BatchedSeasons:
     def step(self, actions: np.ndarray) -> BatchedStep:
         """One action per game (``[B]`` integers) for its current player; ignored for the games that ended on the
         previous step (they restart). An illegal action raises ``IllegalActionError`` and changes nothing."""
-        info = self.batch.apply(actions)
+        observations = np.empty((self.batch_size, OBSERVATION_SIZE), dtype=np.float32)
+        info = self.batch.apply(actions, observations_out=observations)  # one pass over the games, not two
         rewards = np.zeros((self.batch_size, self.num_players), dtype=np.float32)
         finished = np.flatnonzero(info.finished)
         rewards[finished] = self.batch.final_rewards(finished, self.reward)
-        return self._state(rewards, info.finished, info.final_scores, info.restarted)
+        return self._state(rewards, info.finished, info.final_scores, info.restarted, observations)
 
     def _state(
-        self, rewards: np.ndarray, terminations: np.ndarray, scores: np.ndarray | None, restarted: np.ndarray
+        self,
+        rewards: np.ndarray,
+        terminations: np.ndarray,
+        scores: np.ndarray | None,
+        restarted: np.ndarray,
+        observations: np.ndarray | None = None,
     ) -> BatchedStep:
         batch = self.batch
         if scores is None:
             scores = np.zeros((self.batch_size, self.num_players), dtype=np.int64)
+        if observations is None:
+            observations = batch.observations()
         return BatchedStep(
-            batch.observations(), batch.legal_mask(), batch.current_player, rewards, terminations, scores, restarted
+            observations, batch.legal_mask(), batch.current_player, rewards, terminations, scores, restarted
         )
