@@ -310,3 +310,38 @@ def test_observations_written_by_apply_in_a_one_game_batch_are_what_observations
     while not batch.is_over[0]:
         batch.apply(_pick(batch.legal_mask(), rng), observations_out=written)
         assert np.array_equal(written, batch.observations())
+
+
+def test_self_play_and_the_batched_loop_observe_as_the_reference_engine_does() -> None:
+    """Both step with the observations written by ``apply`` on the kernels engine (``observations_out``): every
+    step's observations, rewards and ends equal the reference engine's, finished and restarted games included."""
+    size = 2 * MIN_BLOCK_ROWS
+    engines = ("kernels", "reference")
+    gym_envs = [
+        SeasonsVectorEnv(size, 2, self_play=True, level="apprentice", engine=e, threads=n)
+        for e, n in zip(engines, (2, 1), strict=True)
+    ]
+    first = [env.reset(seed=9)[0] for env in gym_envs]
+    assert np.array_equal(first[0], first[1])
+    rng = np.random.default_rng(2)
+    ended = 0
+    for _ in range(400):
+        actions = _pick(gym_envs[1].action_masks(), rng)
+        results = [env.step(actions) for env in gym_envs]
+        for a, b in zip(results[0][:4], results[1][:4], strict=True):
+            assert np.array_equal(a, b)
+        ended += int(results[0][2].sum())
+    assert ended > 0, "no game ended: the test exercised less"
+    loops = [
+        BatchedSeasons(size, 3, level="apprentice", seed=4, engine=e, threads=n)
+        for e, n in zip(engines, (2, 1), strict=True)
+    ]
+    steps = [loop.reset() for loop in loops]
+    restarted = 0
+    for _ in range(500):
+        actions = _pick(steps[1].masks, rng)
+        steps = [loop.step(actions) for loop in loops]
+        for a, b in zip(vars(steps[0]).values(), vars(steps[1]).values(), strict=True):
+            assert np.array_equal(a, b)
+        restarted += int(steps[0].restarted.sum())
+    assert restarted > 0, "no game restarted: the test exercised less"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..encoders.encoding import OBSERVATION_SIZE
 from ..encoders.rewards import REWARDS
 from ..engine import IllegalActionError, check_choice
 from ..engine.actions import NUM_ACTIONS
@@ -170,7 +171,9 @@ class LearnerBatch:
         if self.illegal == "raise":
             illegal[:] = False  # apply() below names the first illegal action and changes nothing
         moving = active & ~illegal
-        batch.apply(actions, where=moving)
+        # Self-play moves no opponent after the learners: the step itself writes the observations (one pass).
+        written = np.empty((n, OBSERVATION_SIZE), dtype=np.float32) if self.self_play else None
+        batch.apply(actions, where=moving, observations_out=written)
         self._play_opponents(moving)
         over = batch.is_over & moving
         ended = over | illegal
@@ -186,7 +189,7 @@ class LearnerBatch:
         rewards = np.zeros(n, dtype=np.float32)
         rewards[over_idx] = final[over_idx, reward_seat[over_idx]]
         rewards[illegal] = -1.0
-        observations = batch.observations()
+        observations = batch.observations() if written is None else written
         if over_idx.size:
             observations[over_idx] = batch.observe(over_idx, reward_seat[over_idx])
         return LearnerStep(observations, rewards, ended, illegal, np.where(moving, acting, -1), final, scores)
