@@ -5,6 +5,7 @@
     python benchmarks/vector_threads.py --compile          # also the first call's time with an empty kernel cache
     python benchmarks/vector_threads.py --split            # one thread's step by CPU time: what the threads split
     python benchmarks/vector_threads.py --observations both  # also the two-call step, in the same rounds
+    python benchmarks/vector_threads.py --machine          # a thread hand-off's round trip; two processes against one
 
 Every step reads the legal mask of every game (``legal_mask(out=buf)``), picks a uniformly random legal action per game
 from the masks (a small compiled loop in the calling thread, standing for a policy that costs little beside the games;
@@ -20,6 +21,10 @@ seconds per second): other processes running on the cores lower the figures with
 
 ``--split`` prints instead one thread's step by CPU time: the share spent in the work the threads split, the pick's
 share, the rest (the calling thread's whatever ``threads`` is), and Amdahl's bound on two threads.
+
+``--machine`` prints what the machine itself gives: the round trip of a hand-off between two threads (a lock each
+way; what each hand-off of a step to the threads costs at least), and one-thread batches stepped by one process alone
+against two processes at once, each with a batch of its own (the scaling two cores give work that shares nothing).
 
 ``--compile`` times, in a fresh process with an empty ``SEASONS_KERNEL_CACHE`` folder, building a batch and its
 first step with one thread and then with two (the threaded path compiles nothing more).
@@ -227,6 +232,70 @@ def compile_times() -> None:
             print(f"first call, empty kernel cache, threads={threads}: {seconds:.1f} s")
 
 
+def _stepping_process(players: int, batch_size: int, seconds: float, start: object, results: object) -> None:
+    """One process stepping a one-thread batch for ``seconds`` once every process is ready: its decisions/s."""
+    side = Side(VectorGame(batch_size, players, "archmage", seed=1), 7)
+    for _ in range(WARMUP_STEPS):
+        side.step()
+    start.wait()
+    count, begin = 0, time.perf_counter()
+    while time.perf_counter() - begin < seconds:
+        count += side.step()
+    results.put(count / (time.perf_counter() - begin))
+
+
+def machine_table(batches: list[int], players_list: list[int], seconds: float) -> None:
+    """What the machine gives two threads of this process and two processes: a hand-off's round trip between two
+    threads, and one-thread batches stepped by one process alone against two processes at once."""
+    import multiprocessing
+    import threading
+
+    ping, pong = threading.Lock(), threading.Lock()
+    ping.acquire()
+    pong.acquire()
+    trips = 20_000
+
+    def answer() -> None:
+        for _ in range(trips):
+            ping.acquire()
+            pong.release()
+
+    other = threading.Thread(target=answer)
+    other.start()
+    begin = time.perf_counter()
+    for _ in range(trips):
+        ping.release()
+        pong.acquire()
+    trip = (time.perf_counter() - begin) / trips
+    other.join()
+    print(f"a hand-off between two threads and back (a lock each way): {trip * 1e6:.1f} us")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+    print("decisions/s of one-thread batches, observation + mask of every game at every step, 2 rounds each")
+    print(f"{'players':>7} {'batch':>6} {'1 process':>10} {'2 processes':>12} {'2 / 1':>6}")
+    context = multiprocessing.get_context("spawn")
+    for players in players_list:
+        for batch_size in batches:
+            totals = {1: [], 2: []}
+            for _ in range(2):
+                for count in (1, 2):
+                    start, results = context.Barrier(count), context.Queue()
+                    workers = [
+                        context.Process(
+                            target=_stepping_process, args=(players, batch_size, seconds / 4, start, results)
+                        )
+                        for _ in range(count)
+                    ]
+                    for worker in workers:
+                        worker.start()
+                    totals[count].append(sum(results.get() for _ in workers))
+                    for worker in workers:
+                        worker.join()
+            one, two = (sum(totals[n]) / len(totals[n]) for n in (1, 2))
+            print(f"{players:>7} {batch_size:>6} {one:>10,.0f} {two:>12,.0f} {two / one:>6.2f}", flush=True)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("2 processes: the sum of both; each steps a batch of its own on one thread (what two cores give free work)")
+
+
 def int_list(parser: argparse.ArgumentParser, text: str, name: str) -> list[int]:
     try:
         values = [int(part) for part in text.split(",")]
@@ -253,6 +322,11 @@ def main(argv: list[str] | None = None) -> int:
         default="apply",
         help="written by apply(observations_out=buf) (default), read by observations(out=buf) after it, or both",
     )
+    parser.add_argument(
+        "--machine",
+        action="store_true",
+        help="only what the machine gives: a thread hand-off's round trip, and two processes against one",
+    )
     args = parser.parse_args(argv)
     threads = int_list(parser, args.threads, "threads")
     if threads[0] != 1:
@@ -260,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     players = int_list(parser, args.players, "players")
     if any(n not in (2, 3, 4) for n in players):
         parser.error(f"--players must be 2, 3 or 4; got {args.players!r}")
+    if args.machine:
+        machine_table(int_list(parser, args.batches, "batches"), players, args.seconds)
+        return 0
     if args.split:
         split_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS)
         return 0

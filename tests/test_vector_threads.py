@@ -22,8 +22,15 @@ from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.engine.chance import key_of_seed
 from seasons_env.vector import BatchedSeasons, SeasonsVecEnv, SeasonsVectorEnv, VectorGame, game_seed
 from seasons_env.vector.arrays import FIELD_NAMES
-from seasons_env.vector.kernels import PYTHON_KERNELS
-from seasons_env.vector.kernels.row_blocks import MIN_BLOCK_ROWS
+from seasons_env.vector.kernels import PYTHON_KERNELS, row_blocks
+from seasons_env.vector.kernels.row_blocks import MIN_BLOCK_ROWS, MIN_THREADED_ROWS, RowBlocks
+
+
+@pytest.fixture(autouse=True)
+def _threads_at_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small batches split over the threads too (in the library, below ``MIN_THREADED_ROWS`` games a call runs on the
+    calling thread alone): the batches here stay small and still run on several threads."""
+    monkeypatch.setattr(row_blocks, "MIN_THREADED_ROWS", 0)
 
 
 def _pick(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -345,3 +352,20 @@ def test_self_play_and_the_batched_loop_observe_as_the_reference_engine_does() -
             assert np.array_equal(a, b)
         restarted += int(steps[0].restarted.sum())
     assert restarted > 0, "no game restarted: the test exercised less"
+
+
+def test_calls_over_fewer_rows_than_the_threshold_run_on_the_calling_thread_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from seasons_env.vector.kernels.structs import kernel_arrays
+    from seasons_env.vector.state.arrays import ArrayState
+
+    monkeypatch.setattr(row_blocks, "MIN_THREADED_ROWS", MIN_THREADED_ROWS)  # the library's own threshold
+    state = ArrayState.empty(1, 2)
+    blocks = RowBlocks(state, kernel_arrays(state), threads=2)
+    for count, split in ((MIN_THREADED_ROWS - 1, False), (MIN_THREADED_ROWS, True)):
+        chunks = blocks.run_numbered(count, lambda k, struct, lo, hi: (k, lo, hi))
+        bounds = [bound for _, lo, hi in chunks for bound in (lo, hi)]
+        assert bounds[0] == 0 and bounds[-1] == count and bounds[1:-1:2] == bounds[2:-1:2], "the rows once, in order"
+        assert (len(chunks) > 1) == split, (count, chunks)
+        assert split or chunks == [(0, 0, count)], chunks  # the calling thread's, in one call

@@ -27,6 +27,10 @@ T = TypeVar("T")
 
 #: A chunk has at least this many rows: below it a thread's hand-off costs more than the rows' work.
 MIN_BLOCK_ROWS = 16
+#: Calls over fewer rows run on the calling thread alone, whatever ``threads`` is: there a hand-off to the other
+#: threads and back costs more than they save (on a 2-core machine, ``threads=2`` stepped batches of 256 games at
+#: 0.70 to 0.83 times one thread's speed and of 384 games at 1.11 to 1.16 times: ``benchmarks/vector_threads.py``).
+MIN_THREADED_ROWS = 320
 #: Chunks per thread: more balance the threads better, each costs a kernel call (a few microseconds).
 CHUNKS_PER_THREAD = 4
 
@@ -55,11 +59,12 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 
 class RowBlocks:
     """Runs a task over ``count`` row positions on at most ``threads`` threads: the positions are split into
-    contiguous chunks (``CHUNKS_PER_THREAD`` per thread, at least ``MIN_BLOCK_ROWS`` positions each) and each thread
-    takes the next chunk as soon as it is done with its last, so that a thread slowed down (another process on its
-    core, costlier rows) takes fewer. ``task(k, struct, lo, hi)`` handles positions ``lo..hi-1`` on thread ``k``
-    (0: the calling thread) with ``struct``, thread ``k``'s own kernels' struct. Which thread runs which chunk
-    changes nothing in the rows. ``threads`` is checked by the caller (``VectorGame``: ``core.check_threads``)."""
+    contiguous chunks (``CHUNKS_PER_THREAD`` per thread, at least ``MIN_BLOCK_ROWS`` positions each; fewer than
+    ``MIN_THREADED_ROWS`` positions run on the calling thread alone) and each thread takes the next chunk as soon as
+    it is done with its last, so that a thread slowed down (another process on its core, costlier rows) takes fewer.
+    ``task(k, struct, lo, hi)`` handles positions ``lo..hi-1`` on thread ``k`` (0: the calling thread) with
+    ``struct``, thread ``k``'s own kernels' struct. Which thread runs which chunk changes nothing in the rows.
+    ``threads`` is checked by the caller (``VectorGame``: ``core.check_threads``)."""
 
     def __init__(self, state: ArrayState, arrays: KernelArrays, threads: int) -> None:
         if threads < 1:
@@ -74,7 +79,7 @@ class RowBlocks:
     def run_numbered(self, count: int, task: Callable[[int, KernelArrays, int, int], T]) -> list[T]:
         """``task(k, struct, lo, hi)`` for each chunk; the results in the chunks' order."""
         chunks = max(1, min(self.threads * CHUNKS_PER_THREAD, count // MIN_BLOCK_ROWS))
-        if chunks == 1 or self.threads == 1:
+        if chunks == 1 or self.threads == 1 or count < MIN_THREADED_ROWS:
             return [task(0, self._structs[0], 0, count)]
         workers = min(self.threads, chunks)
         while len(self._structs) < workers:
