@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
@@ -97,19 +97,20 @@ class Side:
         batch.observations(out=self.obs)
 
     def step(self) -> int:
-        if self.separate:
-            self.batch.observations(out=self.obs)
         masks = self.batch.legal_mask(out=self.masks)
         begin = self.clock()
         random_legal(masks, self.rng, self.actions)
         self.picking += self.clock() - begin
         if self.separate:
-            return int(self.batch.apply(self.actions).stepped.sum())
-        return int(self.batch.apply(self.actions, observations_out=self.obs).stepped.sum())
+            info = self.batch.apply(self.actions)
+            self.batch.observations(out=self.obs)
+        else:
+            info = self.batch.apply(self.actions, observations_out=self.obs)
+        return int(info.stepped.sum())
 
 
 def measure(
-    batch_size: int, players: int, threads: list[int], seconds: float, ways: list[bool] = (False,)
+    batch_size: int, players: int, threads: list[int], seconds: float, ways: Sequence[bool] = (False,)
 ) -> tuple[list[float], list[float], list[float]]:
     """Decisions per second for each way (observations written by ``apply``, or read separately) and each thread
     count (way by way, the thread counts within), all from the same positions, in alternating rounds; the cores each

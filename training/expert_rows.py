@@ -72,14 +72,9 @@ def oracle_features(observations: Sequence[np.ndarray], seat: int) -> np.ndarray
     """The hidden cards of the seats other than ``seat`` (``observations[p]``: seat ``p``'s own observation), as
     ``float16`` counts (exact: a card has at most a few copies) of ``ORACLE_SIZE`` values."""
     players = len(observations)
-    out = np.zeros(ORACLE_SIZE, dtype=np.float16)
-    at = 0
-    for k in range(1, MAX_SEATS):
-        if k < players:
-            own = observations[(seat + k) % players]
-            for start in PRIVATE_STARTS:
-                out[at : at + NUM_CARDS] = own[start : start + NUM_CARDS]
-                at += NUM_CARDS
-        else:
-            at += len(PRIVATE_STARTS) * NUM_CARDS
-    return out
+    out = np.zeros((MAX_SEATS - 1, len(PRIVATE_STARTS), NUM_CARDS), dtype=np.float16)
+    for k in range(1, players):
+        own = observations[(seat + k) % players]
+        for j, start in enumerate(PRIVATE_STARTS):
+            out[k - 1, j] = own[start : start + NUM_CARDS]
+    return out.reshape(ORACLE_SIZE)

@@ -212,7 +212,7 @@ class KernelBackend:
         rules = self.rules
         legal, status = rules.legal, rules.status
         current, last_player, over = records.current, records.last_player, records.over
-        rows = np.arange(rules.batch_size, dtype=np.int64)
+        rows = None if observations_out is None else np.arange(rules.batch_size, dtype=np.int64)
 
         def block(k: int, s, lo: int, hi: int) -> None:
             step_block(
