@@ -22,12 +22,12 @@ seconds per second): other processes running on the cores lower the figures with
 ``--split`` prints instead one thread's step by CPU time: the share spent in the work the threads split, the pick's
 share, the rest (the calling thread's whatever ``threads`` is), and Amdahl's bound on two threads.
 
-``--machine`` prints what the machine itself gives: the round trip of a hand-off between two threads (a lock each
-way; what each hand-off of a step to the threads costs at least), and one-thread batches stepped by one process alone
-against two processes at once, each with a batch of its own (the scaling two cores give work that shares nothing).
+``--machine`` prints what the machine itself gives: the round trip of a hand-off between two threads (a lock each way,
+and spinning in compiled code as the pool's threads wait between steps), and one-thread batches stepped by one process
+alone against two processes at once, each with a batch of its own (the scaling two cores give work that shares nothing).
 
 ``--compile`` times, in a fresh process with an empty ``SEASONS_KERNEL_CACHE`` folder, building a batch and its
-first step with one thread and then with two (the threaded path compiles nothing more).
+first step with one thread and then with two (the threaded path compiles only its waiting kernel).
 """
 
 from __future__ import annotations
@@ -245,31 +245,68 @@ def _stepping_process(players: int, batch_size: int, seconds: float, start: obje
     results.put(count / (time.perf_counter() - begin))
 
 
-def machine_table(batches: list[int], players_list: list[int], seconds: float) -> None:
-    """What the machine gives two threads of this process and two processes: a hand-off's round trip between two
-    threads, and one-thread batches stepped by one process alone against two processes at once."""
-    import multiprocessing
+TRIPS = 20_000  # round trips timed by --machine
+
+
+def _lock_trip() -> float:
+    """Seconds of a round trip between two threads, each waiting for the other on a lock."""
     import threading
 
     ping, pong = threading.Lock(), threading.Lock()
     ping.acquire()
     pong.acquire()
-    trips = 20_000
 
     def answer() -> None:
-        for _ in range(trips):
+        for _ in range(TRIPS):
             ping.acquire()
             pong.release()
 
     other = threading.Thread(target=answer)
     other.start()
     begin = time.perf_counter()
-    for _ in range(trips):
+    for _ in range(TRIPS):
         ping.release()
         pong.acquire()
-    trip = (time.perf_counter() - begin) / trips
+    trip = (time.perf_counter() - begin) / TRIPS
     other.join()
-    print(f"a hand-off between two threads and back (a lock each way): {trip * 1e6:.1f} us")
+    return trip
+
+
+def _spin_trip() -> float:
+    """Seconds of a round trip between two threads, each spinning on a counter in compiled code
+    (``row_blocks.spin_until``, the interpreter lock released) until the other moves it."""
+    import threading
+
+    from seasons_env.vector.kernels.row_blocks import spin_until
+
+    counters = np.zeros(16, dtype=np.int64)  # the two counters a cache line apart
+    spin_until(counters, 0, 0, 1)  # compiled (or loaded) before the clock starts
+
+    def answer() -> None:
+        for trip in range(1, TRIPS + 1):
+            while not spin_until(counters, 0, trip, 1 << 20):
+                pass
+            counters[8] = trip
+
+    other = threading.Thread(target=answer)
+    other.start()
+    begin = time.perf_counter()
+    for trip in range(1, TRIPS + 1):
+        counters[0] = trip
+        while not spin_until(counters, 8, trip, 1 << 20):
+            pass
+    trip_seconds = (time.perf_counter() - begin) / TRIPS
+    other.join()
+    return trip_seconds
+
+
+def machine_table(batches: list[int], players_list: list[int], seconds: float) -> None:
+    """What the machine gives two threads of this process and two processes: a hand-off's round trip between two
+    threads, and one-thread batches stepped by one process alone against two processes at once."""
+    import multiprocessing
+
+    print(f"a hand-off between two threads and back (a lock each way): {_lock_trip() * 1e6:.1f} us")
+    print(f"the same by spinning in compiled code (how the pool's threads wait): {_spin_trip() * 1e6:.1f} us")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     print("decisions/s of one-thread batches, observation + mask of every game at every step, 2 rounds each")
     print(f"{'players':>7} {'batch':>6} {'1 process':>10} {'2 processes':>12} {'2 / 1':>6}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import time
 
 import numpy as np
 import pytest
@@ -369,3 +370,54 @@ def test_calls_over_fewer_rows_than_the_threshold_run_on_the_calling_thread_alon
         assert bounds[0] == 0 and bounds[-1] == count and bounds[1:-1:2] == bounds[2:-1:2], "the rows once, in order"
         assert (len(chunks) > 1) == split, (count, chunks)
         assert split or chunks == [(0, 0, count)], chunks  # the calling thread's, in one call
+
+
+def _two_thread_blocks() -> RowBlocks:
+    from seasons_env.vector.kernels.structs import kernel_arrays
+    from seasons_env.vector.state.arrays import ArrayState
+
+    state = ArrayState.empty(1, 2)
+    return RowBlocks(state, kernel_arrays(state), threads=2)
+
+
+def _slow_chunk(k: int, struct: object, lo: int, hi: int) -> tuple[int, int, int]:
+    time.sleep(0.01)  # longer than a thread spins for the next call or for the others: both sleep and are woken
+    return k, lo, hi
+
+
+def test_the_pool_threads_sleep_between_calls_and_wake_for_the_next() -> None:
+    blocks = _two_thread_blocks()
+    for _ in range(3):
+        chunks = blocks.run_numbered(128, _slow_chunk)
+        assert [(lo, hi) for _, lo, hi in chunks] == [(16 * c, 16 * (c + 1)) for c in range(8)]
+        assert {k for k, _, _ in chunks} == {0, 1}, "both threads took chunks"
+        pool = row_blocks._pool(1)
+        deadline = time.monotonic() + 10
+        while pool.sleeping < 1 and time.monotonic() < deadline:  # it spins for about a quarter of a millisecond
+            time.sleep(0.001)
+        assert pool.sleeping == 1, "the pool's thread still spins with no call to run"
+
+
+def test_an_error_in_a_pool_thread_is_raised_in_the_caller_once_and_the_pool_goes_on() -> None:
+    blocks = _two_thread_blocks()
+
+    def failing(k: int, struct: object, lo: int, hi: int) -> tuple[int, int, int]:
+        if k == 1:
+            raise RuntimeError(f"rows {lo}..{hi}")
+        return _slow_chunk(k, struct, lo, hi)
+
+    with pytest.raises(RuntimeError, match="rows"):
+        blocks.run_numbered(128, failing)
+    chunks = blocks.run_numbered(128, _slow_chunk)  # the error is not raised again
+    assert [(lo, hi) for _, lo, hi in chunks] == [(16 * c, 16 * (c + 1)) for c in range(8)]
+
+
+def test_a_call_made_while_the_pool_runs_another_runs_on_its_calling_thread() -> None:
+    outer, inner = _two_thread_blocks(), _two_thread_blocks()
+
+    def nested(k: int, struct: object, lo: int, hi: int) -> list:
+        return inner.run_numbered(64, lambda *chunk: chunk[0])  # the pool is busy with the outer call
+
+    for threads_of_inner_chunks in outer.run_numbered(64, nested):
+        assert len(threads_of_inner_chunks) == 4
+        assert set(threads_of_inner_chunks) <= {0}, "an inner call ran on the pool's thread"

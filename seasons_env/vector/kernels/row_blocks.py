@@ -7,9 +7,14 @@ nor on which thread ran which rows.
 
 Each thread gets its own kernels' struct over the same arrays: kernels reading a field of a struct shared by threads
 would update the same reference counts from every core (measured on a kernel reading the struct's fields row after
-row: two threads sharing one struct ran 4x slower than one thread, with a struct each 1.8x faster). No new kernel is
-compiled for this: the threads call the ones the single-thread path uses, so ``threads`` adds nothing to the first
-call's compile time."""
+row: two threads sharing one struct ran 4x slower than one thread, with a struct each 1.8x faster). No rules kernel
+is compiled for this: the threads call the ones the single-thread path uses.
+
+The pool's threads wait for the next call by spinning on a counter in compiled code (``spin_until``, the interpreter
+lock released) for about a quarter of a millisecond after each call, and only then sleep on a condition. A thread woken
+from sleep takes tens of microseconds to start on a virtual machine (a lock's round trip between two threads measured
+56 to 64 us on the development machine, against 10 us for the spinning hand-off), a step of 1,024 games about a
+millisecond: a pool that slept between steps lost a tenth of two threads' speed (``benchmarks/vector_threads.py``)."""
 
 from __future__ import annotations
 
@@ -17,10 +22,12 @@ import itertools
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
+import numpy as np
+
 from ..state.arrays import ArrayState
+from . import PYTHON_KERNELS, kernel
 from .structs import KernelArrays, kernel_arrays
 
 T = TypeVar("T")
@@ -28,18 +35,135 @@ T = TypeVar("T")
 #: A chunk has at least this many rows: below it a thread's hand-off costs more than the rows' work.
 MIN_BLOCK_ROWS = 16
 #: Calls over fewer rows run on the calling thread alone, whatever ``threads`` is: there a hand-off to the other
-#: threads and back costs more than they save (on a 2-core machine, ``threads=2`` stepped batches of 256 games at
-#: 0.70 to 0.83 times one thread's speed and of 384 games at 1.11 to 1.16 times: ``benchmarks/vector_threads.py``).
-MIN_THREADED_ROWS = 320
+#: threads and back costs more than they save (on a 2-core machine, ``threads=2`` stepped batches of 128 games at
+#: 0.74 to 0.98 times one thread's speed and of 256 games at 1.13 to 1.21 times: ``benchmarks/vector_threads.py``).
+MIN_THREADED_ROWS = 256
 #: Chunks per thread: more balance the threads better, each costs a kernel call (a few microseconds).
 CHUNKS_PER_THREAD = 4
+#: Checks of the counter a pool thread makes for the next call before it sleeps (about 0.25 ms on the development
+#: machine), and that a caller makes for the pool's threads to finish between two looks at the interpreter.
+SPIN_CHECKS = 400_000
+#: Counters a cache line apart (int64s), so that a thread's writes do not slow another's reads.
+_LINE = 8
 
-_pools: dict[int, ThreadPoolExecutor] = {}
+if PYTHON_KERNELS:
+
+    def _load_acquire(flags: np.ndarray, index: int) -> int:
+        return flags[index]
+
+else:
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def _load_acquire(typingctx, flags, index):
+        """``flags[index]`` read atomically (acquire): LLVM may not hoist it out of a waiting loop."""
+        signature = types.int64(flags, index)
+
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            array = context.make_array(array_type)(context, builder, args[0])
+            pointer = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]])
+            return builder.load_atomic(pointer, "acquire", 8)
+
+        return signature, codegen
+
+
+@kernel
+def spin_until(flags, index, value, checks):
+    """Whether ``flags[index]`` reached ``value`` within ``checks`` reads (compiled: without the interpreter lock).
+    As plain Python (``SEASONS_KERNELS=python``) one read, and the pool sleeps instead."""
+    if PYTHON_KERNELS:
+        checks = 1
+    for _ in range(checks):
+        if _load_acquire(flags, index) >= value:
+            return True
+    return False
+
+
+class _Pool:
+    """``workers`` threads that run the calls ``run`` hands them, alongside the calling thread (thread 0).
+
+    ``flags[0]`` counts the calls handed out, ``flags[_LINE * k]`` those thread ``k`` finished. Between calls a thread
+    spins on ``flags[0]`` (``spin_until``), then sleeps on ``changed`` until ``run`` wakes it; the caller spins on the
+    threads' counters, then sleeps on ``changed`` too. One call at a time: a call made while another runs (from
+    another thread, or from inside a task) runs on its calling thread alone."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.flags = np.zeros(_LINE * (workers + 1), dtype=np.int64)
+        self.changed = threading.Condition()
+        self.sleeping = 0  # pool threads asleep on ``changed``
+        self.caller_waiting = False  # the caller asleep on ``changed``
+        self.busy = threading.Lock()
+        self._job: Callable[[int], None] | None = None
+        self._errors: list[BaseException | None] = [None] * (workers + 1)
+        for k in range(1, workers + 1):
+            threading.Thread(target=self._serve, args=(k,), daemon=True, name=f"seasons-rows-{k}").start()
+
+    def _serve(self, k: int) -> None:
+        flags, done = self.flags, 0
+        while True:
+            wanted = done + 1
+            if not spin_until(flags, 0, wanted, SPIN_CHECKS):
+                with self.changed:
+                    while flags[0] < wanted:
+                        self.sleeping += 1
+                        self.changed.wait()
+                        self.sleeping -= 1
+            try:
+                self._job(k)
+            except BaseException as error:  # raised again in the caller
+                self._errors[k] = error
+            done = wanted
+            flags[_LINE * k] = done
+            if self.caller_waiting:  # read after the counter's write (``_wait_for_threads``)
+                with self.changed:
+                    self.changed.notify_all()
+
+    def run(self, job: Callable[[int], None]) -> bool:
+        """``job(k)`` on every thread ``k`` (0: this one) at once; False, having run nothing, if another call holds
+        the pool. An error of a pool thread's ``job`` is raised here, after every thread is done."""
+        if not self.busy.acquire(blocking=False):
+            return False
+        try:
+            self._job = job
+            with self.changed:
+                self.flags[0] += 1
+                call = int(self.flags[0])
+                if self.sleeping:
+                    self.changed.notify_all()
+            try:
+                job(0)
+            finally:  # every thread ends its chunks before the caller goes on (or raises), whatever happened
+                self._wait_for_threads(call)
+                errors = [error for error in self._errors if error is not None]
+                self._errors = [None] * (self.workers + 1)
+            if errors:
+                raise errors[0]
+            return True
+        finally:
+            self._job = None
+            self.busy.release()
+
+    def _wait_for_threads(self, call: int) -> None:
+        flags = self.flags
+        for k in range(1, self.workers + 1):
+            if spin_until(flags, _LINE * k, call, SPIN_CHECKS):
+                continue
+            with self.changed:
+                self.caller_waiting = True  # before the look at the counter: a thread that ends after it wakes us
+                while flags[_LINE * k] < call:
+                    self.changed.wait()
+                self.caller_waiting = False
+
+
+_pools: dict[int, _Pool] = {}
 _pools_lock = threading.Lock()
 
 
 def _forget_pools() -> None:
-    """In a forked child the parent's pool threads do not exist (a task given to them would never run): start over."""
+    """In a forked child the parent's pool threads do not exist (a call handed to them would never end): start over."""
     global _pools_lock
     _pools.clear()
     _pools_lock = threading.Lock()
@@ -48,12 +172,12 @@ def _forget_pools() -> None:
 os.register_at_fork(after_in_child=_forget_pools)
 
 
-def _pool(workers: int) -> ThreadPoolExecutor:
+def _pool(workers: int) -> _Pool:
     """The process's pool of ``workers`` threads, shared by every batch stepping with ``workers + 1`` threads."""
     with _pools_lock:
         pool = _pools.get(workers)
         if pool is None:
-            pool = _pools[workers] = ThreadPoolExecutor(workers, thread_name_prefix="seasons-rows")
+            pool = _pools[workers] = _Pool(workers)
         return pool
 
 
@@ -70,6 +194,8 @@ class RowBlocks:
         if threads < 1:
             raise ValueError(f"threads must be at least 1; got {threads!r}")
         self.threads = int(threads)
+        if self.threads > 1:
+            spin_until(np.ones(1, dtype=np.int64), 0, 1, 1)  # compiled (or loaded) with the batch, not at a step
         self._state = state
         self._structs = [arrays]  # thread 0 (the calling thread) uses the batch's own struct
 
@@ -89,16 +215,12 @@ class RowBlocks:
         claim = itertools.count().__next__  # one C call: threads never get the same chunk
 
         def work(k: int) -> None:
+            if k >= workers:  # a pool of more threads than this call has chunks for
+                return
             struct = self._structs[k]
             while (c := claim()) < chunks:
                 results[c] = task(k, struct, bounds[c], bounds[c + 1])
 
-        pool = _pool(self.threads - 1)
-        futures: list[Future] = [pool.submit(work, k) for k in range(1, workers)]
-        try:
+        if not _pool(self.threads - 1).run(work):  # the pool is running another call
             work(0)
-        finally:
-            wait(futures)  # every chunk ends before the caller goes on (or raises), whatever happened to the others
-        for future in futures:
-            future.result()  # a chunk's error, raised in the caller
         return results
