@@ -7,17 +7,17 @@
     python benchmarks/vector_threads.py --observations both  # also the two-call step, in the same rounds
     python benchmarks/vector_threads.py --machine          # a thread hand-off's round trip; two processes against one
 
-Every step reads the legal mask of every game (``legal_mask(out=buf)``), picks a uniformly random legal action per game
-from the masks (a small compiled loop in the calling thread, standing for a policy that costs little beside the games;
-its share of the time is printed) and applies them with ``apply(actions, observations_out=buf)``, which writes every
-game's observation after the step in the same pass over the games (``--observations separate``: ``apply(actions)`` and
-then ``observations(out=buf)``, two hand-offs to the threads a step instead of one; ``both``: each way, all their
-batches stepped in the same alternating rounds); finished games restart (``autoreset=True``). All the thread counts of a
-row start from the same positions, spread over a game's whole course, and play the same games (the picks depend only on
-the masks and one generator per run). The budget is split into rounds alternating between the thread counts, so that a
-change in the shared machine's load hits them alike: read the ratio to one thread, measured in the same run. The
-machine's load average (``os.getloadavg``) is printed before and after, and the cores each column really got (CPU
-seconds per second): other processes running on the cores lower the figures with several threads most.
+Every step picks a uniformly random legal action per game from the legal masks of every game (a small compiled loop in
+the calling thread, standing for a policy that costs little beside the games; its share of the time is printed) and
+applies them with ``apply(actions, observations_out=obs, masks_out=masks)``, which writes every game's observation and
+legal mask after the step in the same pass over the games (``--observations separate``: ``apply(actions)``, then
+``observations(out=obs)`` and ``legal_mask(out=masks)``, the way before ``apply`` wrote them; ``both``: each way, all
+their batches stepped in the same alternating rounds); finished games restart (``autoreset=True``). All the thread
+counts of a row start from the same positions, spread over a game's whole course, and play the same games (the picks
+depend only on the masks and one generator per run). The budget is split into rounds alternating between the thread
+counts, so that a change in the shared machine's load hits them alike: read the ratio to one thread, measured in the
+same run. The machine's load average (``os.getloadavg``) is printed before and after, and the cores each column really
+got (CPU seconds per second): other processes running on the cores lower the figures with several threads most.
 
 ``--split`` prints instead one thread's step by CPU time: the share spent in the work the threads split, the pick's
 share, the rest (the calling thread's whatever ``threads`` is), and Amdahl's bound on two threads.
@@ -93,19 +93,20 @@ class Side:
         self.actions = np.zeros(batch.batch_size, dtype=np.int64)
         self.rng = np.random.default_rng(seed)
         self.picking = 0.0  # seconds spent in the pick (the calling thread's, outside the batch)
-        self.separate = separate  # observations read by their own call, not written by apply
+        self.separate = separate  # observations and masks read by their own calls, not written by apply
         batch.observations(out=self.obs)
+        batch.legal_mask(out=self.masks)
 
     def step(self) -> int:
-        masks = self.batch.legal_mask(out=self.masks)
         begin = self.clock()
-        random_legal(masks, self.rng, self.actions)
+        random_legal(self.masks, self.rng, self.actions)
         self.picking += self.clock() - begin
         if self.separate:
             info = self.batch.apply(self.actions)
             self.batch.observations(out=self.obs)
+            self.batch.legal_mask(out=self.masks)
         else:
-            info = self.batch.apply(self.actions, observations_out=self.obs)
+            info = self.batch.apply(self.actions, observations_out=self.obs, masks_out=self.masks)
         return int(info.stepped.sum())
 
 
@@ -166,7 +167,7 @@ def scaling_table(
     print(
         "pick share: the time spent picking the actions (the calling thread's, outside the batch: a policy's stand-in)"
     )
-    print("observations: written by apply(actions, observations_out=buf), or read by observations(out=buf) after it")
+    print("observations: written by apply(actions, observations_out=obs, masks_out=masks), or read after it")
     print(f"goal: 2 threads >= {GOAL_RATIO}x 1 thread at batch 1,024 on 2 cores")
 
 

@@ -91,8 +91,8 @@ def test_threaded_batches_from_positions_copies_and_pickles_continue_alike() -> 
 
 def _mixed_trace(batch: VectorGame, steps: int) -> list[bytes]:
     """Like ``_trace``, with a random part of the games stepped at each step (``where``), the observations read at
-    some steps only, or written by ``apply`` (``observations_out``), and (without autoreset) some finished games
-    reset now and then."""
+    some steps only, or written by ``apply`` (``observations_out``, and ``masks_out`` at some of those), and (without
+    autoreset) some finished games reset now and then."""
     rng = np.random.default_rng(29)
     trace = []
     for step in range(steps):
@@ -107,6 +107,11 @@ def _mixed_trace(batch: VectorGame, steps: int) -> list[bytes]:
             written = np.full((batch.batch_size, OBSERVATION_SIZE), np.nan, dtype=np.float32)
             info = batch.apply(_pick(masks, rng), where=where, observations_out=written)
             trace.append(written.tobytes())
+        elif step % 4 == 3:  # and the legal masks, over a buffer of True
+            written = np.full((batch.batch_size, OBSERVATION_SIZE), np.nan, dtype=np.float32)
+            written_masks = np.ones_like(masks)
+            info = batch.apply(_pick(masks, rng), where=where, observations_out=written, masks_out=written_masks)
+            trace += [written.tobytes(), written_masks.tobytes()]
         else:
             info = batch.apply(_pick(masks, rng), where=where)
         trace += [getattr(info, name).tobytes() for name in ("stepped", "finished", "final_scores", "winners")]
@@ -143,10 +148,11 @@ def test_an_illegal_action_in_a_threaded_batch_names_the_first_bad_game_and_chan
     where[skipped] = False
     message = rf"^action \d+ \(.*\) is not legal in game {first}: .* \(1 other game\(s\) also got an illegal action\)"
     untouched = np.full((batch.batch_size, OBSERVATION_SIZE), 5.0, dtype=np.float32)
+    untouched_masks = np.ones_like(masks)
     with pytest.raises(IllegalActionError, match=message + "; no game was changed$"):
-        batch.apply(actions, where=where, observations_out=untouched)
+        batch.apply(actions, where=where, observations_out=untouched, masks_out=untouched_masks)
     assert _positions(batch) == positions and np.array_equal(batch.episode, episodes)
-    assert (untouched == 5.0).all()
+    assert (untouched == 5.0).all() and untouched_masks.all()
     assert np.array_equal(batch.legal_mask(), masks) and np.array_equal(batch.observations(), observations)
     actions[[first, second]] = _pick(masks[[first, second]], rng)
     assert batch.apply(actions, where=where).restarted.any()  # the same call, made legal, goes through
@@ -195,13 +201,17 @@ def test_actions_where_and_out_of_any_layout_play_alike_and_compile_nothing_more
             lambda b: np.zeros((OBSERVATION_SIZE, b), dtype=np.float32).T,
             r"observations_out must be C-contiguous",
         ),
+        (lambda b: np.zeros((b, NUM_ACTIONS), dtype=np.int8), r"masks_out must be a bool array of shape .*int8"),
+        (lambda b: np.zeros((b, NUM_ACTIONS - 1), dtype=np.bool_), r"masks_out must be a bool array of shape"),
     ],
 )
-def test_a_bad_observations_buffer_is_refused_before_any_game_moves(make, message: str) -> None:
+def test_a_bad_observations_or_masks_buffer_is_refused_before_any_game_moves(make, message: str) -> None:
     batch = VectorGame(2 * MIN_BLOCK_ROWS, 2, seed=6, threads=2)
     positions, masks = _positions(batch), batch.legal_mask()
+    buffer = make(batch.batch_size)
+    given = {"masks_out": buffer} if message.startswith("masks_out") else {"observations_out": buffer}
     with pytest.raises(ValueError, match=message):
-        batch.apply(_pick(masks, np.random.default_rng(1)), observations_out=make(batch.batch_size))
+        batch.apply(_pick(masks, np.random.default_rng(1)), **given)
     assert _positions(batch) == positions
 
 
@@ -311,13 +321,15 @@ def test_training_takes_game_threads_and_selfplay_batches_step_on_them() -> None
 
 
 @pytest.mark.parametrize("engine", ["kernels", "reference"])
-def test_observations_written_by_apply_in_a_one_game_batch_are_what_observations_gives(engine: str) -> None:
+def test_observations_and_masks_written_by_apply_in_a_one_game_batch_are_what_their_reads_give(engine: str) -> None:
     batch = VectorGame(1, 3, seed=2, engine=engine)
     rng = np.random.default_rng(5)
     written = np.full((1, OBSERVATION_SIZE), np.nan, dtype=np.float32)
+    written_masks = np.ones((1, NUM_ACTIONS), dtype=np.bool_)
     while not batch.is_over[0]:
-        batch.apply(_pick(batch.legal_mask(), rng), observations_out=written)
+        batch.apply(_pick(batch.legal_mask(), rng), observations_out=written, masks_out=written_masks)
         assert np.array_equal(written, batch.observations())
+        assert np.array_equal(written_masks, batch.legal_mask())
 
 
 def test_self_play_and_the_batched_loop_observe_as_the_reference_engine_does() -> None:

@@ -197,21 +197,22 @@ class KernelBackend:
         records: Records,
         info: tuple[np.ndarray, ...],
         observations_out: np.ndarray | None = None,
+        masks_out: np.ndarray | None = None,
     ) -> None:
         """``VectorGame.apply`` of every game (``where`` empty) or of the games where ``where`` is True, their
         actions legal (``first_illegal``), as one compiled call per block of rows (``kernels/batch_step.py``): step
         the running games, restart the finished ones if ``autoreset`` (episode ``records.episode[i] + 1``, seeded
         as ``game_seed(seed, i, episode)``), write their ``records`` (their observations marked stale) and ``info``
-        (stepped, restarted, finished, final scores, winners). With ``observations_out``, each block's
-        observations (every game's, as ``VectorGame.observations``) are written into it right after its step, by the
-        thread that stepped it."""
+        (stepped, restarted, finished, final scores, winners). With ``observations_out`` (``masks_out``), each block's
+        observations (legal masks) of every game, as ``VectorGame.observations`` (``legal_mask``) gives them, are
+        written into it right after its step, by the thread that stepped it."""
         from .kernels.batch_step import step_block
         from .kernels.observe_rows import observe_rows_in_place
 
         pile, dealt, words, openings = self._restart_source(level, seed)
         rules = self.rules
         legal, status = rules.legal, rules.status
-        current, last_player, over = records.current, records.last_player, records.over
+        current, last_player, over, mask = records.current, records.last_player, records.over, records.mask
         rows = None if observations_out is None else np.arange(rules.batch_size, dtype=np.int64)
 
         def block(k: int, s, lo: int, hi: int) -> None:
@@ -222,6 +223,8 @@ class KernelBackend:
             if observations_out is not None:  # the kernel the observations' own call runs, on the same rows
                 seats = np.where(over[lo:hi], last_player[lo:hi], current[lo:hi])
                 observe_rows_in_place(s, rows[lo:hi], seats, observations_out)
+            if masks_out is not None:
+                np.copyto(masks_out[lo:hi], mask[lo:hi])
 
         rules.blocks.run_numbered(rules.batch_size, block)
 

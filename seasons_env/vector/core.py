@@ -320,27 +320,39 @@ class VectorGame:
         where: np.ndarray | None = None,
         *,
         observations_out: np.ndarray | None = None,
+        masks_out: np.ndarray | None = None,
     ) -> StepInfo:
         """Play ``actions[i]`` in every selected unfinished game (see the class docstring).
 
         ``observations_out`` (a writable, C-contiguous float32 ``[B, OBSERVATION_SIZE]`` array): after the step,
         every game's observation is written into it, exactly what ``observations(out=observations_out)`` would
-        write; on the kernels engine in the same pass over the games as the step (with ``threads``, one hand-off to
-        the threads a step instead of two). It is checked before any game moves, and left as it was when the
-        call raises."""
+        write; ``masks_out`` (a writable bool ``[B, NUM_ACTIONS]`` array): every game's legal mask, what
+        ``legal_mask(out=masks_out)`` would write. On the kernels engine both are written in the same pass over the
+        games as the step (with ``threads``, one hand-off to the threads a step instead of up to three). They are
+        checked before any game moves, and left as they were when the call raises."""
         if observations_out is not None:
             _check_out(observations_out, self._obs, "observations_out")
             if not observations_out.flags.c_contiguous:
                 raise ValueError("observations_out must be C-contiguous (a row per game, one after the other)")
-        info, observed = self._apply(np.asarray(actions), where, observations_out)
-        if observations_out is not None and not observed:
-            self.observations(out=observations_out)
+        if masks_out is not None:
+            _check_out(masks_out, self._mask, "masks_out")
+        info, written = self._apply(np.asarray(actions), where, observations_out, masks_out)
+        if not written:
+            if observations_out is not None:
+                self.observations(out=observations_out)
+            if masks_out is not None:
+                self.legal_mask(out=masks_out)
         return info
 
     def _apply(
-        self, actions: np.ndarray, where: np.ndarray | None, observations_out: np.ndarray | None
+        self,
+        actions: np.ndarray,
+        where: np.ndarray | None,
+        observations_out: np.ndarray | None,
+        masks_out: np.ndarray | None,
     ) -> tuple[StepInfo, bool]:
-        """``apply``'s step, and whether it wrote ``observations_out`` (the kernels engine's step of a batch)."""
+        """``apply``'s step, and whether it wrote ``observations_out`` and ``masks_out`` (the kernels engine's step
+        of a batch)."""
         if self._one_call and where is None and not self._over[0]:
             info = self._apply_one(actions)
             if info is not None:
@@ -354,7 +366,7 @@ class VectorGame:
         if where is not None:
             where = check_batch_mask(where, b, "where")
         if self.engine == "kernels":
-            return self._apply_blocks(actions, where, observations_out), observations_out is not None
+            return self._apply_blocks(actions, where, observations_out, masks_out), True
         selected = np.ones(b, dtype=np.bool_) if where is None else where
         stepped = selected & ~self._over
         idx = np.flatnonzero(stepped)
@@ -376,7 +388,11 @@ class VectorGame:
         return StepInfo(stepped, finished, final_scores, winners, restarted), False
 
     def _apply_blocks(
-        self, actions: np.ndarray, where: np.ndarray | None, observations_out: np.ndarray | None
+        self,
+        actions: np.ndarray,
+        where: np.ndarray | None,
+        observations_out: np.ndarray | None,
+        masks_out: np.ndarray | None,
     ) -> StepInfo:
         """``apply`` on the kernels engine: one compiled check of every action, then every selected game stepped or
         restarted, its arrays and this step's results written, in one compiled call per block of games on the
@@ -410,7 +426,9 @@ class VectorGame:
             self._obs_stale,
         )
         results = (info.stepped, info.restarted, info.finished, info.final_scores, info.winners)
-        backend.step_batch(given, selected, self.autoreset, self.seed, self.level, records, results, observations_out)
+        backend.step_batch(
+            given, selected, self.autoreset, self.seed, self.level, records, results, observations_out, masks_out
+        )
         return info
 
     def _refuse(self, actions: np.ndarray, first: int, count: int) -> None:

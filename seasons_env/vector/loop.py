@@ -23,6 +23,7 @@ import numpy as np
 from ..encoders.encoding import OBSERVATION_SIZE
 from ..encoders.rewards import REWARDS
 from ..engine import check_choice
+from ..engine.actions import NUM_ACTIONS
 from .backends import DEFAULT_ENGINE
 from .core import VectorGame
 
@@ -79,11 +80,13 @@ class BatchedSeasons:
         """One action per game (``[B]`` integers) for its current player; ignored for the games that ended on the
         previous step (they restart). An illegal action raises ``IllegalActionError`` and changes nothing."""
         observations = np.empty((self.batch_size, OBSERVATION_SIZE), dtype=np.float32)
-        info = self.batch.apply(actions, observations_out=observations)  # one pass over the games, not two
+        masks = np.empty((self.batch_size, NUM_ACTIONS), dtype=np.bool_)
+        # one pass over the games, not three
+        info = self.batch.apply(actions, observations_out=observations, masks_out=masks)
         rewards = np.zeros((self.batch_size, self.num_players), dtype=np.float32)
         finished = np.flatnonzero(info.finished)
         rewards[finished] = self.batch.final_rewards(finished, self.reward)
-        return self._state(rewards, info.finished, info.final_scores, info.restarted, observations)
+        return self._state(rewards, info.finished, info.final_scores, info.restarted, observations, masks)
 
     def _state(
         self,
@@ -92,12 +95,13 @@ class BatchedSeasons:
         scores: np.ndarray | None,
         restarted: np.ndarray,
         observations: np.ndarray | None = None,
+        masks: np.ndarray | None = None,
     ) -> BatchedStep:
         batch = self.batch
         if scores is None:
             scores = np.zeros((self.batch_size, self.num_players), dtype=np.int64)
         if observations is None:
             observations = batch.observations()
-        return BatchedStep(
-            observations, batch.legal_mask(), batch.current_player, rewards, terminations, scores, restarted
-        )
+        if masks is None:
+            masks = batch.legal_mask()
+        return BatchedStep(observations, masks, batch.current_player, rewards, terminations, scores, restarted)
