@@ -111,8 +111,10 @@ class _Pool:
                         self.sleeping += 1
                         self.changed.wait()
                         self.sleeping -= 1
+            job = self._job  # None if the caller was interrupted before this thread started: nothing to do
             try:
-                self._job(k)
+                if job is not None:
+                    job(k)
             except BaseException as error:  # raised again in the caller
                 self._errors[k] = error
             done = wanted
@@ -128,6 +130,7 @@ class _Pool:
             return False
         try:
             self._job = job
+            self._errors = [None] * (self.workers + 1)  # none left from a call that was interrupted
             with self.changed:
                 self.flags[0] += 1
                 call = int(self.flags[0])
@@ -137,8 +140,7 @@ class _Pool:
                 job(0)
             finally:  # every thread ends its chunks before the caller goes on (or raises), whatever happened
                 self._wait_for_threads(call)
-                errors = [error for error in self._errors if error is not None]
-                self._errors = [None] * (self.workers + 1)
+            errors = [error for error in self._errors if error is not None]
             if errors:
                 raise errors[0]
             return True
