@@ -57,6 +57,7 @@ def test_vector_threads_prints_its_scaling_table() -> None:
     machine = _run("vector_threads.py", "--machine", "--seconds", "0.4", "--batches", "32", "--players", "2")
     assert machine.returncode == 0, machine.stdout + machine.stderr
     assert "a hand-off between two threads" in machine.stdout and "2 processes" in machine.stdout, machine.stdout
+    assert "the same by spinning in compiled code" in machine.stdout, machine.stdout
     assert any(line.split()[:2] == ["2", "32"] for line in machine.stdout.splitlines()), machine.stdout
     refused = _run("vector_threads.py", "--threads", "2,1")
     assert refused.returncode == 2 and "--threads must start with 1" in refused.stderr
