@@ -4,6 +4,7 @@
     python benchmarks/vector_threads.py --threads 1,2,4 --batches 1024 --seconds 20
     python benchmarks/vector_threads.py --compile          # also the first call's time with an empty kernel cache
     python benchmarks/vector_threads.py --split            # one thread's step by CPU time: what the threads split
+    python benchmarks/vector_threads.py --timeline         # where two threads lose: their step's call timed inside
     python benchmarks/vector_threads.py --observations both  # also the two-call step, in the same rounds
     python benchmarks/vector_threads.py --machine          # a thread hand-off's round trip; two processes against one
 
@@ -21,6 +22,10 @@ got (CPU seconds per second): other processes running on the cores lower the fig
 
 ``--split`` prints instead one thread's step by CPU time: the share spent in the work the threads split, the pick's
 share, the rest (the calling thread's whatever ``threads`` is), and Amdahl's bound on two threads.
+
+``--timeline`` prints instead, for one thread and two from the same positions alternating in rounds, the step's call
+to the threads timed inside: when the second thread starts its first chunk, how long the calling thread waits after
+its last, and the CPU time of the chunks over both threads against one thread's.
 
 ``--machine`` prints what the machine itself gives: the round trip of a hand-off between two threads (a lock each way,
 and spinning in compiled code as the pool's threads wait between steps), and one-thread batches stepped by one process
@@ -49,7 +54,7 @@ import numpy as np
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector import VectorGame
-from seasons_env.vector.kernels.row_blocks import RowBlocks
+from seasons_env.vector.kernels.row_blocks import MIN_THREADED_ROWS, RowBlocks
 
 GOAL_RATIO = 1.7  # 2 threads / 1 thread at batch 1,024 on a 2-core machine
 ROUNDS = 4
@@ -213,6 +218,97 @@ def split_table(batches: list[int], players_list: list[int], steps: int) -> None
     print("bound on 2 threads: Amdahl's law, 1 / (1 - split / 2), with both cores free and nothing else lost")
 
 
+class _Timeline:
+    """Times the step's calls to the threads (``RowBlocks.run_numbered`` over the whole batch): each call's wall time,
+    when each thread started its first chunk and ended its last (after the call's start), and each thread's CPU time in
+    its chunks (``time.thread_time``)."""
+
+    def __init__(self, batch_size: int) -> None:
+        self.batch_size = batch_size
+        self.calls: list[tuple[float, dict[int, float], dict[int, float], dict[int, float]]] = []
+        self._run_numbered = RowBlocks.run_numbered
+
+    def __enter__(self) -> _Timeline:
+        run_numbered, calls, batch_size = self._run_numbered, self.calls, self.batch_size
+
+        def timed(blocks: RowBlocks, count: int, task: Callable) -> list:
+            if count != batch_size:
+                return run_numbered(blocks, count, task)
+            first: dict[int, float] = {}
+            last: dict[int, float] = {}
+            cpu: dict[int, float] = {}
+            begin = time.perf_counter()
+
+            def chunk(k: int, struct: object, lo: int, hi: int) -> object:
+                first.setdefault(k, time.perf_counter() - begin)
+                used = time.thread_time()
+                try:
+                    return task(k, struct, lo, hi)
+                finally:
+                    cpu[k] = cpu.get(k, 0.0) + time.thread_time() - used
+                    last[k] = time.perf_counter() - begin
+
+            try:
+                return run_numbered(blocks, count, chunk)
+            finally:
+                calls.append((time.perf_counter() - begin, first, last, cpu))
+
+        RowBlocks.run_numbered = timed
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        RowBlocks.run_numbered = self._run_numbered
+
+
+def timeline_figures(batch_size: int, players: int, steps: int) -> dict[str, float]:
+    """One thread's and two threads' steps from the same positions, alternating in rounds (``_Timeline``): medians
+    in microseconds, and the chunks' CPU time over both threads against one thread's."""
+    start = VectorGame(batch_size, players, "archmage", seed=1)
+    warm = Side(start, 7)
+    for _ in range(WARMUP_STEPS):
+        warm.step()
+    games = [start.game(i) for i in range(batch_size)]
+    sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11) for n in (1, 2)]
+    timelines = [_Timeline(batch_size) for _ in sides]
+    wall = [0.0, 0.0]
+    for _ in range(ROUNDS):
+        for k, side in enumerate(sides):
+            with timelines[k]:
+                begin = time.perf_counter()
+                for _ in range(steps // ROUNDS):
+                    side.step()
+                wall[k] += time.perf_counter() - begin
+    one, two = timelines[0].calls, [call for call in timelines[1].calls if 1 in call[1]]
+    per_step = 1e6 / (ROUNDS * (steps // ROUNDS))
+    if not two:  # every call ran on the calling thread alone (fewer games than row_blocks.MIN_THREADED_ROWS)
+        return {"step 1 thr": wall[0] * per_step, "step 2 thr": wall[1] * per_step}
+    return {
+        "step 1 thr": wall[0] * per_step,
+        "step 2 thr": wall[1] * per_step,
+        "call 2 thr": 1e6 * float(np.median([call[0] for call in two])),
+        "2nd start": 1e6 * float(np.median([call[1][1] for call in two])),
+        "end wait": 1e6 * float(np.median([call[0] - call[2][0] for call in two])),
+        "chunk CPU": sum(sum(call[3].values()) for call in two) / len(two) / (sum(c[3][0] for c in one) / len(one)),
+    }
+
+
+def timeline_table(batches: list[int], players_list: list[int], steps: int) -> None:
+    print("where two threads lose, the step's call to the threads timed inside (archmage, random legal actions)")
+    names = ["step 1 thr", "step 2 thr", "call 2 thr", "2nd start", "end wait"]
+    print(f"{'players':>7} {'batch':>6} " + " ".join(f"{name:>10}" for name in names) + f" {'chunk CPU':>10}")
+    for players in players_list:
+        for batch_size in batches:
+            figures = timeline_figures(batch_size, players, steps)
+            shown = [f"{figures[name]:>10.0f}" if name in figures else f"{'-':>10}" for name in names]
+            cpu = f"{figures['chunk CPU']:>10.2f}" if "chunk CPU" in figures else f"{'-':>10}"
+            print(f"{players:>7} {batch_size:>6} " + " ".join(shown) + f" {cpu}", flush=True)
+    print("step: microseconds a step, 1 and 2 threads; call: the step's call to the threads (median, 2 threads)")
+    print("2nd start: when the second thread started its first chunk, after the call began (median)")
+    print("end wait: from the calling thread's last chunk to the call's end (median)")
+    print("chunk CPU: CPU time in the chunks, both threads', over one thread's for the same steps (1.00: nothing lost)")
+    print(f"-: the batch is under {MIN_THREADED_ROWS} games, so every call ran on the calling thread alone")
+
+
 def compile_times() -> None:
     """The first call's seconds (import, build a batch, observe, one step) in a fresh process with an empty cache,
     for one thread and then two threads (each from its own empty cache)."""
@@ -362,6 +458,9 @@ def main(argv: list[str] | None = None) -> int:
         help="written by apply(observations_out=buf) (default), read by observations(out=buf) after it, or both",
     )
     parser.add_argument(
+        "--timeline", action="store_true", help="only where two threads lose: their step's call timed inside"
+    )
+    parser.add_argument(
         "--machine",
         action="store_true",
         help="only what the machine gives: a thread hand-off's round trip, and two processes against one",
@@ -378,6 +477,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.split:
         split_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS)
+        return 0
+    if args.timeline:
+        timeline_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS)
         return 0
     scaling_table(int_list(parser, args.batches, "batches"), threads, players, args.seconds, WAYS[args.observations])
     if args.compile:

@@ -54,6 +54,11 @@ def test_vector_threads_prints_its_scaling_table() -> None:
     split = _run("vector_threads.py", "--split", "--batches", "32", "--players", "2")
     assert split.returncode == 0, split.stdout + split.stderr
     assert "bound on 2 threads" in split.stdout and "pick" in split.stdout, split.stdout
+    timeline = _run("vector_threads.py", "--timeline", "--batches", "32,256", "--players", "2")
+    assert timeline.returncode == 0, timeline.stdout + timeline.stderr
+    rows = [line.split() for line in timeline.stdout.splitlines() if line.startswith("      2 ")]
+    assert [row[1] for row in rows] == ["32", "256"] and rows[0][4:] == ["-"] * 4, timeline.stdout
+    assert all(float(value) > 0 for value in rows[1][2:]), timeline.stdout  # the threads took chunks at 256 games
     machine = _run("vector_threads.py", "--machine", "--seconds", "0.4", "--batches", "32", "--players", "2")
     assert machine.returncode == 0, machine.stdout + machine.stderr
     assert "a hand-off between two threads" in machine.stdout and "2 processes" in machine.stdout, machine.stdout
