@@ -433,3 +433,15 @@ def test_a_call_made_while_the_pool_runs_another_runs_on_its_calling_thread() ->
     for threads_of_inner_chunks in outer.run_numbered(64, nested):
         assert len(threads_of_inner_chunks) == 4
         assert set(threads_of_inner_chunks) <= {0}, "an inner call ran on the pool's thread"
+
+
+def test_a_pool_of_more_threads_than_cores_waits_asleep_and_runs_every_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(row_blocks, "_cores", lambda: 1)
+    pool = row_blocks._Pool(1)  # two threads, one core: a spinning thread would take the core from a working one
+    assert pool.spin_checks == 1
+    done: list[int] = []
+    for _ in range(3):
+        assert pool.run(lambda k: done.append(k))
+    assert sorted(done) == [0, 0, 0, 1, 1, 1]
+    monkeypatch.setattr(row_blocks, "_cores", lambda: 2)
+    assert row_blocks._Pool(1).spin_checks == row_blocks.SPIN_CHECKS

@@ -41,8 +41,21 @@ MIN_THREADED_ROWS = 256
 #: Chunks per thread: more balance the threads better, each costs a kernel call (a few microseconds).
 CHUNKS_PER_THREAD = 4
 #: Checks of the counter a pool thread makes for the next call before it sleeps (about 0.25 ms on the development
-#: machine), and that a caller makes for the pool's threads to finish between two looks at the interpreter.
+#: machine), and that a caller makes for the pool's threads to finish between two looks at the interpreter. A pool
+#: with more threads than the process has cores does not spin (one check): a thread spinning there takes a core from
+#: one still working (on 2 cores, 3 threads made 1.03 to 1.05 times one thread's decisions spinning, 1.09 to 1.13
+#: sleeping).
 SPIN_CHECKS = 400_000
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
 #: Counters a cache line apart (int64s), so that a thread's writes do not slow another's reads.
 _LINE = 8
 
@@ -85,12 +98,13 @@ class _Pool:
     """``workers`` threads that run the calls ``run`` hands them, alongside the calling thread (thread 0).
 
     ``flags[0]`` counts the calls handed out, ``flags[_LINE * k]`` those thread ``k`` finished. Between calls a thread
-    spins on ``flags[0]`` (``spin_until``), then sleeps on ``changed`` until ``run`` wakes it; the caller spins on the
-    threads' counters, then sleeps on ``changed`` too. One call at a time: a call made while another runs (from
-    another thread, or from inside a task) runs on its calling thread alone."""
+    spins on ``flags[0]`` (``spin_until``, ``spin_checks`` reads), then sleeps on ``changed`` until ``run`` wakes it;
+    the caller spins on the threads' counters, then sleeps on ``changed`` too. One call at a time: a call made while
+    another runs (from another thread, or from inside a task) runs on its calling thread alone."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
+        self.spin_checks = SPIN_CHECKS if workers + 1 <= _cores() else 1
         self.flags = np.zeros(_LINE * (workers + 1), dtype=np.int64)
         self.changed = threading.Condition()
         self.sleeping = 0  # pool threads asleep on ``changed``
@@ -105,7 +119,7 @@ class _Pool:
         flags, done = self.flags, 0
         while True:
             wanted = done + 1
-            if not spin_until(flags, 0, wanted, SPIN_CHECKS):
+            if not spin_until(flags, 0, wanted, self.spin_checks):
                 with self.changed:
                     while flags[0] < wanted:
                         self.sleeping += 1
@@ -151,7 +165,7 @@ class _Pool:
     def _wait_for_threads(self, call: int) -> None:
         flags = self.flags
         for k in range(1, self.workers + 1):
-            if spin_until(flags, _LINE * k, call, SPIN_CHECKS):
+            if spin_until(flags, _LINE * k, call, self.spin_checks):
                 continue
             with self.changed:
                 self.caller_waiting = True  # before the look at the counter: a thread that ends after it wakes us
