@@ -5,7 +5,7 @@
     python benchmarks/vector_threads.py --compile          # also the first call's time with an empty kernel cache
     python benchmarks/vector_threads.py --split            # one thread's step by CPU time: what the threads split
     python benchmarks/vector_threads.py --timeline         # where two threads lose: their step's call timed inside
-    python benchmarks/vector_threads.py --observations both  # also the two-call step, in the same rounds
+    python benchmarks/vector_threads.py --observations both  # also the step with separate reads, same rounds
     python benchmarks/vector_threads.py --machine          # a thread hand-off's round trip; two processes against one
 
 Every step picks a uniformly random legal action per game from the legal masks of every game (a small compiled loop in
@@ -455,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         "--observations",
         choices=sorted(WAYS),
         default="apply",
-        help="written by apply(observations_out=buf) (default), read by observations(out=buf) after it, or both",
+        help="observations and masks written by apply (default), read after it (separate), or both",
     )
     parser.add_argument(
         "--timeline", action="store_true", help="only where two threads lose: their step's call timed inside"

@@ -13,8 +13,8 @@ is compiled for this: the threads call the ones the single-thread path uses.
 The pool's threads wait for the next call by spinning on a counter in compiled code (``spin_until``, the interpreter
 lock released) for about a quarter of a millisecond after each call, and only then sleep on a condition. A thread woken
 from sleep takes tens of microseconds to start on a virtual machine (a lock's round trip between two threads measured
-56 to 64 us on the development machine, against 10 us for the spinning hand-off), a step of 1,024 games about a
-millisecond: a pool that slept between steps lost a tenth of two threads' speed (``benchmarks/vector_threads.py``)."""
+54 to 64 us on the development machine, against 5 to 10 us spinning), a step of 1,024 games about a millisecond: a
+pool that slept between steps lost a tenth of two threads' speed (``benchmarks/vector_threads.py``)."""
 
 from __future__ import annotations
 
