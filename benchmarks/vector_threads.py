@@ -115,17 +115,23 @@ class Side:
         return int(info.stepped.sum())
 
 
+def started_games(batch_size: int, players: int) -> list:
+    """``batch_size`` games stepped ``WARMUP_STEPS`` times from new (spread over the draft and the first years): the
+    positions every thread count of a row starts from."""
+    start = VectorGame(batch_size, players, "archmage", seed=1)
+    warm = Side(start, 7)
+    for _ in range(WARMUP_STEPS):
+        warm.step()
+    return [start.game(i) for i in range(batch_size)]
+
+
 def measure(
     batch_size: int, players: int, threads: list[int], seconds: float, ways: Sequence[bool] = (False,)
 ) -> tuple[list[float], list[float], list[float]]:
     """Decisions per second for each way (observations written by ``apply``, or read separately) and each thread
     count (way by way, the thread counts within), all from the same positions, in alternating rounds; the cores each
     used (this process's CPU seconds per second); and the share of its time spent picking the actions."""
-    start = VectorGame(batch_size, players, "archmage", seed=1)
-    warm = Side(start, 7)
-    for _ in range(WARMUP_STEPS):
-        warm.step()
-    games = [start.game(i) for i in range(batch_size)]
+    games = started_games(batch_size, players)
     sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11, separate=way) for way in ways for n in threads]
     for side in sides:
         side.step()
@@ -178,31 +184,19 @@ def scaling_table(
 
 def split_shares(batch_size: int, players: int, steps: int) -> tuple[float, list[float]]:
     """One thread's step by CPU time (``time.thread_time``: other processes' load does not count): microseconds per
-    step, and the shares spent in the work the threads split (everything ``RowBlocks`` runs: the step's compiled
-    calls, the observations), in the pick, and in the rest (the calling thread's whatever ``threads`` is)."""
+    step, and the shares spent in the work the threads split (every chunk ``RowBlocks`` runs: the step's compiled
+    calls, the observations, the masks; ``_Timeline``), in the pick, and in the rest (the calling thread's whatever
+    ``threads`` is)."""
     side = Side(VectorGame(batch_size, players, "archmage", seed=1), 7, time.thread_time)
     for _ in range(WARMUP_STEPS):
         side.step()
-    split = 0.0
-    run_numbered = RowBlocks.run_numbered
-
-    def timed(blocks: RowBlocks, count: int, task: Callable) -> list:
-        nonlocal split
-        begin = time.thread_time()
-        try:
-            return run_numbered(blocks, count, task)
-        finally:
-            split += time.thread_time() - begin
-
-    RowBlocks.run_numbered = timed
-    try:
-        side.picking = 0.0
+    side.picking = 0.0
+    with _Timeline() as timeline:
         begin = time.thread_time()
         for _ in range(steps):
             side.step()
         total = time.thread_time() - begin
-    finally:
-        RowBlocks.run_numbered = run_numbered
+    split = sum(call[3][0] for call in timeline.calls)
     return 1e6 * total / steps, [split / total, side.picking / total, 1 - (split + side.picking) / total]
 
 
@@ -219,21 +213,18 @@ def split_table(batches: list[int], players_list: list[int], steps: int) -> None
 
 
 class _Timeline:
-    """Times the step's calls to the threads (``RowBlocks.run_numbered`` over the whole batch): each call's wall time,
-    when each thread started its first chunk and ended its last (after the call's start), and each thread's CPU time in
-    its chunks (``time.thread_time``)."""
+    """Times the calls to the threads (``RowBlocks.run_numbered``): each call's wall time, when each thread started its
+    first chunk and ended its last (after the call's start), and each thread's CPU time in its chunks
+    (``time.thread_time``)."""
 
-    def __init__(self, batch_size: int) -> None:
-        self.batch_size = batch_size
+    def __init__(self) -> None:
         self.calls: list[tuple[float, dict[int, float], dict[int, float], dict[int, float]]] = []
         self._run_numbered = RowBlocks.run_numbered
 
     def __enter__(self) -> _Timeline:
-        run_numbered, calls, batch_size = self._run_numbered, self.calls, self.batch_size
+        run_numbered, calls = self._run_numbered, self.calls
 
         def timed(blocks: RowBlocks, count: int, task: Callable) -> list:
-            if count != batch_size:
-                return run_numbered(blocks, count, task)
             first: dict[int, float] = {}
             last: dict[int, float] = {}
             cpu: dict[int, float] = {}
@@ -260,16 +251,17 @@ class _Timeline:
         RowBlocks.run_numbered = self._run_numbered
 
 
+def _chunk_cpu(timeline: _Timeline) -> float:
+    """The CPU seconds of every chunk of every call ``timeline`` saw, on every thread."""
+    return sum(sum(call[3].values()) for call in timeline.calls)
+
+
 def timeline_figures(batch_size: int, players: int, steps: int) -> dict[str, float]:
     """One thread's and two threads' steps from the same positions, alternating in rounds (``_Timeline``): medians
     in microseconds, and the chunks' CPU time over both threads against one thread's."""
-    start = VectorGame(batch_size, players, "archmage", seed=1)
-    warm = Side(start, 7)
-    for _ in range(WARMUP_STEPS):
-        warm.step()
-    games = [start.game(i) for i in range(batch_size)]
+    games = started_games(batch_size, players)
     sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11) for n in (1, 2)]
-    timelines = [_Timeline(batch_size) for _ in sides]
+    timelines = [_Timeline() for _ in sides]
     wall = [0.0, 0.0]
     for _ in range(ROUNDS):
         for k, side in enumerate(sides):
@@ -278,7 +270,7 @@ def timeline_figures(batch_size: int, players: int, steps: int) -> dict[str, flo
                 for _ in range(steps // ROUNDS):
                     side.step()
                 wall[k] += time.perf_counter() - begin
-    one, two = timelines[0].calls, [call for call in timelines[1].calls if 1 in call[1]]
+    two = [call for call in timelines[1].calls if 1 in call[1]]  # the calls the second thread took part in
     per_step = 1e6 / (ROUNDS * (steps // ROUNDS))
     if not two:  # every call ran on the calling thread alone (fewer games than row_blocks.MIN_THREADED_ROWS)
         return {"step 1 thr": wall[0] * per_step, "step 2 thr": wall[1] * per_step}
@@ -288,7 +280,7 @@ def timeline_figures(batch_size: int, players: int, steps: int) -> dict[str, flo
         "call 2 thr": 1e6 * float(np.median([call[0] for call in two])),
         "2nd start": 1e6 * float(np.median([call[1][1] for call in two])),
         "end wait": 1e6 * float(np.median([call[0] - call[2][0] for call in two])),
-        "chunk CPU": sum(sum(call[3].values()) for call in two) / len(two) / (sum(c[3][0] for c in one) / len(one)),
+        "chunk CPU": _chunk_cpu(timelines[1]) / _chunk_cpu(timelines[0]),  # the same steps on each side
     }
 
 

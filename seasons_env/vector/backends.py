@@ -30,6 +30,12 @@ DEFAULT_ENGINE = "kernels"
 THREADED_COPY_BYTES = 1 << 20
 
 
+def observing_seats(over: np.ndarray, last_player: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """The seat each game's observation is for: its current player, or once over the seat that made its last
+    decision."""
+    return np.where(over, last_player, current)
+
+
 class Records(NamedTuple):
     """``VectorGame``'s arrays of what each game shows (``[B]``, ``[B, P]`` or ``[B, width]``), written by
     ``KernelBackend.step_batch`` as ``VectorGame._refresh`` writes them."""
@@ -221,7 +227,7 @@ class KernelBackend:
                 *records, *info,
             )  # fmt: skip
             if observations_out is not None:  # the kernel the observations' own call runs, on the same rows
-                seats = np.where(over[lo:hi], last_player[lo:hi], current[lo:hi])
+                seats = observing_seats(over[lo:hi], last_player[lo:hi], current[lo:hi])
                 observe_rows_in_place(s, rows[lo:hi], seats, observations_out)
             if masks_out is not None:
                 np.copyto(masks_out[lo:hi], mask[lo:hi])

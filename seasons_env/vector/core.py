@@ -26,7 +26,7 @@ from ..encoders.encoding import OBSERVATION_SIZE
 from ..encoders.rewards import final_rewards_of
 from ..engine import LEVELS, Game, IllegalActionError, check_choice, check_num_players
 from ..engine.actions import NUM_ACTIONS, describe_action
-from .backends import BACKENDS, DEFAULT_ENGINE, ENGINES, Records
+from .backends import BACKENDS, DEFAULT_ENGINE, ENGINES, Records, observing_seats
 from .state.arrays import ArrayState
 
 
@@ -236,11 +236,11 @@ class VectorGame:
             # Every game moved (a whole batch's step): encoded straight into ``out``, sparing a copy through the
             # cache (the kernel takes a C-contiguous ``out``: another layout would compile it again).
             if self._obs_stale.all() and out.flags.c_contiguous:
-                seats = np.where(self._over, self._last_player, self._current)
+                seats = observing_seats(self._over, self._last_player, self._current)
                 self._backend.encode(self._every_game, seats, out)
                 return out
             stale = np.flatnonzero(self._obs_stale)
-            seats = np.where(self._over[stale], self._last_player[stale], self._current[stale])
+            seats = observing_seats(self._over[stale], self._last_player[stale], self._current[stale])
             self._encode(stale, seats)
             self._obs_stale[stale] = False
         self._backend.copy_rows(self._obs, out)

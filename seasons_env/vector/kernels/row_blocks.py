@@ -84,10 +84,7 @@ else:
 
 @kernel
 def spin_until(flags, index, value, checks):
-    """Whether ``flags[index]`` reached ``value`` within ``checks`` reads (compiled: without the interpreter lock).
-    As plain Python (``SEASONS_KERNELS=python``) one read, and the pool sleeps instead."""
-    if PYTHON_KERNELS:
-        checks = 1
+    """Whether ``flags[index]`` reached ``value`` within ``checks`` reads (compiled: without the interpreter lock)."""
     for _ in range(checks):
         if _load_acquire(flags, index) >= value:
             return True
@@ -104,7 +101,8 @@ class _Pool:
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self.spin_checks = SPIN_CHECKS if workers + 1 <= _cores() else 1
+        # As plain Python (``SEASONS_KERNELS=python``) a spin would hold the interpreter lock: one read, then sleep.
+        self.spin_checks = SPIN_CHECKS if workers + 1 <= _cores() and not PYTHON_KERNELS else 1
         self.flags = np.zeros(_LINE * (workers + 1), dtype=np.int64)
         self.changed = threading.Condition()
         self.sleeping = 0  # pool threads asleep on ``changed``
