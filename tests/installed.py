@@ -10,12 +10,20 @@ fails here as it would for a user. ``tests/test_structure.py`` refuses subproces
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
+
+import pytest
+from filelock import FileLock
+
+T = TypeVar("T")
 
 #: The repository's root: never a working directory or an import path of an installed command.
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -88,3 +96,34 @@ def start_installed(
     return subprocess.Popen(
         _command(args, script, module), cwd=_neutral_folder(cwd), env=installed_environment(env), **popen
     )
+
+
+def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], T]) -> T:
+    """``build(folder)`` run once for the whole test run, its result shared by every pytest-xdist worker.
+
+    A module fixture is built once per worker, and the workers share a module's slow tests, so a wheel or a virtual
+    environment was built once on each. The first worker to ask builds into a folder beside the workers' temporary
+    folders (under a lock; a failed build is tried again by the next to ask) and records the result; the others wait
+    for it, then read it. ``build`` returns something ``json`` can write (a path as a string)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:  # one process: nothing to share
+        return build(factory.mktemp(name))
+    root = factory.getbasetemp().parent  # the same for every worker of this run
+    done = root / f"{name}.json"
+    with FileLock(str(root / f"{name}.lock")):
+        if done.is_file():
+            return json.loads(done.read_text(encoding="utf-8"))
+        folder = root / name
+        if folder.exists():
+            shutil.rmtree(folder)  # what a failed build left
+        folder.mkdir()
+        result = build(folder)
+        done.write_text(json.dumps(result), encoding="utf-8")
+        return result
+
+
+def build_wheel(folder: Path) -> str:
+    """This checkout's wheel, built into ``folder`` (no dependencies, no build isolation: nothing is downloaded)."""
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder)]
+    subprocess.run([*command, str(CHECKOUT)], cwd=folder, check=True, capture_output=True, env=installed_environment())
+    (wheel,) = folder.glob("seasons_env-*.whl")
+    return str(wheel)

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
 import pytest
 from doc_commands import LONG, PAGES, commands, page_blocks, python_script, shell_lines
-from installed import CHECKOUT, installed_environment
+from installed import CHECKOUT, build_wheel, built_once, installed_environment
 
 pytestmark = pytest.mark.slow
 
@@ -32,15 +31,15 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The python of a fresh virtual environment holding this checkout's wheel (dependencies seen from the test
-    environment's packages, so nothing is downloaded)."""
-    dist = tmp_path_factory.mktemp("dist")
-    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist)]
-    subprocess.run([*build, str(CHECKOUT)], cwd=dist, check=True, capture_output=True, env=installed_environment())
-    (wheel,) = dist.glob("seasons_env-*.whl")
-    folder = tmp_path_factory.mktemp("venv")
+    environment's packages, so nothing is downloaded), built once for the run."""
+    wheel = built_once(tmp_path_factory, "wheel", build_wheel)
+    return Path(built_once(tmp_path_factory, "journeys-venv", lambda folder: _wheel_venv(folder, wheel)))
+
+
+def _wheel_venv(folder: Path, wheel: str) -> str:
     venv.EnvBuilder(system_site_packages=True, with_pip=True, clear=True).create(folder)
     python = folder / "bin" / "python"
-    install = [str(python), "-m", "pip", "install", "--no-deps", "--disable-pip-version-check", "-q", str(wheel)]
+    install = [str(python), "-m", "pip", "install", "--no-deps", "--disable-pip-version-check", "-q", wheel]
     subprocess.run(install, cwd=folder, check=True, capture_output=True, env=installed_environment())
     where = subprocess.run(
         [str(python), "-c", "import seasons_env, seasons_agents; print(seasons_env.__file__, seasons_agents.__file__)"],
@@ -51,7 +50,7 @@ def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
     ).stdout
     assert str(CHECKOUT) not in where and str(folder) in where, where
-    return python
+    return str(python)
 
 
 def _environment(python: Path) -> dict[str, str]:

@@ -18,6 +18,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from installed import build_wheel, built_once
 
 pytestmark = pytest.mark.slow
 
@@ -39,14 +40,14 @@ def _run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.Comp
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel (and the sdist, checked to build) of this checkout."""
-    out = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)], out)
-    _run([sys.executable, "-c", _SDIST, str(ROOT), str(out)], out)
-    (sdist,) = out.glob("seasons_env-*.tar.gz")
+    """The wheel of this checkout, built once for the run (``tests/installed.py``)."""
+    return Path(built_once(tmp_path_factory, "wheel", build_wheel))
+
+
+def test_the_sdist_builds(tmp_path: Path) -> None:
+    _run([sys.executable, "-c", _SDIST, str(ROOT), str(tmp_path)], tmp_path)
+    (sdist,) = tmp_path.glob("seasons_env-*.tar.gz")
     assert sdist.stat().st_size > 0
-    (built,) = out.glob("seasons_env-*.whl")
-    return built
 
 
 # setuptools' own sdist hook, so no extra build front end is needed (`python -m build` is not a test dependency).
@@ -69,7 +70,8 @@ def _fresh_venv(folder: Path, *requirements: str) -> Path:
 
 @pytest.fixture(scope="module")
 def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _fresh_venv(tmp_path_factory.mktemp("venv"), str(wheel))
+    """The python of a fresh virtual environment holding the wheel and its dependencies, built once for the run."""
+    return Path(built_once(tmp_path_factory, "wheel-venv", lambda folder: str(_fresh_venv(folder, str(wheel)))))
 
 
 # Every public module of the installed packages, imported one by one. A module whose import needs an extra that the

@@ -88,7 +88,8 @@ def evaluate(model, level: str, num_players: int, opponents: str, episodes: int,
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The script's command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--level", default="archmage", choices=["apprentice", "magician", "archmage"])
     parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
@@ -101,14 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("results") / "maskable_ppo")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    command_line = parser()
+    args = command_line.parse_args(argv)
 
     import torch
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)  # this is a 2-core machine; more threads only contend
     if args.envs < 1 or args.n_steps < args.envs:
-        parser.error(f"--envs must be at least 1 and at most --n-steps ({args.n_steps}); got {args.envs}")
+        command_line.error(f"--envs must be at least 1 and at most --n-steps ({args.n_steps}); got {args.envs}")
     env = make_training_env(args.vec, args.envs, args.level, args.players, args.opponents, args.reward, args.seed)
     model = MaskablePPO(
         "MlpPolicy",
