@@ -1,11 +1,12 @@
 """The page of ``seasons play --web`` in a real headless browser (the system's Chromium, driven by Playwright, as
 ``tests/test_replay_browser.py`` does): whole games played by clicking a random legal control each time, the
-final scores checked against the record replayed by the engine; screenshots on a wide and a narrow window;
-keyboard play."""
+score's parts shown during the game adding up to it, the end screen's breakdown and final scores checked against
+the record replayed by the engine; screenshots on a wide and a narrow window; keyboard play."""
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from PIL import Image
 from test_replay_browser import CHROMIUM_FLAGS, _chromium
 from web_play import base_url, web_server
 
+from seasons_agents.web_words import score_parts
 from seasons_env.replay import Replay, parse_record
 
 SETTLED = "() => ['ready', 'over', 'error', 'pass'].includes(document.body.dataset.phase)"
@@ -63,15 +65,54 @@ class Watched:
         assert all(url.startswith(self.origin + "/") for url in self.requests), self.requests  # nothing external
 
 
-def _play_to_the_end(watched: Watched, rng: np.random.Generator) -> int:
+def _play_to_the_end(watched: Watched, rng: np.random.Generator, midway: int | None = None) -> int:
+    """Click a random legal control until the game is over; the number of clicks. With ``midway``, the score's
+    parts are checked once, at the first decision after that many moves."""
     clicks = 0
     while watched.settle() == "ready":
+        if midway is not None and watched.moves() >= midway:
+            _check_score_parts(watched.page)
+            midway = None
         before = watched.moves()
         watched.click_random(rng)
         clicks += 1
         assert watched.settle() in ("ready", "over"), watched.page.inner_text("#status")
         assert watched.moves() > before
     return clicks
+
+
+def _check_score_parts(page) -> None:
+    """During the game each player's score says what it counts, and the parts add up to it."""
+    players = page.locator(".score-parts").count()
+    assert players >= 2
+    for p in range(players):
+        parts = page.inner_text(f"#p{p}-score-parts")
+        assert all(word in parts for word in ("crystals", "prestige", "bonuses", "in hand", "if the game ended"))
+        crystals, prestige, bonus, hand = (int(n) for n in re.findall(r"\d+", parts.split("(")[0])[:4])
+        score = int(page.inner_text(f"#p{p}-score").split()[2])
+        assert crystals + prestige - bonus - hand == score
+
+
+def _check_end_screen(page, final) -> None:
+    """The end screen's breakdown of each score: the engine's parts of the final position, adding up to the score."""
+    rows = page.locator("#final-scores tr")
+    assert rows.count() == final.num_players
+    for p in range(final.num_players):
+        row = rows.nth(p)
+        got = {key: int(row.get_attribute(f"data-{key}")) for key in ("crystals", "prestige", "score")}
+        got["bonus"] = int(row.get_attribute("data-bonus-penalty"))
+        got["hand"] = int(row.get_attribute("data-hand-penalty"))
+        assert got["crystals"] + got["prestige"] - got["bonus"] - got["hand"] == got["score"] == final.scores()[p]
+        parts = score_parts(final, p)
+        assert (got["crystals"], got["prestige"], got["bonus"], got["hand"]) == (
+            parts["crystals"],
+            parts["prestige"],
+            parts["bonus_penalty"],
+            parts["hand_penalty"],
+        )
+        assert row.locator(".total").inner_text() == str(final.scores()[p])
+    # The words say what the wheel says: past the last space, the game's end (not a season of a year 4).
+    assert ("(end)" in page.text_content("#year")) == ("is over" in page.inner_text("#where"))
 
 
 @pytest.mark.parametrize(
@@ -89,7 +130,7 @@ def test_a_whole_game_clicked_in_chromium_ends_with_the_records_scores(
     record_path = tmp_path / "game.json"
     with web_server(tmp_path, opponent, num_players, level, seed, seat=1, record=record_path) as server:
         watched = Watched(browser, server)
-        clicks = _play_to_the_end(watched, np.random.default_rng(seed))
+        clicks = _play_to_the_end(watched, np.random.default_rng(seed), midway=60)
         page = watched.page
         assert watched.settle() == "over"
         shown = {
@@ -102,6 +143,7 @@ def test_a_whole_game_clicked_in_chromium_ends_with_the_records_scores(
         final = replay.positions[-1]
         assert final.is_over
         assert shown == dict(enumerate(final.scores())) == dict(enumerate(record["scores"]))
+        _check_end_screen(page, final)
         assert sorted(record["winners"]) == sorted(final.winners())
         assert record["seats"][1] == "human"
         assert clicks == sum(1 for game in replay.positions[:-1] if game.current_player == 1)

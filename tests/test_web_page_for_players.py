@@ -1,12 +1,12 @@
 """The page of ``seasons play --web`` as a board-game player uses it, in headless Chromium (Playwright): a card's
-text opens on click or tap and never plays a move, choosing is its own button; the end screen's score breakdown
-adds up to the score; what changed since the last decision is highlighted; no internal name on the page; the
-other players' hidden cards never reach the page; and one whole game against the installed ``seasons`` command."""
+text opens on click or tap and never plays a move, choosing is its own button; what changed since the last decision
+is highlighted; no internal name on the page; the other players' hidden cards never reach the page; and one whole
+game against the installed ``seasons`` command. The score's breakdown, during the game and on the end screen:
+``tests/test_web_browser.py``."""
 
 from __future__ import annotations
 
 import json
-import re
 import signal
 import subprocess
 from pathlib import Path
@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from installed import start_installed
-from test_web_browser import SETTLED, Watched, _play_to_the_end, browser  # noqa: F401 (the browser fixture)
+from test_web_browser import SETTLED, Watched, browser  # noqa: F401 (the browser fixture)
 from test_web_words import INTERNAL
 from web_play import state, web_server
 
-from seasons_agents.web_words import card_facts, score_parts
+from seasons_agents.web_words import card_facts
 from seasons_env.engine.data import CARD_BY_NAME, CARDS
 from seasons_env.picture import board_view
 from seasons_env.replay import Replay, parse_record
@@ -100,47 +100,6 @@ def test_a_tap_opens_a_cards_text_on_a_phone(browser, tmp_path: Path) -> None:  
         page.wait_for_function(f"() => Number(document.body.dataset.moves) > {played}")
         assert state(server)["log"][played]["card"] == name
         context.close()
-
-
-def test_the_end_screen_breakdown_adds_up_to_each_score(browser, tmp_path: Path) -> None:  # noqa: F811
-    record_path = tmp_path / "game.json"
-    with web_server(tmp_path, "heuristic", 3, "magician", seed=33, record=record_path) as server:
-        watched = Watched(browser, server)
-        page = watched.page
-        rng = np.random.default_rng(33)
-        while watched.moves() < 60:
-            watched.click_random(rng)
-            watched.settle()
-        # During the game the score says what it counts, and the parts add up to it.
-        for p in range(3):
-            parts = page.inner_text(f"#p{p}-score-parts")
-            assert all(word in parts for word in ("crystals", "prestige", "bonuses", "in hand", "if the game ended"))
-            numbers = [int(n) for n in re.findall(r"\d+", parts.split("(")[0])]
-            crystals, prestige, bonus, hand = numbers[0], numbers[1], numbers[2], numbers[3]
-            score = int(page.inner_text(f"#p{p}-score").split()[2])
-            assert crystals + prestige - bonus - hand == score
-        _play_to_the_end(watched, rng)
-        assert watched.settle() == "over"
-        final = Replay(parse_record(json.loads(record_path.read_text()))).positions[-1]
-        rows = page.locator("#final-scores tr")
-        assert rows.count() == 3
-        for p in range(3):
-            row = rows.nth(p)
-            got = {key: int(row.get_attribute(f"data-{key}")) for key in ("crystals", "prestige", "score")}
-            got["bonus"] = int(row.get_attribute("data-bonus-penalty"))
-            got["hand"] = int(row.get_attribute("data-hand-penalty"))
-            assert got["crystals"] + got["prestige"] - got["bonus"] - got["hand"] == got["score"] == final.scores()[p]
-            parts = score_parts(final, p)
-            assert (got["crystals"], got["prestige"], got["bonus"], got["hand"]) == (
-                parts["crystals"],
-                parts["prestige"],
-                parts["bonus_penalty"],
-                parts["hand_penalty"],
-            )
-            assert row.locator(".total").inner_text() == str(final.scores()[p])
-        # The words say what the wheel says: past the last space, the game's end (not a season of a year 4).
-        assert ("(end)" in page.text_content("#year")) == ("is over" in page.inner_text("#where"))
-        watched.close()
 
 
 def _secret_names(game, seat: int) -> set[str]:

@@ -4,8 +4,8 @@ all run from a folder outside the repository so that its source folders are not 
 installs beside ``openai-agents``, whose import name is ``agents``: this project's folders ``agents/`` and
 ``training/`` install as ``seasons_agents`` and ``seasons_training``.
 
-Slow (a wheel build and two virtual environments with the base dependencies, taken from pip's cache once they
-have been downloaded), still run in CI.
+Slow (a wheel build, shared with ``tests/test_journeys.py``, and a virtual environment with the base dependencies,
+taken from pip's cache once they have been downloaded), still run in CI.
 """
 
 from __future__ import annotations
@@ -68,12 +68,6 @@ def _fresh_venv(folder: Path, *requirements: str) -> Path:
     return python
 
 
-@pytest.fixture(scope="module")
-def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The python of a fresh virtual environment holding the wheel and its dependencies, built once for the run."""
-    return Path(built_once(tmp_path_factory, "wheel-venv", lambda folder: str(_fresh_venv(folder, str(wheel)))))
-
-
 # Every public module of the installed packages, imported one by one. A module whose import needs an extra that the
 # base install leaves out (torch, gymnasium, ray, ...) says which; any other failure is a defect of the wheel.
 _IMPORT_ALL = """
@@ -108,7 +102,16 @@ print(json.dumps({"imported": imported, "needs_extra": needs_extra, "failed": fa
 """
 
 
-def test_wheel_imports_every_public_module(installed: Path, tmp_path: Path) -> None:
+def test_the_wheel_works_on_its_own_then_beside_openai_agents(wheel: Path, tmp_path: Path) -> None:
+    """One fresh virtual environment (its dependencies are most of the time): the base install first, then the same
+    environment with ``openai-agents`` added."""
+    installed = _fresh_venv(tmp_path / "venv", str(wheel))
+    _imports_every_public_module(installed, tmp_path)
+    _runs_arena_with_the_learned_agent_and_a_replay_page(installed, tmp_path)
+    _installs_beside_openai_agents(installed, tmp_path)
+
+
+def _imports_every_public_module(installed: Path, tmp_path: Path) -> None:
     result = _run([str(installed), "-c", _IMPORT_ALL, ",".join(PACKAGES)], tmp_path)
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["failed"] == {}
@@ -124,7 +127,7 @@ def test_wheel_imports_every_public_module(installed: Path, tmp_path: Path) -> N
     }, report["needs_extra"]  # fmt: skip
 
 
-def test_wheel_runs_arena_with_the_learned_agent_and_a_replay_page(installed: Path, tmp_path: Path) -> None:
+def _runs_arena_with_the_learned_agent_and_a_replay_page(installed: Path, tmp_path: Path) -> None:
     seasons = str(installed.parent / "seasons")
     _run([seasons, "--version"], tmp_path)
     result = _run([seasons, "arena", "--games", "4", "--no-progress", "--out", str(tmp_path / "arena")], tmp_path)
@@ -136,16 +139,18 @@ def test_wheel_runs_arena_with_the_learned_agent_and_a_replay_page(installed: Pa
     assert page.stat().st_size > 0 and "<html" in page.read_text(encoding="utf-8").lower()
 
 
-def test_wheel_installs_beside_openai_agents(wheel: Path, tmp_path: Path) -> None:
-    python = _fresh_venv(tmp_path / "venv", str(wheel), OPENAI_AGENTS)
+def _installs_beside_openai_agents(installed: Path, tmp_path: Path) -> None:
+    pip = [str(installed), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    _run([*pip, "-c", str(ROOT / "constraints.txt"), OPENAI_AGENTS], tmp_path)
+    _run([str(installed), "-m", "pip", "check"], tmp_path)  # every installed distribution's requirements met
     check = (
         "from agents import Agent, Runner\n"  # openai-agents
         "import seasons_agents.registry, seasons_agents.learned, seasons_training.config\n"
         "from seasons_agents import PolicyAgent, HeuristicAgent\n"
         "print('both')\n"
     )
-    assert _run([str(python), "-c", check], tmp_path).stdout.strip() == "both"
-    _run([str(python.parent / "seasons"), "arena", "--games", "2", "--no-progress"], tmp_path)
+    assert _run([str(installed), "-c", check], tmp_path).stdout.strip() == "both"
+    _run([str(installed.parent / "seasons"), "arena", "--games", "2", "--no-progress"], tmp_path)
 
 
 def test_every_package_folder_is_listed_for_the_wheel() -> None:
