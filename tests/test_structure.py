@@ -12,6 +12,7 @@ and its cycles."""
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import re
 import sys
@@ -43,7 +44,13 @@ class Module:
 
 
 def project_modules() -> dict[str, Module]:
-    """Every module of the three packages by its import name."""
+    """Every module of the three packages by its import name (a new dict each call: a test may add a module)."""
+    return dict(_parsed_modules())
+
+
+@functools.cache
+def _parsed_modules() -> dict[str, Module]:
+    # parsed once per process: every check reads the same files, and parsing them all takes about a second
     modules = {}
     for package, folder in PACKAGES.items():
         for path in sorted((ROOT / folder).rglob("*.py")):
