@@ -295,7 +295,8 @@ class TrainConfig:
 
 @functools.cache
 def _field_types() -> Mapping[str, object]:
-    # resolved once: get_type_hints evaluates every annotation's string each call (0.9 s over a training run)
+    # resolved once: get_type_hints evaluates every annotation's string at each call (0.9 s of the smoke preset's
+    # run, under cProfile)
     return MappingProxyType(typing.get_type_hints(TrainConfig))
 
 
