@@ -108,14 +108,14 @@ def load_cached(path: Path | str, backend: str | None = None):
     """The network of a policy file and its ``info``, loaded once per process while the file is unchanged (arena
     games reuse it): a ``PolicyValueNet`` (``backend="torch"``) or a ``NumpyPolicy`` (``"numpy"``); by default
     torch's where torch imports."""
-    backend = backend or default_backend()
-    if backend not in BACKENDS:
+    if backend is not None and backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}; got {backend!r}")
     path = Path(path).resolve()
-    if not path.is_file():
+    if not path.is_file():  # named before torch is imported to choose the backend: two seconds for a mistyped path
         from .policy_format import CheckpointError
 
         raise CheckpointError(f"{path}: no such model file")
+    backend = backend or default_backend()
     stat = path.stat()
     return _cached_policy(str(path), stat.st_mtime, stat.st_size, backend)
 

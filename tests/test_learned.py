@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -187,6 +189,21 @@ def test_policy_checkpoint_round_trip(tmp_path) -> None:
     loaded, info = load_policy(tmp_path / "m.pt")
     obs = torch.rand(3, OBSERVATION_SIZE)
     assert torch.equal(net(obs)[0], loaded(obs)[0]) and info == {"note": "test"}
+
+
+def test_a_missing_model_file_is_named_before_torch_is_imported(tmp_path) -> None:
+    """``seasons arena --agents learned:typo.pt`` says so at once: torch (seconds to import) is not imported first."""
+    check = (
+        "import sys\n"
+        "from seasons_agents.learned import load_cached\n"
+        "from seasons_agents.policy_format import CheckpointError\n"
+        "try:\n"
+        "    load_cached('missing.pt')\n"
+        "except CheckpointError as error:\n"
+        "    print('no such model file' in str(error), 'torch' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False"], done.stdout + done.stderr
 
 
 def test_bad_model_files_are_named_with_their_fault(tmp_path) -> None:
