@@ -26,14 +26,17 @@ def web_server(
     resume: Path | None = None,
     agent_factory=None,
 ) -> Iterator[PlayServer]:
-    """A server with one game, listening on a free port; stopped at the end."""
+    """A server with one game, listening on a free port; stopped at the end. The agents' seeds are the deal's (the
+    command draws them at random), so that a test's game, its clicks given, is the same at every run."""
     if resume is not None:
         game = WebGame.resume(resume)
     else:
-        game = WebGame(
-            opponent, num_players, level, seed, seat, record or tmp_path / "game.json", agent_factory=agent_factory
-        )
-    table = Table(game, lambda: WebGame(opponent, num_players, level, seed + 1, seat, tmp_path / "next.json"))
+        record = record or tmp_path / "game.json"
+        game = WebGame(opponent, num_players, level, seed, seat, record, agent_factory=agent_factory, agent_seed=seed)
+    table = Table(
+        game,
+        lambda: WebGame(opponent, num_players, level, seed + 1, seat, tmp_path / "next.json", agent_seed=seed + 1),
+    )
     server = PlayServer(table)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
