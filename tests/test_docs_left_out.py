@@ -92,9 +92,9 @@ def test_what_the_journeys_leave_out_parses(page: str, tmp_path: Path, monkeypat
 
             parse_args(args)  # argparse exits with status 2 on an unknown option or a bad value
         else:
-            from seasons_training.train_maskable_ppo import parser
+            from seasons_training.train_maskable_ppo import argument_parser
 
-            parser().parse_args(args)
+            argument_parser().parse_args(args)
 
 
 @pytest.mark.parametrize("page", TUTORIALS, ids=[p.stem for p in TUTORIALS])

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 import torch
+from installed import installed_environment
 from limits import bounded
 
 from seasons_agents import PolicyAgent, RandomAgent, play_game
@@ -202,7 +203,9 @@ def test_a_missing_model_file_is_named_before_torch_is_imported(tmp_path) -> Non
         "except CheckpointError as error:\n"
         "    print('no such model file' in str(error), 'torch' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", check], cwd=tmp_path, env=installed_environment(), capture_output=True, text=True
+    )
     assert done.stdout.split() == ["True", "False"], done.stdout + done.stderr
 
 

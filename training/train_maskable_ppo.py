@@ -88,7 +88,7 @@ def evaluate(model, level: str, num_players: int, opponents: str, episodes: int,
     }
 
 
-def parser() -> argparse.ArgumentParser:
+def argument_parser() -> argparse.ArgumentParser:
     """The script's command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--level", default="archmage", choices=["apprentice", "magician", "archmage"])
@@ -106,15 +106,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    command_line = parser()
-    args = command_line.parse_args(argv)
+    parser = argument_parser()
+    args = parser.parse_args(argv)
 
     import torch
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)  # this is a 2-core machine; more threads only contend
     if args.envs < 1 or args.n_steps < args.envs:
-        command_line.error(f"--envs must be at least 1 and at most --n-steps ({args.n_steps}); got {args.envs}")
+        parser.error(f"--envs must be at least 1 and at most --n-steps ({args.n_steps}); got {args.envs}")
     env = make_training_env(args.vec, args.envs, args.level, args.players, args.opponents, args.reward, args.seed)
     model = MaskablePPO(
         "MlpPolicy",

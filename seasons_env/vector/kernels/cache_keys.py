@@ -96,15 +96,10 @@ _BINDINGS = tuple(
 
 @functools.cache
 def _top_level_names(path: Path) -> frozenset[str]:
-    """The names ``path`` binds at its top level, read once a file (a pattern compiled for each name looked up took
-    twice as long as the rest of the keys at a start)."""
+    """The names ``path`` defines at its top level (``def``, ``class``, an assignment), not only imports; read once a
+    file (a pattern compiled for each name looked up took twice as long as the rest of the keys at a start)."""
     text = path.read_text(encoding="utf-8")
     return frozenset(name for binding in _BINDINGS for name in binding.findall(text))
-
-
-def _binds_itself(path: Path, name: str) -> bool:
-    """Whether ``path`` defines ``name`` at its top level (``def``, ``class``, an assignment), not only imports it."""
-    return name in _top_level_names(path)
 
 
 def _defining_file(module: str, name: str, roots: Mapping[str, Path], depth: int = 0) -> Path | None:
@@ -114,7 +109,7 @@ def _defining_file(module: str, name: str, roots: Mapping[str, Path], depth: int
     if submodule is not None:
         return submodule
     file = _module_file(module, roots)
-    if file is None or depth > 20 or _binds_itself(file, name):
+    if file is None or depth > 20 or name in _top_level_names(file):
         return file
     for node, top in _import_nodes(file):
         if top and isinstance(node, ast.ImportFrom):
