@@ -107,9 +107,11 @@ def _mixed_trace(batch: VectorGame, steps: int) -> list[bytes]:
             written = np.full((batch.batch_size, OBSERVATION_SIZE), np.nan, dtype=np.float32)
             info = batch.apply(_pick(masks, rng), where=where, observations_out=written)
             trace.append(written.tobytes())
-        elif step % 4 == 3:  # and the legal masks, over a buffer of True
+        elif step % 4 == 3:  # and the legal masks, over a buffer of True (every other time a strided one)
             written = np.full((batch.batch_size, OBSERVATION_SIZE), np.nan, dtype=np.float32)
-            written_masks = np.ones_like(masks)
+            written_masks = (
+                np.ones_like(masks) if step % 8 == 3 else np.ones((batch.batch_size, 2 * NUM_ACTIONS), bool)[:, ::2]
+            )
             info = batch.apply(_pick(masks, rng), where=where, observations_out=written, masks_out=written_masks)
             trace += [written.tobytes(), written_masks.tobytes()]
         else:

@@ -58,11 +58,16 @@ def _rules_kernels() -> None:
             vector = VectorGame(2, num_players=num_players, seed=0, engine="kernels", threads=threads)
             rng = np.random.default_rng(0)
             view = ArrayState.empty(1, num_players)
-            for _ in range(40):
+            obs, masks = vector.observations(), vector.legal_mask()
+            for step in range(40):
                 vector.observations()
                 mask = vector.legal_mask()
                 vector.determinize_into(0, int(vector.current_player[0]), rng, view, 0)  # self-play's agents' views
-                vector.apply(np.array([rng.choice(np.flatnonzero(row)) for row in mask]))
+                actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+                if step % 2:  # the vector environments' step: the observations and masks written by it
+                    vector.apply(actions, observations_out=obs, masks_out=masks)
+                else:
+                    vector.apply(actions)
             vector.scores()
 
 

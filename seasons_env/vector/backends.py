@@ -30,6 +30,14 @@ DEFAULT_ENGINE = "kernels"
 THREADED_COPY_BYTES = 1 << 20
 
 
+#: ``observe_block``'s ``masks_out`` when it copies no masks (no rows; the type of a real buffer).
+_NO_MASKS = np.zeros((0, NUM_ACTIONS), dtype=bool)
+
+
+def _c_contiguous(array: np.ndarray | None) -> bool:
+    return array is not None and array.flags.c_contiguous
+
+
 def observing_seats(over: np.ndarray, last_player: np.ndarray, current: np.ndarray) -> np.ndarray:
     """The seat each game's observation is for: its current player, or once over the seat that made its last
     decision."""
@@ -213,23 +221,24 @@ class KernelBackend:
         observations (legal masks) of every game, as ``VectorGame.observations`` (``legal_mask``) gives them, are
         written into it right after its step, by the thread that stepped it."""
         from .kernels.batch_step import step_block
-        from .kernels.observe_rows import observe_rows_in_place
+        from .kernels.observe_rows import observe_block
 
         pile, dealt, words, openings = self._restart_source(level, seed)
         rules = self.rules
         legal, status = rules.legal, rules.status
         current, last_player, over, mask = records.current, records.last_player, records.over, records.mask
-        rows = None if observations_out is None else np.arange(rules.batch_size, dtype=np.int64)
+        # The masks are copied by the observations' kernel where it can (a C-contiguous buffer), else by numpy.
+        copied_masks = masks_out if observations_out is not None and _c_contiguous(masks_out) else None
+        masks_by_kernel = _NO_MASKS if copied_masks is None else copied_masks
 
         def block(k: int, s, lo: int, hi: int) -> None:
             step_block(
                 s, lo, hi, actions, where, autoreset, words, openings[k], pile, dealt, legal, status,
                 *records, *info,
             )  # fmt: skip
-            if observations_out is not None:  # the kernel the observations' own call runs, on the same rows
-                seats = observing_seats(over[lo:hi], last_player[lo:hi], current[lo:hi])
-                observe_rows_in_place(s, rows[lo:hi], seats, observations_out)
-            if masks_out is not None:
+            if observations_out is not None:  # the observations' own kernel, on the same rows
+                observe_block(s, lo, hi, over, last_player, current, observations_out, mask, masks_by_kernel)
+            if masks_out is not None and copied_masks is None:
                 np.copyto(masks_out[lo:hi], mask[lo:hi])
 
         rules.blocks.run_numbered(rules.batch_size, block)

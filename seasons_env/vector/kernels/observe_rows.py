@@ -297,3 +297,16 @@ def observe_rows_in_place(s, rows, seats, out):
     """``observe_row(s, rows[k], seats[k], out[rows[k]])`` for every k: into a ``[B, OBSERVATION_SIZE]`` buffer."""
     for k in range(rows.shape[0]):
         observe_row(s, rows[k], seats[k], out[rows[k]])
+
+
+@kernel
+def observe_block(s, lo, hi, over, last_player, current, out, mask, masks_out):
+    """After a step of rows ``lo..hi-1`` (``batch_step.step_block``): each row's observation into ``out[i]``, for
+    the seat ``backends.observing_seats`` names (its current player; once over, the seat that made its last
+    decision), and, unless ``masks_out`` has no rows, its legal mask ``mask[i]`` into ``masks_out[i]``. One call
+    without the interpreter lock where the seats, the observations and the masks' copy were three."""
+    copy_masks = masks_out.shape[0] > 0
+    for i in range(lo, hi):
+        observe_row(s, i, last_player[i] if over[i] else current[i], out[i])
+        if copy_masks:
+            masks_out[i] = mask[i]
