@@ -162,7 +162,7 @@ def test_an_illegal_action_in_a_threaded_batch_names_the_first_bad_game_and_chan
 
 def test_actions_where_and_out_of_any_layout_play_alike_and_compile_nothing_more() -> None:
     from seasons_env.vector.kernels.batch_step import first_illegal, step_block
-    from seasons_env.vector.kernels.observe_rows import observe_rows_in_place
+    from seasons_env.vector.kernels.observe_rows import observe_block, observe_rows_in_place
 
     size = 2 * MIN_BLOCK_ROWS
     batch = VectorGame(size, 2, seed=8, threads=2)
@@ -185,7 +185,7 @@ def test_actions_where_and_out_of_any_layout_play_alike_and_compile_nothing_more
         assert np.array_equal(batch.legal_mask(), twin.legal_mask())
     assert _positions(batch) == _positions(twin)
     if not PYTHON_KERNELS:  # compiled once whatever the arrays' layout and flags (as Python nothing is compiled)
-        for kernel in (first_illegal, step_block, observe_rows_in_place):
+        for kernel in (first_illegal, step_block, observe_rows_in_place, observe_block):
             assert len(kernel.signatures) == 1, kernel.signatures
     frozen = np.zeros((size, OBSERVATION_SIZE), dtype=np.float32)
     frozen.flags.writeable = False
