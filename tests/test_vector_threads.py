@@ -178,10 +178,14 @@ def test_actions_where_and_out_of_any_layout_play_alike_and_compile_nothing_more
         read_only.flags.writeable = False
         where = np.repeat(rng.random(size) < 0.8, 2)[::2] if step % 3 else None
         written = np.zeros((size, OBSERVATION_SIZE), dtype=np.float32) if step % 4 == 1 else None
-        batch.apply(columns[:, 1] if step % 2 else read_only, where=where, observations_out=written)
+        written_masks = np.zeros_like(masks) if step % 8 == 5 else None  # copied by the observations' kernel
+        batch.apply(
+            columns[:, 1] if step % 2 else read_only, where=where, observations_out=written, masks_out=written_masks
+        )
         twin.apply(actions, where=None if where is None else where.copy())
         assert np.array_equal(batch.observations(out=wide[:, ::2]), twin.observations())
         assert written is None or np.array_equal(written, twin.observations())
+        assert written_masks is None or np.array_equal(written_masks, twin.legal_mask())
         assert np.array_equal(batch.legal_mask(), twin.legal_mask())
     assert _positions(batch) == _positions(twin)
     if not PYTHON_KERNELS:  # compiled once whatever the arrays' layout and flags (as Python nothing is compiled)
