@@ -34,10 +34,6 @@ THREADED_COPY_BYTES = 1 << 20
 _NO_MASKS = np.zeros((0, NUM_ACTIONS), dtype=bool)
 
 
-def _c_contiguous(array: np.ndarray | None) -> bool:
-    return array is not None and array.flags.c_contiguous
-
-
 def observing_seats(over: np.ndarray, last_player: np.ndarray, current: np.ndarray) -> np.ndarray:
     """The seat each game's observation is for: its current player, or once over the seat that made its last
     decision."""
@@ -228,8 +224,8 @@ class KernelBackend:
         legal, status = rules.legal, rules.status
         current, last_player, over, mask = records.current, records.last_player, records.over, records.mask
         # The masks are copied by the observations' kernel where it can (a C-contiguous buffer), else by numpy.
-        copied_masks = masks_out if observations_out is not None and _c_contiguous(masks_out) else None
-        masks_by_kernel = _NO_MASKS if copied_masks is None else copied_masks
+        kernel_copies_masks = observations_out is not None and masks_out is not None and masks_out.flags.c_contiguous
+        masks_by_kernel = masks_out if kernel_copies_masks else _NO_MASKS
 
         def block(k: int, s, lo: int, hi: int) -> None:
             step_block(
@@ -238,7 +234,7 @@ class KernelBackend:
             )  # fmt: skip
             if observations_out is not None:  # the observations' own kernel, on the same rows
                 observe_block(s, lo, hi, over, last_player, current, observations_out, mask, masks_by_kernel)
-            if masks_out is not None and copied_masks is None:
+            if masks_out is not None and not kernel_copies_masks:
                 np.copyto(masks_out[lo:hi], mask[lo:hi])
 
         rules.blocks.run_numbered(rules.batch_size, block)
