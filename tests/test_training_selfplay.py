@@ -88,6 +88,46 @@ def test_generated_rows_are_the_teachers_legal_decisions_and_do_not_depend_on_wo
         load_dataset(tmp_path / "bad.npz")
 
 
+class _Interrupted(BaseException):
+    pass
+
+
+@pytest.mark.parametrize("kind", ["data set", "searched rows"])
+def test_ctrl_c_while_a_data_file_is_written_stops_and_leaves_no_file(tmp_path, monkeypatch, kind: str) -> None:
+    """Ctrl-C inside zipfile's ``open`` (as it makes a member's compressor) left the archive unclosable: closing it
+    raised a ValueError in place of the stop, and ``seasons train`` exited 1 with a traceback."""
+    import zlib
+
+    from seasons_training.expert_rows import save_rows
+
+    compressobj = zlib.compressobj
+
+    def compressor_interrupted(*args, **kwargs):
+        monkeypatch.setattr(zlib, "compressobj", compressobj)  # the first member's only
+        signal.raise_signal(signal.SIGINT)
+        return compressobj(*args, **kwargs)
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Interrupted(signum)
+
+    rows = {"obs": np.zeros((3, 4), np.float32), "action": np.arange(3)}
+    path = tmp_path / "rows.npz"
+    monkeypatch.setattr(zlib, "compressobj", compressor_interrupted)
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        with pytest.raises(_Interrupted):
+            if kind == "data set":
+                save_dataset(rows, path, DataConfig(games=1))
+            else:
+                save_rows(rows, path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert list(tmp_path.iterdir()) == []  # neither the file nor its temporary
+    save_rows(rows, path) if kind != "data set" else save_dataset(rows, path, DataConfig(games=1))
+    with np.load(path) as archive:
+        assert np.array_equal(archive["action"], rows["action"])
+
+
 def test_damaged_data_sets_are_refused_naming_the_file_and_the_field(tmp_path) -> None:
     """A truncated .npz gave BadZipFile, an .npy a TypeError, an empty file only 'Aborted!', a float mask failed
     deep inside training, NaN observations trained a 'loss nan' model, a game of -7 gave 'validation accuracy nan'."""

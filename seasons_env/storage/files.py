@@ -14,6 +14,10 @@ Only a regular file is replaced. A symbolic link stays a link: the file it point
 or a character device (``/dev/null``, a terminal) is written into, never replaced. Anything else (a folder, a
 block device, a socket) is refused with ``OutputPathError``. ``check_output_file`` and ``check_output_folder``
 say before any work starts whether a file or a folder of files can be written where it is to go.
+
+Ctrl-C or SIGTERM arriving while the temporary file is written is acted on once its writer returns (then the
+temporary is removed): a writer's own cleanup may fail on a half-made file and hide the stop behind its error
+(``zipfile`` interrupted inside ``ZipFile.open`` raises a ValueError as the archive closes).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from ..common.interrupts import held_signals
 
 try:
     import fcntl
@@ -132,7 +138,8 @@ def replace_atomically(path: Path | str, write: Callable[[Path], None], mode: in
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{path.suffix}", dir=path.parent)
     try:
         _lock(handle)
-        write(Path(temporary))
+        with held_signals():  # acted on as the block ends (the module says why)
+            write(Path(temporary))
         with open(temporary, "rb+") as stream:
             os.fsync(stream.fileno())
         if mode is None:
@@ -220,7 +227,8 @@ def _write_into(target: Path, write: Callable[[Path], None], suffix: str) -> Non
     bytes are then copied in."""
     with tempfile.TemporaryDirectory(prefix="seasons-") as folder:
         temporary = Path(folder) / f"output{suffix}"
-        write(temporary)
+        with held_signals():
+            write(temporary)
         with open(temporary, "rb") as source, open(target, "wb") as sink:
             shutil.copyfileobj(source, sink)
 
