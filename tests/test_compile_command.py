@@ -192,7 +192,7 @@ def test_the_ismcts_search_step_compiles_the_compiled_ismcts() -> None:
 
 
 def test_prune_deletes_only_other_sources_kernel_folders(tmp_path: Path) -> None:
-    """A folder is current if a current kernel module or group names it (at any inner optimisation level): an old
+    """A folder is current if a current kernel module or group names it (at any optimisation level): an old
     module key, an old group key or the old layout's folders go, whatever they hold."""
     from seasons_agents.kernel_cache import kernel_cache_folder
     from seasons_env.vector.kernels import rules_folders
@@ -201,6 +201,7 @@ def test_prune_deletes_only_other_sources_kernel_folders(tmp_path: Path) -> None
     heuristic = kernel_cache_folder("heuristic_kernel.py").name
     keep = [tmp_path / machine / "a.nbi", tmp_path / heuristic / "b.nbi", tmp_path / "other" / "c"]
     keep += [tmp_path / "boundscheck" / machine / "d.nbi", tmp_path / f"{machine}-inner1" / "e.nbi"]
+    keep += [tmp_path / f"{machine}-opt3" / "e.nbi", tmp_path / f"{machine}-opt2-inner1" / "e.nbi"]
     gone = [tmp_path / "kernels-00000000deadbeef" / "e.nbi", tmp_path / "kernels-00000000deadbeef-heuristic" / "f"]
     gone += [tmp_path / "boundscheck" / "kernels-00000000deadbeef" / "g.nbi"]
     gone += [tmp_path / f"{machine}-heuristic-0123" / "h"]  # the old layout's group folder

@@ -1,9 +1,8 @@
-"""How the ``kernel`` decorator compiles (``seasons_env/vector/kernels/__init__.py``, "Compile time"): with
-``SEASONS_KERNEL_INNER_OPT`` a kernel compiled for another kernel at that lower level and the outermost one at
-numba's full level (without it, every kernel at the full level), no C-callable wrapper, ``inline_kernel`` bodies
-copied into their callers rather than compiled by themselves, and a process whose kernels are all in the disk cache
-compiling nothing (the kernels' struct included). Each case runs in a child process with an empty cache folder of its
-own."""
+"""How the ``kernel`` decorator compiles (``seasons_env/vector/kernels/__init__.py``, "Compile time"): every kernel at
+LLVM level 1 whatever ``NUMBA_OPT`` (``SEASONS_KERNEL_OPT`` for another level), with ``SEASONS_KERNEL_INNER_OPT`` a
+kernel compiled for another kernel at that lower level, no C-callable wrapper, ``inline_kernel`` bodies copied into
+their callers rather than compiled by themselves, and a process whose kernels are all in the disk cache compiling
+nothing (the kernels' struct included). Each case runs in a child process with an empty cache folder of its own."""
 
 from __future__ import annotations
 
@@ -12,6 +11,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 _LEVELS = """
 import json
@@ -27,7 +28,7 @@ def recording(self):
 codegen.CPUCodeLibrary._optimize_final_module = recording
 
 from pathlib import Path
-from seasons_env.vector.kernels import INNER_OPT, inline_kernel, kernel
+from seasons_env.vector.kernels import INNER_OPT, KERNEL_OPT, inline_kernel, kernel
 
 @inline_kernel
 def twice(x):
@@ -49,7 +50,8 @@ outer(1)
 alone(1)
 cfunc = [f.name for f in outer.overloads[outer.signatures[0]].library.get_defined_functions() if "cfunc" in f.name]
 folder = Path(outer.stats.cache_path).parent.name
-print(json.dumps({"levels": levels, "inner_opt": INNER_OPT, "full": int(config.OPT), "cfunc": cfunc,
+print(json.dumps({"levels": levels, "inner_opt": INNER_OPT, "kernel_opt": KERNEL_OPT, "numba": int(config.OPT),
+                  "cfunc": cfunc,
                   "twice": len(twice.signatures), "result": outer(1), "folder": folder}))
 """
 
@@ -80,9 +82,9 @@ def _child(code: str, folder: Path, **environment: str) -> dict:
     folder.mkdir(exist_ok=True)
     (folder / "compile_child.py").write_text(code)
     env = {**os.environ, "SEASONS_KERNEL_CACHE": str(folder / "cache"), "NUMBA_NUM_THREADS": "1", **environment}
-    env.pop("NUMBA_OPT", None)
-    if "SEASONS_KERNEL_INNER_OPT" not in environment:
-        env.pop("SEASONS_KERNEL_INNER_OPT", None)
+    for variable in ("NUMBA_OPT", "SEASONS_KERNEL_OPT", "SEASONS_KERNEL_INNER_OPT"):
+        if variable not in environment:
+            env.pop(variable, None)
     env["PYTHONPATH"] = str(folder)  # the child module only: the packages are the installed ones
     done = subprocess.run(
         [sys.executable, "-c", "import compile_child"], env=env, cwd=folder, capture_output=True, text=True, check=True
@@ -90,28 +92,39 @@ def _child(code: str, folder: Path, **environment: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_with_the_option_a_kernel_compiled_for_another_gets_the_inner_level_and_the_outermost_the_full_one(
+def test_by_default_every_kernel_gets_level_1_whatever_numba_s_level(tmp_path: Path) -> None:
+    for name, environment in {"unset": {}, "numba3": {"NUMBA_OPT": "3"}}.items():
+        found = _child(_LEVELS, tmp_path / name, **environment)
+        assert found["result"] == 9 and found["numba"] == 3  # numba's level, left to the program's own code
+        assert found["inner_opt"] is None and found["kernel_opt"] == 1
+        assert [found["levels"][name] for name in ("outer", "alone", "inner")] == [1, 1, 1]
+        assert "opt" not in found["folder"] and "inner" not in found["folder"]
+
+
+def test_another_kernel_level_compiles_every_kernel_at_it_into_folders_of_their_own(tmp_path: Path) -> None:
+    found = _child(_LEVELS, tmp_path, SEASONS_KERNEL_OPT="3")
+    assert found["result"] == 9 and found["kernel_opt"] == 3
+    assert [found["levels"][name] for name in ("outer", "alone", "inner")] == [3, 3, 3]
+    assert found["folder"].endswith("-opt3")  # other machine code: never mixed with the default's
+
+
+def test_with_the_inner_option_a_kernel_compiled_for_another_gets_the_inner_level_and_the_outermost_the_kernels(
     tmp_path: Path,
 ) -> None:
-    found = _child(_LEVELS, tmp_path, SEASONS_KERNEL_INNER_OPT="1")
+    found = _child(_LEVELS, tmp_path, SEASONS_KERNEL_OPT="3", SEASONS_KERNEL_INNER_OPT="1")
     assert found["result"] == 9
-    assert found["inner_opt"] == 1 and found["full"] == 3
+    assert found["inner_opt"] == 1 and found["kernel_opt"] == 3
     assert found["levels"]["outer"] == 3
-    assert found["levels"]["alone"] == 3  # called from Python: the full level
+    assert found["levels"]["alone"] == 3  # called from Python: the kernels' level
     assert found["levels"]["inner"] == 1  # compiled for ``outer``
-    assert found["folder"].endswith("-inner1")  # other machine code: never mixed with the default's
+    assert found["folder"].endswith("-opt3-inner1")
+    found = _child(_LEVELS, tmp_path / "above", SEASONS_KERNEL_INNER_OPT="2")  # never above the kernels' level
+    assert [found["levels"][name] for name in ("outer", "alone", "inner")] == [1, 1, 1]
 
 
-def test_by_default_every_kernel_gets_numba_s_level(tmp_path: Path) -> None:
-    found = _child(_LEVELS, tmp_path)
-    assert found["inner_opt"] is None
-    assert [found["levels"][name] for name in ("outer", "alone", "inner")] == [3, 3, 3]
-    assert "inner" not in found["folder"]
-
-
-def test_a_bad_inner_level_is_refused_by_name(tmp_path: Path) -> None:
-    (tmp_path / "compile_child.py").write_text("import seasons_env.vector.kernels\n")
-    env = {**os.environ, "SEASONS_KERNEL_INNER_OPT": "0", "SEASONS_KERNEL_CACHE": str(tmp_path / "cache")}
+@pytest.mark.parametrize("variable", ["SEASONS_KERNEL_OPT", "SEASONS_KERNEL_INNER_OPT"])
+def test_a_bad_level_is_refused_by_name(tmp_path: Path, variable: str) -> None:
+    env = {**os.environ, variable: "0", "SEASONS_KERNEL_CACHE": str(tmp_path / "cache")}
     done = subprocess.run(
         [sys.executable, "-c", "import seasons_env.vector.kernels"],
         env=env,
@@ -120,7 +133,7 @@ def test_a_bad_inner_level_is_refused_by_name(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[1],
     )
     assert done.returncode != 0
-    assert "SEASONS_KERNEL_INNER_OPT must be 1, 2 or 3" in done.stderr and "'0'" in done.stderr
+    assert f"{variable} must be 1, 2 or 3" in done.stderr and "'0'" in done.stderr
     assert not (tmp_path / "cache").exists()
 
 

@@ -124,18 +124,18 @@ def check_step(step: CompileStep) -> str | None:
     return None
 
 
-#: A folder name's suffix for kernels compiled at another inner optimisation level (``kernels.INNER_OPT``).
-_INNER_SUFFIX = re.compile(r"-inner[0-9]$")
+#: A folder name's suffix for kernels compiled at another optimisation level (``kernels.KERNEL_OPT``, ``INNER_OPT``).
+_LEVEL_SUFFIX = re.compile(r"(-opt[0-9])?(-inner[0-9])?$")
 
 
 def current_cache_folders() -> set[str]:
-    """The names of the cache folders of these sources' kernels: each step's ``folders`` (at every inner
-    optimisation level: the ``-inner<N>`` suffix left out). Raises ``RuntimeError`` if an installed package's steps
+    """The names of the cache folders of these sources' kernels: each step's ``folders`` (at every optimisation
+    level: the ``-opt<N>`` and ``-inner<N>`` suffixes left out). Raises ``RuntimeError`` if an installed package's steps
     cannot be loaded, since its folders would then count as stale."""
     steps, errors = compile_steps()
     if errors:
         raise RuntimeError(f"cannot tell which kernel folders are current: {'; '.join(errors)}")
-    return {_INNER_SUFFIX.sub("", path.name) for step in steps if step.folders for path in step.folders()}
+    return {_LEVEL_SUFFIX.sub("", path.name) for step in steps if step.folders for path in step.folders()}
 
 
 def stale_cache_folders(current: set[str] | None = None) -> list[Path]:
@@ -153,7 +153,7 @@ def stale_cache_folders(current: set[str] | None = None) -> list[Path]:
             continue
         real = parent.resolve()
         for path in sorted(parent.iterdir()):
-            own = _INNER_SUFFIX.sub("", path.name) in current
+            own = _LEVEL_SUFFIX.sub("", path.name) in current
             if not path.name.startswith("kernels-") or own or path.is_symlink() or not path.is_dir():
                 continue
             if path.resolve().parent == real:  # really in this folder, not reached through a link

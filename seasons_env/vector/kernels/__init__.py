@@ -43,14 +43,17 @@ have written is not loaded (``disk_cache``).
 Compile time. numba compiles every kernel into a module of its own and links into it the modules of every kernel it
 calls, so that LLVM can inline them; the whole module is then optimised and turned into machine code again. A kernel
 deep in the call tree is thus optimised once by itself and once more inside every caller up to the kernel Python calls
-(``step_row``, ``apply_rows``, ...), whose optimisation decides the code that runs. With ``SEASONS_KERNEL_INNER_OPT=1``
-only a kernel compiled for Python (the outermost of a compilation) gets LLVM's full optimisation (``NUMBA_OPT``, 3 by
-default); a kernel compiled because another kernel calls it gets level 1, its code optimised at the full level again
-inside its caller's module. That compiles faster but LLVM then inlines differently and the kernels ran up to about a
-tenth slower at batch 1, so it is an option, off by default; its kernels are cached in folders of their own
-(``kernels-<key>-inner1``). The dispatching layers (``machine.run`` and the step dispatch it calls, ``hooks.py``) and
-the few-line helpers called with many argument types (``state_ops.push``, ``hand_add``) are ``inline_kernel``: numba
-copies their bodies into their callers, so they are not compiled, optimised and turned into machine code once more each.
+(``step_row``, ``apply_rows``, ...), whose optimisation decides the code that runs. LLVM optimises the kernels at
+level 1 (``KERNEL_OPT``; ``SEASONS_KERNEL_OPT=2`` or ``3`` for another, ``NUMBA_OPT`` being left to the rest of a
+program's numba code): they ran as fast as at numba's default level 3 and compiled in about two thirds of the time. With
+``SEASONS_KERNEL_INNER_OPT`` set below that level, a kernel compiled because another kernel calls it gets the lower
+level, its code optimised again inside its caller's module; at levels 3 over 1 the kernels ran up to about a tenth
+slower at batch 1. Kernels compiled at another level are cached in folders of their own (``kernels-<key>-opt3``,
+``kernels-<key>-opt3-inner1``).
+
+The dispatching layers (``machine.run`` and the step dispatch it calls, ``hooks.py``) and the few-line helpers called
+with many argument types (``state_ops.push``, ``hand_add``) are ``inline_kernel``: numba copies their bodies into their
+callers, so they are not compiled, optimised and turned into machine code once more each.
 Kernels also leave out the C-callable wrapper numba makes by default for passing a compiled function as a first-class
 value (``no_cfunc_wrapper``), which the kernels never do. All were measured on the first ``VectorGame`` call from an
 empty cache and the kernels' speed, both with ``benchmarks/compile_profile.py``; docs/results.md, "Compile times", has
@@ -84,8 +87,10 @@ from .disk_cache import (
 
 __all__ = [
     "CACHE_TOP",
+    "DEFAULT_KERNEL_OPT",
     "INNER_OPT",
     "KERNEL_MODE",
+    "KERNEL_OPT",
     "LIBRARY",
     "PREBUILT_DIR",
     "PREBUILT_VARIABLE",
@@ -127,19 +132,26 @@ KERNEL_MODE = _kernel_mode()
 PYTHON_KERNELS = KERNEL_MODE == "python"
 
 
-def _inner_opt() -> int | None:
-    """``SEASONS_KERNEL_INNER_OPT`` (1, 2 or 3), or None when unset (module docstring, "Compile time")."""
-    text = os.environ.get("SEASONS_KERNEL_INNER_OPT", "").strip()
+def _opt_level(variable: str) -> int | None:
+    """The environment variable ``variable`` as an LLVM optimisation level (1, 2 or 3), or None when unset (module
+    docstring, "Compile time"); level 0 is refused: numba cannot cache much of the code it makes."""
+    text = os.environ.get(variable, "").strip()
     if not text:
         return None
     if text not in ("1", "2", "3"):
-        raise ValueError(f"SEASONS_KERNEL_INNER_OPT must be 1, 2 or 3 (LLVM's optimisation level); got {text!r}")
+        raise ValueError(f"{variable} must be 1, 2 or 3 (LLVM's optimisation level); got {text!r}")
     return int(text)
 
 
-#: LLVM's optimisation level for a kernel compiled because another kernel calls it; None: numba's level (``NUMBA_OPT``,
-#: 3 by default), as for every kernel.
-INNER_OPT = _inner_opt()
+#: The kernels' LLVM optimisation level when ``SEASONS_KERNEL_OPT`` is unset: they run as fast as at level 3 and
+#: compile in about two thirds of the time (docs/results.md, "Compile times").
+DEFAULT_KERNEL_OPT = 1
+#: LLVM's optimisation level for every kernel's code (``SEASONS_KERNEL_OPT``, else ``DEFAULT_KERNEL_OPT``), whatever
+#: numba's own level (``NUMBA_OPT``, which the rest of a program's numba code keeps).
+KERNEL_OPT = _opt_level("SEASONS_KERNEL_OPT") or DEFAULT_KERNEL_OPT
+#: LLVM's optimisation level for a kernel compiled because another kernel calls it, if lower than ``KERNEL_OPT``
+#: (``SEASONS_KERNEL_INNER_OPT``); None: ``KERNEL_OPT``, as for every kernel.
+INNER_OPT = _opt_level("SEASONS_KERNEL_INNER_OPT")
 
 
 def _cache_top() -> Path:
@@ -157,8 +169,9 @@ PREBUILT_DIR = prebuilt_root(LIBRARY / "prebuilt_kernels")
 
 
 def _folder_named(key: str, label: str = "") -> Path:
-    # kernels compiled at another inner level are other machine code: a folder of their own
-    suffix = "" if INNER_OPT is None else f"-inner{INNER_OPT}"
+    # kernels compiled at another level are other machine code: a folder of their own
+    suffix = "" if KERNEL_OPT == DEFAULT_KERNEL_OPT else f"-opt{KERNEL_OPT}"
+    suffix += "" if INNER_OPT is None else f"-inner{INNER_OPT}"
     return CACHE_TOP / f"kernels-{key}{f'-{label}' if label else ''}{suffix}"
 
 
@@ -209,13 +222,13 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
         self._cache = ProjectFunctionCache(self.py_func, folder, CACHE_TOP, PREBUILT_DIR)
 
     def compile(self, sig):
-        """Compile for ``sig`` (or load it from the cache): at numba's optimisation level when no other kernel is
-        being compiled, at ``INNER_OPT`` (if set) when a kernel's compilation needs this one (module docstring)."""
+        """Compile for ``sig`` (or load it from the cache): at ``KERNEL_OPT`` when no other kernel is being compiled,
+        at ``INNER_OPT`` (if set and lower) when a kernel's compilation needs this one (module docstring)."""
         depth = getattr(_COMPILING, "depth", 0)
         with global_compiler_lock:  # numba's level is process-wide: no other thread compiles meanwhile
             level = config.OPT
-            if depth and INNER_OPT is not None:
-                config.OPT = config._OptLevel(min(INNER_OPT, int(level)))
+            inner = depth and INNER_OPT is not None
+            config.OPT = config._OptLevel(min(INNER_OPT, KERNEL_OPT) if inner else KERNEL_OPT)
             _COMPILING.depth = depth + 1
             try:
                 return super().compile(sig)
@@ -259,8 +272,9 @@ def kernel_in(
 
 #: The decorator of every rules kernel: ``numba.njit(cache=True, nogil=True)``, compiled without the Python
 #: interpreter and cached on disk in its module's folder (``module_folder``), once per argument type rather than once
-#: per constant argument, at ``INNER_OPT`` when compiled for another kernel (if set), and without a C-callable wrapper
-#: (``KernelDispatcher``, the module docstring). With ``SEASONS_KERNELS=python``, the function itself.
+#: per constant argument, at LLVM level ``KERNEL_OPT`` (``INNER_OPT`` when compiled for another kernel, if set), and
+#: without a C-callable wrapper (``KernelDispatcher``, the module docstring). With ``SEASONS_KERNELS=python``, the
+#: function itself.
 kernel = kernel_in()
 #: A ``kernel`` whose body numba copies into each kernel that calls it (``inline="always"``) instead of compiling it by
 #: itself: for a few lines called from many places with argument types that vary (``state_ops.push``), where each set
