@@ -45,11 +45,11 @@ calls, so that LLVM can inline them; the whole module is then optimised and turn
 deep in the call tree is thus optimised once by itself and once more inside every caller up to the kernel Python calls
 (``step_row``, ``apply_rows``, ...), whose optimisation decides the code that runs. LLVM optimises the kernels at
 level 1 (``KERNEL_OPT``; ``SEASONS_KERNEL_OPT=2`` or ``3`` for another, ``NUMBA_OPT`` being left to the rest of a
-program's numba code): they ran as fast as at numba's default level 3 and compiled in about two thirds of the time. With
-``SEASONS_KERNEL_INNER_OPT`` set below that level, a kernel compiled because another kernel calls it gets the lower
-level, its code optimised again inside its caller's module; at levels 3 over 1 the kernels ran up to about a tenth
-slower at batch 1. Kernels compiled at another level are cached in folders of their own (``kernels-<key>-opt3``,
-``kernels-<key>-opt3-inner1``).
+program's numba code): they ran as fast as at numba's default level 3 and compiled in about three quarters of the time.
+With ``SEASONS_KERNEL_INNER_OPT`` set below that level, a kernel compiled because another kernel calls it gets the
+lower level, its code optimised again inside its caller's module (with the kernels at 3 and the inner ones at 1 they
+ran up to about a tenth slower at batch 1). Kernels compiled at another level are cached in folders of their own
+(``kernels-<key>-opt3``, ``kernels-<key>-opt3-inner1``).
 
 The dispatching layers (``machine.run`` and the step dispatch it calls, ``hooks.py``) and the few-line helpers called
 with many argument types (``state_ops.push``, ``hand_add``) are ``inline_kernel``: numba copies their bodies into their
@@ -144,7 +144,7 @@ def _opt_level(variable: str) -> int | None:
 
 
 #: The kernels' LLVM optimisation level when ``SEASONS_KERNEL_OPT`` is unset: they run as fast as at level 3 and
-#: compile in about two thirds of the time (docs/results.md, "Compile times").
+#: compile in about three quarters of the time (docs/results.md, "Compile times").
 DEFAULT_KERNEL_OPT = 1
 #: LLVM's optimisation level for every kernel's code (``SEASONS_KERNEL_OPT``, else ``DEFAULT_KERNEL_OPT``), whatever
 #: numba's own level (``NUMBA_OPT``, which the rest of a program's numba code keeps).
