@@ -25,8 +25,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "seasons_env"
 #: The rules kernel modules, by their short name.
 MODULES = {module.rpartition(".")[2]: module for module in rules_modules(PACKAGE)}
 #: The modules of the kernels' package that hold no kernel and import nothing of the rules (the decorator and the
-#: cache itself): only an edit of these three or of the card data changes every key.
-CACHE_MODULES = {"__init__", "cache_keys", "disk_cache"}
+#: cache itself): only an edit of these four or of the card data changes every key.
+CACHE_MODULES = {"__init__", "cache_keys", "compile_locks", "disk_cache"}
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -114,7 +114,12 @@ def test_an_edit_changes_the_keys_of_the_modules_that_import_the_file_and_no_oth
         "observe_rows",
     }
     # the decorator and the card data: every key
-    assert _changed(package, "vector/kernels/__init__.py") == everything - {"cache_keys", "disk_cache", "tables"}
+    assert _changed(package, "vector/kernels/__init__.py") == everything - {
+        "cache_keys",
+        "compile_locks",
+        "disk_cache",
+        "tables",
+    }
     assert _changed(package, "data/seasons_data.json", b" ") == everything
     # a module the kernels never read leaves every key alone
     (package / "picture.py").write_text("# another picture module\n")

@@ -232,6 +232,9 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
             _COMPILING.depth = depth + 1
             try:
                 return super().compile(sig)
+            except BaseException:
+                getattr(self._cache, "compile_done", lambda sig: None)(sig)  # the cross-process lock (``disk_cache``)
+                raise
             finally:
                 _COMPILING.depth = depth
                 config.OPT = level

@@ -26,6 +26,10 @@ operating system) is this machine's, the sources' hash (the folder's name), numb
 names) being checked as for the cache. Nothing is written there; kernels compiled because one was missing go to the
 user's cache as before.
 
+**One compilation at a time.** A process about to compile a kernel first holds the kernel's lock file in the cache
+folder and looks again: another process compiling it at the same time saves it, and this one loads it
+(``compile_locks``).
+
 **Loading only.** Inside ``load_only()`` a kernel that is not in the cache raises ``NotCached`` (saying which, and
 why) instead of compiling: ``seasons compile --check`` runs each step that way, so what it reports is exactly what the
 next run loads.
@@ -49,6 +53,8 @@ from pathlib import Path
 
 import numba
 from numba.core import caching
+
+from . import compile_locks
 
 #: Set to 1 to load a kernel cache that another user owns or can write (the checks above are then skipped).
 TRUST_VARIABLE = "SEASONS_TRUST_KERNEL_CACHE"
@@ -370,6 +376,8 @@ class ProjectFunctionCache(caching.FunctionCache):
         self._top = top if Path(folder).is_relative_to(top) else Path(folder).parent
         stamp = self._impl.locator.get_source_stamp()
         self._cache_file = GuardedCacheFile(self._cache_path, self._impl.filename_base, stamp)
+        self._lock_path = os.path.join(self._cache_path, f"{self._impl.filename_base}.lock")
+        self._locked: set[str] = set()  # the signatures this process compiles holding the lock
         self._prebuilt, self._prebuilt_file = None, None
         if prebuilt is not None and Path(folder).is_relative_to(top):
             self._prebuilt = prebuilt
@@ -391,6 +399,34 @@ class ProjectFunctionCache(caching.FunctionCache):
         return False
 
     def load_overload(self, sig, target_context):
+        data = self._load_overload(sig, target_context)
+        if data is None and self._lock_for_compile(sig):
+            data = self._load_overload(sig, target_context)  # compiled by another process while this one waited
+            if data is not None:
+                self.compile_done(sig)
+        return data
+
+    def _lock_for_compile(self, sig) -> bool:
+        """Hold this kernel's compile lock (``compile_locks``) before compiling it for ``sig``; False if not held."""
+        if not self._enabled or not self._folder_trusted():
+            return False
+        try:
+            self._impl.locator.ensure_cache_path()
+        except OSError:
+            return False
+        if not compile_locks.acquire(self._lock_path):
+            return False
+        self._locked.add(str(sig))
+        return True
+
+    def compile_done(self, sig) -> None:
+        """Release the compile lock held for ``sig``, if any (the kernel saved, loaded after the wait, or its
+        compilation failed)."""
+        if str(sig) in self._locked:
+            self._locked.discard(str(sig))
+            compile_locks.release(self._lock_path)
+
+    def _load_overload(self, sig, target_context):
         target_context.refresh()
         data = None
         if self._enabled and self._folder_trusted():
@@ -426,9 +462,10 @@ class ProjectFunctionCache(caching.FunctionCache):
             return None
 
     def save_overload(self, sig, data) -> None:
-        if not self._folder_trusted():
-            return
         try:
-            self._save_overload(sig, data)
+            if self._folder_trusted():
+                self._save_overload(sig, data)
         except OSError as error:  # a full disk or a read-only folder: the kernel still runs, compiled in memory
             _warn_once(f"save:{self._cache_path}", f"kernel cache: cannot write {self._cache_path}: {error}")
+        finally:
+            self.compile_done(sig)

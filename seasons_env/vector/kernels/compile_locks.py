@@ -1,0 +1,82 @@
+"""One compilation of a kernel at a time across processes sharing a cache folder.
+
+Processes that start from an empty cache at once (``seasons compile``'s worker processes, a vector environment's
+subprocesses, the test suite's workers) would each compile the same kernels: numba's compiler lock is per process. A
+process about to compile a kernel (it was in neither the cache nor the prebuilt kernels) first takes an exclusive
+``flock`` on the kernel's lock file in its cache folder (``<kernel's file name base>.lock``, made 0600), waiting while
+another process holds it, then looks in the cache again: a kernel another process compiled meanwhile is loaded, not
+compiled. The lock is released once the kernel is saved (or its compilation failed). A kernel compiles the kernels it
+calls inside its own compilation, so a process holds the locks of one chain of callers at a time and takes only its
+callees': two processes never wait for each other.
+
+Where ``flock`` is missing (Windows), the folder cannot be written, or another process has held a lock for
+``WAIT_SECONDS``, the kernel compiles without it, as before.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+
+#: Seconds a process waits for another's compilation of a kernel before compiling it itself.
+WAIT_SECONDS = 600.0
+#: Seconds between two tries of a held lock.
+POLL_SECONDS = 0.005
+
+#: The lock files this process holds: path -> [file descriptor, holders] (a kernel may compile for a second argument
+#: type inside its first's compilation: one lock, counted).
+_HELD: dict[str, list[int]] = {}
+
+
+def acquire(path: str) -> bool:
+    """Hold the lock file ``path``, waiting while another process holds it; False if it could not be held (then
+    nothing is held)."""
+    if path in _HELD:
+        _HELD[path][1] += 1
+        return True
+    if fcntl is None:
+        return False
+    try:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:  # a read-only folder, a link planted there
+        return False
+    try:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(handle)
+                    return False
+                time.sleep(POLL_SECONDS)
+    except OSError:  # a file system without locks
+        os.close(handle)
+        return False
+    except BaseException:  # Ctrl-C while waiting
+        os.close(handle)
+        raise
+    _HELD[path] = [handle, 1]
+    return True
+
+
+def release(path: str) -> None:
+    """Give up one hold of ``path`` (the lock is released with the last)."""
+    entry = _HELD.get(path)
+    if entry is None:
+        return
+    entry[1] -= 1
+    if entry[1] == 0:
+        del _HELD[path]
+        os.close(entry[0])  # closing the file releases its lock
+
+
+def holding(path: str) -> bool:
+    """Whether this process holds ``path``."""
+    return path in _HELD
