@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from installed import installed_environment
+
 from seasons_env.vector.kernels import compile_locks
 
 _KERNEL = """
@@ -38,9 +40,9 @@ print(json.dumps({"hits": sum(add_three.stats.cache_hits.values()),
 
 
 def _start(folder: Path, cache: Path, **environment: str) -> subprocess.Popen:
-    env = {**os.environ, "NUMBA_NUM_THREADS": "1", "SEASONS_KERNEL_CACHE": str(cache), **environment}
+    env = installed_environment({"NUMBA_NUM_THREADS": "1", "SEASONS_KERNEL_CACHE": str(cache), **environment})
     env["SEASONS_PREBUILT_KERNELS"] = "none"
-    env["PYTHONPATH"] = os.pathsep.join([str(folder), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = str(folder)  # the child module only: the package is the installed one
     return subprocess.Popen(
         [sys.executable, "-c", "import locked_kernel"],
         env=env,

@@ -47,22 +47,26 @@ def acquire(path: str) -> bool:
         return False
     try:
         deadline = time.monotonic() + WAIT_SECONDS
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    os.close(handle)
-                    return False
-                time.sleep(POLL_SECONDS)
-    except OSError:  # a file system without locks
+        while not _locked(handle):
+            if time.monotonic() > deadline:
+                raise TimeoutError(path)
+            time.sleep(POLL_SECONDS)
+    except OSError:  # a file system without locks, or waited too long (TimeoutError)
         os.close(handle)
         return False
     except BaseException:  # Ctrl-C while waiting
         os.close(handle)
         raise
     _HELD[path] = [handle, 1]
+    return True
+
+
+def _locked(handle: int) -> bool:
+    """Take the exclusive lock on ``handle`` if nobody holds it."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
     return True
 
 
