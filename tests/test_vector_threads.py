@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import threading
 import time
 
 import numpy as np
@@ -398,8 +399,14 @@ def _two_thread_blocks() -> RowBlocks:
     return RowBlocks(state, kernel_arrays(state), threads=2)
 
 
+def _two_thread_chunks(count: int) -> list[tuple[int, int]]:
+    """The chunks of rows a two-thread call over ``count`` rows runs: ``CHUNKS_PER_THREAD`` a thread, equal."""
+    chunks = min(2 * row_blocks.CHUNKS_PER_THREAD, count // MIN_BLOCK_ROWS)
+    return [(count * c // chunks, count * (c + 1) // chunks) for c in range(chunks)]
+
+
 def _slow_chunk(k: int, struct: object, lo: int, hi: int) -> tuple[int, int, int]:
-    time.sleep(0.01)  # longer than a thread spins for the next call or for the others: both sleep and are woken
+    time.sleep(0.03)  # longer than a thread spins for the next call or for the others: both sleep and are woken
     return k, lo, hi
 
 
@@ -407,7 +414,7 @@ def test_the_pool_threads_sleep_between_calls_and_wake_for_the_next() -> None:
     blocks = _two_thread_blocks()
     for _ in range(3):
         chunks = blocks.run_numbered(128, _slow_chunk)
-        assert [(lo, hi) for _, lo, hi in chunks] == [(16 * c, 16 * (c + 1)) for c in range(8)]
+        assert [(lo, hi) for _, lo, hi in chunks] == _two_thread_chunks(128)
         assert {k for k, _, _ in chunks} == {0, 1}, "both threads took chunks"
         pool = row_blocks._pool(1)
         deadline = time.monotonic() + 10
@@ -427,7 +434,34 @@ def test_an_error_in_a_pool_thread_is_raised_in_the_caller_once_and_the_pool_goe
     with pytest.raises(RuntimeError, match="rows"):
         blocks.run_numbered(128, failing)
     chunks = blocks.run_numbered(128, _slow_chunk)  # the error is not raised again
-    assert [(lo, hi) for _, lo, hi in chunks] == [(16 * c, 16 * (c + 1)) for c in range(8)]
+    assert [(lo, hi) for _, lo, hi in chunks] == _two_thread_chunks(128)
+
+
+def test_each_thread_runs_its_own_chunks_first_then_takes_the_others_from_their_far_end() -> None:
+    """Each thread steps the same rows at every call (they stay in its core's cache) unless the other is late: the
+    calling thread owns the first half of the chunks, the pool's thread the second; here the pool's thread is held
+    in its first chunk until the caller has taken every chunk it can."""
+    blocks = _two_thread_blocks()
+    count = 256
+    chunks = _two_thread_chunks(count)
+    own = len(chunks) // 2
+    assert own >= 2, "a share of one chunk leaves nothing to take from"
+    started, caller_done = threading.Event(), threading.Event()
+    ran: dict[int, list[int]] = {0: [], 1: []}
+
+    def chunk(k: int, struct: object, lo: int, hi: int) -> None:
+        ran[k].append(chunks.index((lo, hi)))
+        if k == 1 and len(ran[1]) == 1:
+            started.set()
+            caller_done.wait(10)
+        if k == 0:
+            started.wait(10)  # the pool's thread has its first chunk
+            if len(ran[0]) == len(chunks) - 1:
+                caller_done.set()
+
+    blocks.run_numbered(count, chunk)
+    assert ran[1] == [own], "the pool's thread first ran the first chunk of its half"
+    assert ran[0] == [*range(own), *range(len(chunks) - 1, own, -1)], "its own half, then the other's from the end"
 
 
 def test_a_call_made_while_the_pool_runs_another_runs_on_its_calling_thread() -> None:

@@ -18,9 +18,9 @@ pool that slept between steps lost a tenth of two threads' speed (``benchmarks/v
 
 from __future__ import annotations
 
-import itertools
 import os
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -38,8 +38,12 @@ MIN_BLOCK_ROWS = 16
 #: threads and back costs more than they save (on a 2-core machine, ``threads=2`` stepped batches of 128 games at
 #: 0.74 to 0.98 times one thread's speed and of 256 games at 1.13 to 1.21 times: ``benchmarks/vector_threads.py``).
 MIN_THREADED_ROWS = 256
-#: Chunks per thread: more balance the threads better, each costs a kernel call (a few microseconds).
-CHUNKS_PER_THREAD = 4
+#: Chunks per thread: more balance the threads better when one is slowed, but each costs a pass through Python (a
+#: few microseconds, and a wait for the interpreter lock if the other thread holds it). On 2 idle cores, 2 threads
+#: made 1.72 and 1.70 times one thread's decisions at batch 1,024 with 2 and 4 chunks a thread of their own, 1.65
+#: with 4 taken in turn by whichever thread was free; at batch 256, 1.40, 1.28 and 1.18
+#: (``benchmarks/vector_threads.py``, alternating runs; docs/results.md, "Using both cores").
+CHUNKS_PER_THREAD = 2
 #: Checks of the counter a pool thread makes for the next call before it sleeps (about 0.25 ms on the development
 #: machine), and that a caller makes for the pool's threads to finish between two looks at the interpreter. A pool
 #: with more threads than the process has cores does not spin (one check): a thread spinning there takes a core from
@@ -198,8 +202,11 @@ def _pool(workers: int) -> _Pool:
 class RowBlocks:
     """Runs a task over ``count`` row positions on at most ``threads`` threads: the positions are split into
     contiguous chunks (``CHUNKS_PER_THREAD`` per thread, at least ``MIN_BLOCK_ROWS`` positions each; fewer than
-    ``MIN_THREADED_ROWS`` positions run on the calling thread alone) and each thread takes the next chunk as soon as
-    it is done with its last, so that a thread slowed down (another process on its core, costlier rows) takes fewer.
+    ``MIN_THREADED_ROWS`` positions run on the calling thread alone). Each thread owns a contiguous share of the
+    chunks and runs them in order, then takes the chunks other threads have not started, from the far end of their
+    shares: a thread slowed down (another process on its core, costlier rows) runs fewer, and otherwise each thread
+    steps the same rows at every call, which stay in its core's cache (taken in turn, the chunks moved between the
+    cores from one step to the next).
     ``task(k, struct, lo, hi)`` handles positions ``lo..hi-1`` on thread ``k`` (0: the calling thread) with
     ``struct``, thread ``k``'s own kernels' struct. Which thread runs which chunk changes nothing in the rows.
     ``threads`` is checked by the caller (``VectorGame``: ``core.check_threads``)."""
@@ -226,14 +233,22 @@ class RowBlocks:
             self._structs.append(kernel_arrays(self._state))
         bounds = [count * c // chunks for c in range(chunks + 1)]
         results: list = [None] * chunks
-        claim = itertools.count().__next__  # one C call: threads never get the same chunk
+        # A deque's pops from either end are atomic: no chunk is run twice, whoever takes it.
+        shares = [deque(range(chunks * k // workers, chunks * (k + 1) // workers)) for k in range(workers)]
 
         def work(k: int) -> None:
             if k >= workers:  # a pool of more threads than this call has chunks for
                 return
             struct = self._structs[k]
-            while (c := claim()) < chunks:
-                results[c] = task(k, struct, bounds[c], bounds[c + 1])
+            for j in range(workers):
+                share = shares[(k + j) % workers]
+                take = share.popleft if j == 0 else share.pop  # its own in order, then the others' from their end
+                while True:
+                    try:
+                        c = take()
+                    except IndexError:
+                        break
+                    results[c] = task(k, struct, bounds[c], bounds[c + 1])
 
         if not _pool(self.threads - 1).run(work):  # the pool is running another call
             work(0)
