@@ -321,6 +321,40 @@ def test_prebuild_refuses_a_folder_that_is_not_empty_and_check(tmp_path: Path) -
     assert not (tmp_path / "new").exists()
 
 
+def test_prebuild_leaves_the_kernels_and_the_manifest_but_no_lock_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compile locks its processes took (``compile_locks``) are not kernels: gone from the prebuilt folder once
+    they end. The two processes ``--prebuild`` starts are stood in for: the compilation writes a kernel's files and its
+    lock, the manifest's writes the manifest."""
+    from click.testing import CliRunner
+
+    from seasons_env.cli import main
+
+    folder = tmp_path / "prebuilt"
+    kernels = folder / "kernels-0123" / "seasons_env.vector.kernels"
+    magic = ["x86_64-unknown-linux-gnu", "generic", ""]
+
+    def stand_in(command: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+        if "compile" in command:  # seasons compile into the folder
+            kernels.mkdir(parents=True)
+            for suffix in (".nbi", ".nbc", ".lock"):
+                (kernels / f"machine.run-12.py311{suffix}").write_bytes(b"x")
+            return subprocess.CompletedProcess(command, 0)
+        (folder / "prebuilt.json").write_text(json.dumps({"magic": magic}))
+        return subprocess.CompletedProcess(command, 0, stdout=json.dumps(magic), stderr="")
+
+    monkeypatch.setattr(subprocess, "run", stand_in)
+    result = CliRunner().invoke(main, ["compile", "--prebuild", str(folder)])
+    assert result.exit_code == 0 and "prebuilt kernels for" in result.output, result.output
+    files = sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
+    assert files == [
+        "kernels-0123/seasons_env.vector.kernels/machine.run-12.py311.nbc",
+        "kernels-0123/seasons_env.vector.kernels/machine.run-12.py311.nbi",
+        "prebuilt.json",
+    ]
+
+
 def _step(name: str, weight: float, after: str | None = None):
     from seasons_env.commands.compiling import CompileStep
 

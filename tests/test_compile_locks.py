@@ -111,3 +111,17 @@ def test_a_folder_that_cannot_be_written_compiles_without_a_lock(tmp_path: Path)
         assert not compile_locks.holding(str(folder / "k.lock"))
     finally:
         (tmp_path / "read-only").chmod(0o700)
+
+
+def test_removing_lock_files_deletes_only_them_and_follows_no_link(tmp_path: Path) -> None:
+    root, outside = tmp_path / "prebuilt", tmp_path / "outside"
+    (root / "kernels").mkdir(parents=True)
+    outside.mkdir()
+    kept = [root / "kernels" / "k-1.py311.nbi", root / "kernels" / "k-1.py311.nbc", outside / "theirs.lock"]
+    for path in [*kept, root / "kernels" / "k-1.py311.lock", root / "k-2.py311.lock"]:
+        path.write_bytes(b"x")
+    (root / "kernels" / "linked").symlink_to(outside, target_is_directory=True)
+    (root / "k-3.py311.lock").symlink_to(outside / "theirs.lock")  # a link is not a lock file of this folder
+    assert compile_locks.remove_lock_files(str(root)) == 2
+    assert all(path.exists() for path in kept)
+    assert sorted(path.name for path in root.rglob("*.lock")) == ["k-3.py311.lock"]

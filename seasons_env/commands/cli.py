@@ -425,6 +425,7 @@ def _prebuild(folder: Path, only: tuple[str, ...], jobs: int | None, progress: b
     import subprocess
 
     from ..vector.kernels import PREBUILT_VARIABLE
+    from ..vector.kernels.compile_locks import remove_lock_files
     from ..vector.kernels.disk_cache import PREBUILT_MANIFEST, prebuilt_magic
 
     # an existing prebuilt folder takes another Python version's kernels (their file names differ)
@@ -442,6 +443,7 @@ def _prebuild(folder: Path, only: tuple[str, ...], jobs: int | None, progress: b
     command += [] if progress else ["--no-progress"]
     if subprocess.run(command, env=env).returncode != 0:
         raise click.ClickException(f"compiling into {folder} failed (above)")
+    remove_lock_files(str(folder))  # the compile locks of its processes, which have ended: not kernels
     manifest = "import json; from pathlib import Path; from seasons_env.vector.kernels.disk_cache import "
     manifest += f"write_prebuilt_manifest; print(json.dumps(write_prebuilt_manifest(Path({str(folder)!r}))))"
     written = subprocess.run([sys.executable, "-c", manifest], env=env, capture_output=True, text=True)

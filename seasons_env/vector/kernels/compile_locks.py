@@ -23,6 +23,8 @@ try:
 except ImportError:  # Windows
     fcntl = None
 
+#: The lock files' suffix, after the kernel's file name base.
+LOCK_SUFFIX = ".lock"
 #: Seconds a process waits for another's compilation of a kernel before compiling it itself.
 WAIT_SECONDS = 600.0
 #: Seconds between two tries of a held lock.
@@ -84,3 +86,22 @@ def release(path: str) -> None:
 def holding(path: str) -> bool:
     """Whether this process holds ``path``."""
     return path in _HELD
+
+
+def lock_path(cache_folder: str, filename_base: str) -> str:
+    """The lock file of the kernel whose cache files are named ``filename_base`` in ``cache_folder``."""
+    return os.path.join(cache_folder, filename_base + LOCK_SUFFIX)
+
+
+def remove_lock_files(root: str) -> int:
+    """Delete the lock files under ``root`` (links not followed), once no process compiles there any more (a
+    folder of prebuilt kernels, when ``seasons compile --prebuild`` is done with it): how many. Never done in a
+    cache in use: a process may wait on a lock file another is about to delete, then hold a lock nobody else sees."""
+    removed = 0
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            if name.endswith(LOCK_SUFFIX) and not os.path.islink(path) and os.path.isfile(path):
+                os.unlink(path)
+                removed += 1
+    return removed

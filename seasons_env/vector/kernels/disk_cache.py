@@ -376,7 +376,7 @@ class ProjectFunctionCache(caching.FunctionCache):
         self._top = top if Path(folder).is_relative_to(top) else Path(folder).parent
         stamp = self._impl.locator.get_source_stamp()
         self._cache_file = GuardedCacheFile(self._cache_path, self._impl.filename_base, stamp)
-        self._lock_path = os.path.join(self._cache_path, f"{self._impl.filename_base}.lock")
+        self._lock_path = compile_locks.lock_path(self._cache_path, self._impl.filename_base)
         self._locked: set[str] = set()  # the signatures this process compiles holding the lock
         self._prebuilt, self._prebuilt_file = None, None
         if prebuilt is not None and Path(folder).is_relative_to(top):
