@@ -36,7 +36,8 @@ T = TypeVar("T")
 MIN_BLOCK_ROWS = 16
 #: Calls over fewer rows run on the calling thread alone, whatever ``threads`` is: there a hand-off to the other
 #: threads and back costs more than they save (on a 2-core machine, ``threads=2`` stepped batches of 128 games at
-#: 0.74 to 0.98 times one thread's speed and of 256 games at 1.13 to 1.21 times: ``benchmarks/vector_threads.py``).
+#: 0.79 to 1.10 times one thread's speed, of 192 at 0.96 to 1.31 and of 256 at 1.11 to 1.49:
+#: ``benchmarks/vector_threads.py``).
 MIN_THREADED_ROWS = 256
 #: Chunks per thread: more balance the threads better when one is slowed, but each costs a pass through Python (a
 #: few microseconds, and a wait for the interpreter lock if the other thread holds it). On 2 idle cores, 2 threads
