@@ -80,7 +80,7 @@ def compile_steps() -> list[CompileStep]:
             "heuristic",
             "the compiled heuristic (self-play's heuristic opponents)",
             _heuristic,
-            weight=38,
+            weight=25,
             folders=_folders("heuristic"),
         ),
         CompileStep(
@@ -94,7 +94,7 @@ def compile_steps() -> list[CompileStep]:
             "policy-search",
             "the compiled policy-ISMCTS and forward pass (policy-ismcts, expert)",
             _policy_search,
-            weight=10,
+            weight=13,
             folders=_folders("search"),
         ),
     ]

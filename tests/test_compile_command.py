@@ -355,10 +355,10 @@ def test_prebuild_leaves_the_kernels_and_the_manifest_but_no_lock_file(
     ]
 
 
-def _step(name: str, weight: float, after: str | None = None):
+def _step(name: str, weight: float, after: str | None = None, beside: str | None = None):
     from seasons_env.commands.compiling import CompileStep
 
-    return CompileStep(name, name, lambda: None, after=after, weight=weight)
+    return CompileStep(name, name, lambda: None, after=after, weight=weight, beside=beside)
 
 
 def test_the_steps_are_spread_over_the_workers_longest_first_each_after_the_step_it_follows() -> None:
@@ -379,6 +379,23 @@ def test_the_steps_are_spread_over_the_workers_longest_first_each_after_the_step
     # no more processes than chains; a step whose predecessor is not chosen starts a chain of its own
     assert len(plan_workers(steps[:2], 4)) == 1
     assert [[s.name for s in w] for w in plan_workers(steps[1:2], 4)] == [["one-game"]]
+
+
+def test_a_step_beside_another_goes_first_in_another_process_and_only_with_several() -> None:
+    from seasons_env.commands.compiling import LIBRARY_STEPS, plan_workers
+
+    steps = [_step("rules", 30), _step("one-game", 4, after="rules"), _step("heuristic", 25), _step("ismcts", 12)]
+    helper = _step("rules-from-the-end", 18, beside="rules")
+    names = [[step.name for step in worker] for worker in plan_workers([*steps, helper], 2)]
+    assert names == [["rules", "one-game"], ["rules-from-the-end", "heuristic", "ismcts"]]
+    # one process: the rules step compiles everything itself; without the rules step there is nothing to help
+    assert [[s.name for s in w] for w in plan_workers([*steps, helper], 1)] == [
+        ["rules", "one-game", "heuristic", "ismcts"]
+    ]
+    assert [[s.name for s in w] for w in plan_workers([steps[2], helper], 2)] == [["heuristic"]]
+    # the rules step alone on two processes: the helper gets the second
+    assert [[s.name for s in w] for w in plan_workers([steps[0], helper], 2)] == [["rules"], ["rules-from-the-end"]]
+    assert {step.beside for step in LIBRARY_STEPS} == {None, "rules"}
 
 
 @pytest.mark.slow

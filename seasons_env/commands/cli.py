@@ -370,6 +370,8 @@ def compile_command(
     if check:
         cold = 0
         for step in chosen:
+            if step.beside is not None:  # another step's kernels: checked with it
+                continue
             reason = check_step(step)
             cold += reason is not None
             state = "compiled" if reason is None else "cold"
@@ -387,6 +389,7 @@ def compile_command(
             f"{TRUST_VARIABLE}=1 to trust it"
         )
     plan = plan_workers(chosen, default_jobs() if jobs is None else jobs)
+    chosen = [step for steps in plan for step in steps]
     summaries = {step.name: step.summary for step in chosen}
     failed = []
     start = time.perf_counter()

@@ -39,7 +39,9 @@ class CompileStep:
     several worker processes it runs after that step, in the same process, which then has those kernels in memory.
     ``weight`` is its compile time from an empty cache, relative to the others (seconds measured on one machine):
     how ``plan_workers`` balances the processes. ``folders`` gives the cache folders of the kernels its package
-    defines, for these sources (``seasons compile --prune`` keeps them and deletes the other ``kernels-…`` folders)."""
+    defines, for these sources (``seasons compile --prune`` keeps them and deletes the other ``kernels-…`` folders).
+    ``beside`` names a step this one helps from another process, at the same time: it compiles some of that step's
+    kernels and has none of its own, so it runs only with several processes and is not checked by ``--check``."""
 
     name: str
     summary: str
@@ -47,6 +49,7 @@ class CompileStep:
     after: str | None = None
     weight: float = 1.0
     folders: Callable[[], Iterable[Path]] | None = None
+    beside: str | None = None
 
 
 def _rules_kernels() -> None:
@@ -77,6 +80,12 @@ def _one_game() -> None:
     play_sample_games()
 
 
+def _rules_from_the_end() -> None:
+    from ..vector.compile_order import compile_from_the_end
+
+    compile_from_the_end()
+
+
 def _rules_folders() -> list[Path]:
     from ..vector.kernels import rules_folders
 
@@ -84,8 +93,15 @@ def _rules_folders() -> list[Path]:
 
 
 LIBRARY_STEPS = (
-    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels, weight=47, folders=_rules_folders),
+    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels, weight=30, folders=_rules_folders),
     CompileStep("one-game", "the one-game path (CompiledGame, engine='kernels')", _one_game, after="rules", weight=4),
+    CompileStep(
+        "rules-from-the-end",
+        "the rules kernels again, from the other end of their list, beside the rules step",
+        _rules_from_the_end,
+        weight=18,
+        beside="rules",
+    ),
 )
 
 
@@ -192,7 +208,10 @@ def plan_workers(steps: list[CompileStep], jobs: int) -> list[list[CompileStep]]
     one function at a time in a process (its compiler lock), so processes are what compiles in parallel; but each
     process compiles every kernel it calls that is not yet on disk, so a step that calls another's kernels
     (``after``) goes to that step's process, after it. The chains of steps so formed are dealt out longest first
-    (``weight``) to the process with the least work so far."""
+    (``weight``) to the process with the least work so far. A step ``beside`` another goes first in the process with
+    the least work among those without that step, and is left out with one process or without that step."""
+    helpers = [step for step in steps if step.beside is not None]
+    steps = [step for step in steps if step.beside is None]
     chosen = {step.name for step in steps}
     chains: dict[str, list[CompileStep]] = {}
     head: dict[str, str] = {}
@@ -207,7 +226,16 @@ def plan_workers(steps: list[CompileStep], jobs: int) -> list[list[CompileStep]]
     workers: list[list[CompileStep]] = [[] for _ in range(max(1, min(jobs, len(chains))))]
     for chain in sorted(chains.values(), key=lambda chain: -sum(step.weight for step in chain)):
         min(workers, key=lambda worker: sum(step.weight for step in worker)).extend(chain)
-    return [worker for worker in workers if worker]
+    workers = [worker for worker in workers if worker]
+    for helper in helpers:
+        others = [worker for worker in workers if all(step.name != helper.beside for step in worker)]
+        if len(others) < len(workers):  # its step is planned, in another process than these
+            if not others and len(workers) < jobs:
+                others = [[]]
+                workers.append(others[0])
+            if others:
+                min(others, key=lambda worker: sum(step.weight for step in worker)).insert(0, helper)
+    return workers
 
 
 def _run_in_worker(names: list[str], reports: multiprocessing.queues.Queue) -> None:
@@ -256,3 +284,27 @@ def run_in_workers(plan: list[list[CompileStep]], done: Callable[[str, float, st
             if worker.is_alive():
                 worker.terminate()
                 worker.join()
+
+
+def write_rules_compile_order() -> int:
+    """Write the rules step's compile order (``vector/compile_order.txt``), the step run in a new process with an
+    empty cache so that every kernel compiles: ``python -m seasons_env.commands.compiling``."""
+    import sys
+    import tempfile
+
+    if os.environ.get("_SEASONS_RECORDING") != "1":
+        folder = tempfile.mkdtemp(prefix="seasons-compile-order-")
+        env = {**os.environ, "SEASONS_KERNEL_CACHE": folder, "SEASONS_PREBUILT_KERNELS": "none"}
+        os.execve(sys.executable, [sys.executable, "-m", __name__], {**env, "_SEASONS_RECORDING": "1"})
+    from ..vector.compile_order import ORDER_FILE, record
+
+    lines = record(_rules_kernels)
+    temporary = ORDER_FILE.with_suffix(".tmp")
+    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(temporary, ORDER_FILE)
+    print(f"{len(lines)} kernel signatures written to {ORDER_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(write_rules_compile_order())

@@ -244,6 +244,10 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
 _COMPILING = threading.local()
 
 
+#: Every compiled kernel defined so far, by ``module:qualified name`` (``compile_order.py`` looks kernels up here).
+KERNELS: dict[str, KernelDispatcher] = {}
+
+
 def kernel_in(
     folder: Path | None = None, inline: bool = False, wrapping: bool = False
 ) -> Callable[[Callable], numba.core.registry.CPUDispatcher | Callable]:
@@ -268,6 +272,7 @@ def kernel_in(
             return wraps_around
         dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions=dict(options))
         dispatcher.cache_in(folder if folder is not None else module_folder(func.__module__, func.__code__.co_filename))
+        KERNELS[f"{func.__module__}:{func.__qualname__}"] = dispatcher
         return dispatcher
 
     return decorate

@@ -1,0 +1,150 @@
+"""The rules kernels' signatures in the order one process compiles them, so that a second process can compile the
+same kernels from the other end at the same time (``seasons compile``'s ``rules-from-the-end`` step).
+
+numba compiles one function at a time in a process, and a kernel's callees inside its own compilation: the rules
+step of ``seasons compile`` walks the rules' ~190 kernel signatures depth first, on one core. ``compile_order.txt``
+(package data) lists them as that walk finishes them, one ``module:qualified_name(type, ...)`` a line; a second
+process compiling them from the last line up starts where the first will arrive last, the two meet in the middle,
+and each kernel is compiled once (the compile locks, ``kernels/compile_locks.py``: whoever comes second loads it).
+The names are looked up among the kernels the package defined (``KERNELS``), never imported by name; a line that no
+longer matches a kernel, or names a type outside the few the kernels take, is skipped: a stale list costs time,
+never a result.
+
+``python -m seasons_env.commands.compiling`` writes the list again, from an empty cache (about a minute).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+#: The list (package data).
+ORDER_FILE = Path(__file__).with_name("compile_order.txt")
+#: The modules of the kernels Python calls, each of which holds the whole rules: compiling one from the end would
+#: walk its callees in the same order as the first process, one behind it, so the second process leaves them to it.
+ENTRY_MODULES = ("batch", "batch_step", "hidden_kernels", "new_game", "row_blocks", "single_step", "structs")
+_LINE = re.compile(r"^(?P<name>[\w.]+:[\w.]+)\((?P<types>[^()]*(?:\([^()]*\)[^()]*)*)\)$")
+_ARRAY = re.compile(
+    r"^(?P<readonly>readonly )?array\((?P<dtype>bool|u?int(?:8|16|32|64)|float(?:32|64)), (?P<ndim>[1-3])d, C\)$"
+)
+_SCALARS = ("bool", "int64", "none", "struct")
+
+
+def type_text(numba_type: object, struct_type: object) -> str | None:
+    """``numba_type`` in the list's words; None if it is not one of the kinds a rules kernel takes."""
+    from numba.core import types
+
+    if numba_type == struct_type:
+        return "struct"
+    if isinstance(numba_type, types.Array) and numba_type.layout == "C" and numba_type.aligned:
+        text = f"array({numba_type.dtype}, {numba_type.ndim}d, C)"
+        return ("readonly " if not numba_type.mutable else "") + text if _ARRAY.match(text) else None
+    if numba_type in (types.boolean, types.int64, types.none):
+        return {types.boolean: "bool", types.int64: "int64", types.none: "none"}[numba_type]
+    return None
+
+
+def parse_type(text: str, struct_type: object) -> object:
+    """The numba type the list's ``text`` names; ValueError if none."""
+    from numba.core import types
+
+    text = text.strip()
+    if text in _SCALARS:
+        return {"bool": types.boolean, "int64": types.int64, "none": types.none, "struct": struct_type}[text]
+    found = _ARRAY.match(text)
+    if found is None:
+        raise ValueError(f"not a kernel argument type: {text!r}")
+    dtype = types.boolean if found["dtype"] == "bool" else getattr(types, found["dtype"])
+    return types.Array(dtype, int(found["ndim"]), "C", readonly=bool(found["readonly"]))
+
+
+def _struct_type() -> object:
+    import numba
+
+    from .kernels.structs import kernel_arrays
+    from .state.arrays import ArrayState
+
+    return numba.typeof(kernel_arrays(ArrayState.empty(1, 2)))
+
+
+def _split_types(text: str) -> list[str]:
+    """``a, array(b, 1d, C), c`` split at the commas outside parentheses."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]
+
+
+def record(work: Callable[[], None]) -> list[str]:
+    """The list's lines for the kernel signatures ``work`` compiles, in the order their compilations end (run it
+    with an empty cache)."""
+    from numba.core import event
+
+    from .kernels import KERNELS
+
+    names = {id(dispatcher): name for name, dispatcher in KERNELS.items()}
+    ended: list[tuple[int, tuple]] = []
+
+    class Listener(event.Listener):
+        def on_start(self, event_: event.Event) -> None:
+            pass
+
+        def on_end(self, event_: event.Event) -> None:
+            ended.append((id(event_.data["dispatcher"]), tuple(event_.data["args"])))
+
+    with event.install_listener("numba:compile", Listener()):
+        work()
+    names.update({id(dispatcher): name for name, dispatcher in KERNELS.items()})
+    struct_type, lines = _struct_type(), []
+    for dispatcher, args in ended:
+        words = [type_text(arg, struct_type) for arg in args]
+        if dispatcher in names and None not in words:
+            lines.append(f"{names[dispatcher]}({', '.join(words)})")
+    return lines
+
+
+def read_order(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
+    """The list's kernels and signatures, in order; lines that do not parse or name no kernel left out."""
+    from .kernels import KERNELS
+
+    struct_type, entries = _struct_type(), []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    for line in text.splitlines():
+        found = _LINE.match(line.strip())
+        if found is None or found["name"] not in KERNELS:
+            continue
+        try:
+            entries.append(
+                (found["name"], tuple(parse_type(word, struct_type) for word in _split_types(found["types"])))
+            )
+        except ValueError:
+            continue
+    return entries
+
+
+def compile_from_the_end(path: Path = ORDER_FILE) -> int:
+    """Compile (or load) the list's kernels from its last line up: how many signatures."""
+    from .kernels import KERNELS, PYTHON_KERNELS
+
+    if PYTHON_KERNELS:
+        return 0
+    from .kernels import api, batch, batch_step, hidden_kernels, observe_rows, single_step  # noqa: F401
+
+    done = 0
+    for name, signature in reversed(read_order(path)):
+        if name.split(":")[0].rsplit(".", 1)[-1] in ENTRY_MODULES:
+            continue
+        try:
+            KERNELS[name].compile(signature)
+        except Exception:  # a stale line (another kernel's types): the first process compiles what it needs
+            continue
+        done += 1
+    return done

@@ -1,0 +1,83 @@
+"""The rules kernels' compile order (``vector/compile_order.py``): the list shipped with the package names kernels
+that exist with types they take, a line that is damaged or names anything else is skipped, and the list's
+signatures compile from its end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from numba.core import types
+
+from seasons_env.vector import compile_order
+from seasons_env.vector.kernels import (  # noqa: F401
+    KERNELS,
+    PYTHON_KERNELS,
+    api,
+    batch,
+    batch_step,
+    hidden_kernels,
+    observe_rows,
+    single_step,
+)
+
+pytestmark = pytest.mark.skipif(PYTHON_KERNELS, reason="nothing compiles when the kernels run as Python")
+
+
+def test_every_line_of_the_shipped_list_names_a_kernel_and_types_it_takes() -> None:
+    lines = [line for line in compile_order.ORDER_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    entries = compile_order.read_order()
+    assert len(lines) > 100 and len(entries) == len(lines), "a kernel renamed or retyped: write the list again"
+    assert {name for name, _ in entries} <= set(KERNELS)
+    struct_type = compile_order._struct_type()
+    assert any(struct_type in signature for _, signature in entries)
+
+
+@pytest.mark.parametrize(
+    "numba_type",
+    [
+        types.int64,
+        types.boolean,
+        types.none,
+        types.Array(types.uint8, 1, "C"),
+        types.Array(types.int8, 2, "C"),
+        types.Array(types.float32, 2, "C"),
+        types.Array(types.boolean, 1, "C", readonly=True),
+    ],
+)
+def test_a_type_reads_back_as_itself(numba_type: object) -> None:
+    struct_type = compile_order._struct_type()
+    text = compile_order.type_text(numba_type, struct_type)
+    assert text is not None and compile_order.parse_type(text, struct_type) == numba_type
+    assert compile_order.parse_type("struct", struct_type) == struct_type
+
+
+def test_other_types_are_not_written_and_not_read() -> None:
+    struct_type = compile_order._struct_type()
+    for numba_type in (types.int32, types.Array(types.uint8, 1, "A"), types.UniTuple(types.int64, 2)):
+        assert compile_order.type_text(numba_type, struct_type) is None
+    for text in ("int32", "array(object, 1d, C)", "array(uint8, 1d, F)", "__import__('os')"):
+        with pytest.raises(ValueError):
+            compile_order.parse_type(text, struct_type)
+
+
+def test_damaged_lines_and_names_of_anything_but_a_kernel_are_skipped(tmp_path: Path) -> None:
+    good = "seasons_env.vector.kernels.state_ops:num_players(struct)"
+    path = tmp_path / "order.txt"
+    path.write_text(
+        "\n".join(
+            [
+                "os:system(int64)",  # not a kernel: never looked up elsewhere
+                "seasons_env.vector.kernels.state_ops:num_players(int32)",  # a type no kernel takes
+                "seasons_env.vector.kernels.state_ops:num_players(struct",  # cut short
+                "\x00\xff garbage",
+                good,
+            ]
+        ),
+        encoding="utf-8",
+    )
+    entries = compile_order.read_order(path)
+    assert [name for name, _ in entries] == ["seasons_env.vector.kernels.state_ops:num_players"]
+    assert compile_order.read_order(tmp_path / "missing.txt") == []
+    assert compile_order.compile_from_the_end(path) == 1
+    assert entries[0][1] in KERNELS[entries[0][0]].signatures
