@@ -389,7 +389,7 @@ def compile_command(
             f"{TRUST_VARIABLE}=1 to trust it"
         )
     plan = plan_workers(chosen, default_jobs() if jobs is None else jobs)
-    chosen = [step for steps in plan for step in steps]
+    chosen = [step for steps in plan for step in steps]  # a helping step left out with one process
     summaries = {step.name: step.summary for step in chosen}
     failed = []
     start = time.perf_counter()

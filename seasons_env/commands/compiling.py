@@ -228,13 +228,14 @@ def plan_workers(steps: list[CompileStep], jobs: int) -> list[list[CompileStep]]
         min(workers, key=lambda worker: sum(step.weight for step in worker)).extend(chain)
     workers = [worker for worker in workers if worker]
     for helper in helpers:
+        if helper.beside not in chosen:
+            continue
         others = [worker for worker in workers if all(step.name != helper.beside for step in worker)]
-        if len(others) < len(workers):  # its step is planned, in another process than these
-            if not others and len(workers) < jobs:
-                others = [[]]
-                workers.append(others[0])
-            if others:
-                min(others, key=lambda worker: sum(step.weight for step in worker)).insert(0, helper)
+        if not others and len(workers) < jobs:  # a process of its own
+            workers.append([])
+            others = workers[-1:]
+        if others:
+            min(others, key=lambda worker: sum(step.weight for step in worker)).insert(0, helper)
     return workers
 
 
@@ -294,14 +295,18 @@ def write_rules_compile_order() -> int:
 
     if os.environ.get("_SEASONS_RECORDING") != "1":
         folder = tempfile.mkdtemp(prefix="seasons-compile-order-")
-        env = {**os.environ, "SEASONS_KERNEL_CACHE": folder, "SEASONS_PREBUILT_KERNELS": "none"}
-        os.execve(sys.executable, [sys.executable, "-m", __name__], {**env, "_SEASONS_RECORDING": "1"})
+        env = {
+            **os.environ,
+            "SEASONS_KERNEL_CACHE": folder,
+            "SEASONS_PREBUILT_KERNELS": "none",
+            "_SEASONS_RECORDING": "1",
+        }
+        os.execve(sys.executable, [sys.executable, "-m", "seasons_env.commands.compiling"], env)
+    from ..storage.files import write_atomic
     from ..vector.compile_order import ORDER_FILE, record
 
     lines = record(_rules_kernels)
-    temporary = ORDER_FILE.with_suffix(".tmp")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(temporary, ORDER_FILE)
+    write_atomic(ORDER_FILE, ("\n".join(lines) + "\n").encode())
     print(f"{len(lines)} kernel signatures written to {ORDER_FILE}")
     return 0
 

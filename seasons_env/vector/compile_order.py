@@ -24,25 +24,30 @@ ORDER_FILE = Path(__file__).with_name("compile_order.txt")
 #: The modules of the kernels Python calls, each of which holds the whole rules: compiling one from the end would
 #: walk its callees in the same order as the first process, one behind it, so the second process leaves them to it.
 ENTRY_MODULES = ("batch", "batch_step", "hidden_kernels", "new_game", "row_blocks", "single_step", "structs")
-_LINE = re.compile(r"^(?P<name>[\w.]+:[\w.]+)\((?P<types>[^()]*(?:\([^()]*\)[^()]*)*)\)$")
+_LINE = re.compile(r"^(?P<name>[\w.]+:[\w.]+)\((?P<types>.*)\)$")
+#: A comma between two argument types (not one inside ``array(...)``).
+_BETWEEN_TYPES = re.compile(r",\s*(?![^()]*\))")
 _ARRAY = re.compile(
     r"^(?P<readonly>readonly )?array\((?P<dtype>bool|u?int(?:8|16|32|64)|float(?:32|64)), (?P<ndim>[1-3])d, C\)$"
 )
-_SCALARS = ("bool", "int64", "none", "struct")
+
+
+def _scalars(struct_type: object) -> dict[str, object]:
+    """The list's words for the argument types that are not arrays."""
+    from numba.core import types
+
+    return {"bool": types.boolean, "int64": types.int64, "none": types.none, "struct": struct_type}
 
 
 def type_text(numba_type: object, struct_type: object) -> str | None:
     """``numba_type`` in the list's words; None if it is not one of the kinds a rules kernel takes."""
     from numba.core import types
 
-    if numba_type == struct_type:
-        return "struct"
-    if isinstance(numba_type, types.Array) and numba_type.layout == "C" and numba_type.aligned:
-        text = f"array({numba_type.dtype}, {numba_type.ndim}d, C)"
-        return ("readonly " if not numba_type.mutable else "") + text if _ARRAY.match(text) else None
-    if numba_type in (types.boolean, types.int64, types.none):
-        return {types.boolean: "bool", types.int64: "int64", types.none: "none"}[numba_type]
-    return None
+    if isinstance(numba_type, types.Array):
+        readonly = "" if numba_type.mutable else "readonly "
+        text = f"{readonly}array({numba_type.dtype}, {numba_type.ndim}d, {numba_type.layout})"
+        return text if numba_type.aligned and _ARRAY.match(text) else None
+    return next((word for word, known in _scalars(struct_type).items() if known == numba_type), None)
 
 
 def parse_type(text: str, struct_type: object) -> object:
@@ -50,8 +55,9 @@ def parse_type(text: str, struct_type: object) -> object:
     from numba.core import types
 
     text = text.strip()
-    if text in _SCALARS:
-        return {"bool": types.boolean, "int64": types.int64, "none": types.none, "struct": struct_type}[text]
+    scalars = _scalars(struct_type)
+    if text in scalars:
+        return scalars[text]
     found = _ARRAY.match(text)
     if found is None:
         raise ValueError(f"not a kernel argument type: {text!r}")
@@ -68,18 +74,6 @@ def _struct_type() -> object:
     return numba.typeof(kernel_arrays(ArrayState.empty(1, 2)))
 
 
-def _split_types(text: str) -> list[str]:
-    """``a, array(b, 1d, C), c`` split at the commas outside parentheses."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(text[start:index])
-            start = index + 1
-    parts.append(text[start:])
-    return [part.strip() for part in parts if part.strip()]
-
-
 def record(work: Callable[[], None]) -> list[str]:
     """The list's lines for the kernel signatures ``work`` compiles, in the order their compilations end (run it
     with an empty cache)."""
@@ -87,7 +81,6 @@ def record(work: Callable[[], None]) -> list[str]:
 
     from .kernels import KERNELS
 
-    names = {id(dispatcher): name for name, dispatcher in KERNELS.items()}
     ended: list[tuple[int, tuple]] = []
 
     class Listener(event.Listener):
@@ -99,7 +92,7 @@ def record(work: Callable[[], None]) -> list[str]:
 
     with event.install_listener("numba:compile", Listener()):
         work()
-    names.update({id(dispatcher): name for name, dispatcher in KERNELS.items()})
+    names = {id(dispatcher): name for name, dispatcher in KERNELS.items()}  # those ``work`` imported included
     struct_type, lines = _struct_type(), []
     for dispatcher, args in ended:
         words = [type_text(arg, struct_type) for arg in args]
@@ -110,7 +103,7 @@ def record(work: Callable[[], None]) -> list[str]:
 
 def read_order(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
     """The list's kernels and signatures, in order; lines that do not parse or name no kernel left out."""
-    from .kernels import KERNELS
+    from .kernels import KERNELS, api, batch, batch_step, hidden_kernels, observe_rows, single_step  # noqa: F401
 
     struct_type, entries = _struct_type(), []
     try:
@@ -121,10 +114,9 @@ def read_order(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
         found = _LINE.match(line.strip())
         if found is None or found["name"] not in KERNELS:
             continue
+        words = _BETWEEN_TYPES.split(found["types"]) if found["types"].strip() else []
         try:
-            entries.append(
-                (found["name"], tuple(parse_type(word, struct_type) for word in _split_types(found["types"])))
-            )
+            entries.append((found["name"], tuple(parse_type(word, struct_type) for word in words)))
         except ValueError:
             continue
     return entries
@@ -136,8 +128,6 @@ def compile_from_the_end(path: Path = ORDER_FILE) -> int:
 
     if PYTHON_KERNELS:
         return 0
-    from .kernels import api, batch, batch_step, hidden_kernels, observe_rows, single_step  # noqa: F401
-
     done = 0
     for name, signature in reversed(read_order(path)):
         if name.split(":")[0].rsplit(".", 1)[-1] in ENTRY_MODULES:
