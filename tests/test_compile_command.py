@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from installed import run_installed
+from installed import installed_environment, run_installed
 
 
 def _seasons(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -108,6 +108,19 @@ def test_the_packages_compile_steps_load_from_their_entry_points() -> None:
     assert sorted(names) == ["heuristic", "ismcts-search", "policy-search", "snapshot-policy"]
     assert not set(names) & {step.name for step in LIBRARY_STEPS}
 
+
+
+def test_loading_the_steps_imports_neither_torch_nor_numba() -> None:
+    """``seasons compile`` loads every package's steps in its own process and again in each worker process before
+    compiling: that stays a fraction of a second (torch's import alone took about a second), in the installed
+    package."""
+    code = "import sys\nfrom seasons_env.commands.compiling import compile_steps\nsteps, errors = compile_steps()\n"
+    code += "print(len(steps), errors, sorted(name for name in ('torch', 'numba') if name in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=installed_environment(), cwd=Path.home()
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["7", "[]", "[]"], done.stdout
 
 _SEARCH_CALLS = """
 import json

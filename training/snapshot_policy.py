@@ -60,20 +60,3 @@ class SnapshotPolicy:
             return self._kernel.probabilities(observations, masks)
         except ValueError as error:
             raise ValueError(f"snapshot policy: {str(error).removeprefix('policy kernel: ')}") from None
-
-
-def _compile_snapshot_policy() -> None:
-    """The compiled policy on one observation of a new game (what self-play's league opponents call)."""
-    from seasons_env.vector import VectorGame
-
-    vector = VectorGame(1, num_players=2, seed=0, engine="kernels")
-    SnapshotPolicy(PolicyValueNet()).probabilities(vector.observations(), vector.legal_mask())
-
-
-def compile_steps() -> list:
-    """This package's step of ``seasons compile`` (the ``seasons_env.compile`` entry point)."""
-    from seasons_env.commands.compiling import CompileStep
-
-    summary = "the league snapshots' compiled policy (seasons train)"
-    # it steps a VectorGame: with the rules kernels' process, after them
-    return [CompileStep("snapshot-policy", summary, _compile_snapshot_policy, after="rules", weight=2)]
