@@ -36,6 +36,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+# this process's own compilation is profiled: no helper process compiling beside it (vector/compile_helper.py)
+os.environ.setdefault("SEASONS_COMPILE_HELPER", "0")
 
 _PHASES = (
     "typing",

@@ -68,6 +68,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # compiled kernels compute in 64 bits; NumPy keeps a small integer's type, so an overflow in a kernel run as
         # Python is a difference from the compiled code, not noise (the hashes that wrap on purpose silence it)
         config.addinivalue_line("filterwarnings", "error:overflow encountered:RuntimeWarning")
+    # From an empty kernel cache the first VectorGame would start a process compiling beside it
+    # (vector/compile_helper.py): the suite schedules its compiling itself (LANES), and the helper's tests turn it on.
+    os.environ.setdefault("SEASONS_COMPILE_HELPER", "0")
     # xdist's workers ignore SIGINT, and a child process inherits that: give the tests' subprocesses (a server stopped
     # with Ctrl-C) the handler they get when started from a terminal.
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:

@@ -109,7 +109,6 @@ def test_the_packages_compile_steps_load_from_their_entry_points() -> None:
     assert not set(names) & {step.name for step in LIBRARY_STEPS}
 
 
-
 def test_loading_the_steps_imports_neither_torch_nor_numba() -> None:
     """``seasons compile`` loads every package's steps in its own process and again in each worker process before
     compiling: that stays a fraction of a second (torch's import alone took about a second), in the installed
@@ -121,6 +120,7 @@ def test_loading_the_steps_imports_neither_torch_nor_numba() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["7", "[]", "[]"], done.stdout
+
 
 _SEARCH_CALLS = """
 import json

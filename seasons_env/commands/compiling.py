@@ -241,6 +241,9 @@ def plan_workers(steps: list[CompileStep], jobs: int) -> list[list[CompileStep]]
 
 def _run_in_worker(names: list[str], reports: multiprocessing.queues.Queue) -> None:
     """A worker process: run the steps ``names`` in order, reporting (name, seconds, error or None) for each."""
+    from ..vector.compile_helper import HELPER_VARIABLE
+
+    os.environ[HELPER_VARIABLE] = "0"  # the steps are the helpers: no VectorGame of theirs starts one
     steps = {step.name: step for step in compile_steps()[0]}
     for name in names:
         start = time.perf_counter()

@@ -135,8 +135,10 @@ class KernelBackend:
     """The batch as an ``ArrayState`` stepped by the compiled rules kernels (``kernels/batch.RulesBatch``)."""
 
     def __init__(self, games: Sequence[Game], threads: int = 1) -> None:
+        from .compile_helper import start_compile_helper
         from .kernels.batch import RulesBatch  # compiles (or loads from the disk cache) the kernels on first use
 
+        start_compile_helper()  # from an empty cache, a second process compiles beside this one
         self.rules = RulesBatch.from_games(games, threads)
         self.state = self.rules.state
         self._views: dict[int, tuple] = {}  # the kernels' struct of each view ArrayState written into
@@ -158,9 +160,11 @@ class KernelBackend:
     @classmethod
     def started(cls, num_players: int, level: str, seeds: Sequence[int], threads: int = 1) -> KernelBackend:
         """``Game.new(num_players, level, seed)`` for each seed, dealt and run by the kernels."""
+        from .compile_helper import start_compile_helper
         from .kernels.batch import RulesBatch
         from .state.arrays import ArrayState
 
+        start_compile_helper()
         backend = cls.__new__(cls)
         state = ArrayState.empty(len(seeds), num_players)
         backend.rules = RulesBatch(state, np.zeros((len(seeds), NUM_ACTIONS), dtype=np.bool_), threads)

@@ -122,16 +122,25 @@ def read_order(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
     return entries
 
 
-def compile_from_the_end(path: Path = ORDER_FILE) -> int:
-    """Compile (or load) the list's kernels from its last line up: how many signatures."""
+def helped_signatures(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
+    """The signatures a second process compiles, in its order: the list's from the last line up, those of the kernels
+    Python calls (``ENTRY_MODULES``) left out."""
+    return [
+        entry for entry in reversed(read_order(path)) if entry[0].split(":")[0].rsplit(".", 1)[-1] not in ENTRY_MODULES
+    ]
+
+
+def compile_from_the_end(path: Path = ORDER_FILE, keep_going: Callable[[], bool] = lambda: True) -> int:
+    """Compile (or load) the list's kernels from its last line up, while ``keep_going()`` says so before each: how
+    many signatures."""
     from .kernels import KERNELS, PYTHON_KERNELS
 
     if PYTHON_KERNELS:
         return 0
     done = 0
-    for name, signature in reversed(read_order(path)):
-        if name.split(":")[0].rsplit(".", 1)[-1] in ENTRY_MODULES:
-            continue
+    for name, signature in helped_signatures(path):
+        if not keep_going():
+            break
         try:
             KERNELS[name].compile(signature)
         except Exception:  # a stale line (another kernel's types): the first process compiles what it needs

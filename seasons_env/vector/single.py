@@ -31,9 +31,11 @@ class CompiledGame:
     change if it is not legal)."""
 
     def __init__(self, num_players: int, level: str) -> None:
+        from .compile_helper import start_compile_helper
         from .kernels.batch import RulesBatch  # compiles (or loads from the disk cache) the kernels on first use
 
         self.num_players = check_num_players(num_players)
+        start_compile_helper()  # from an empty cache, a second process compiles beside this one
         self.level = level
         legal = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
         self._rules = RulesBatch(ArrayState.empty(1, self.num_players), legal)

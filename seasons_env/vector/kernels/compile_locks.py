@@ -63,6 +63,28 @@ def acquire(path: str) -> bool:
     return True
 
 
+def try_acquire(path: str) -> bool:
+    """Hold the lock file ``path`` if no process holds it, without waiting; False otherwise (then nothing is held)."""
+    if path in _HELD:
+        _HELD[path][1] += 1
+        return True
+    if fcntl is None:
+        return False
+    try:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return False
+    try:
+        held = _locked(handle)
+    except OSError:
+        held = False
+    if not held:
+        os.close(handle)
+        return False
+    _HELD[path] = [handle, 1]
+    return True
+
+
 def _locked(handle: int) -> bool:
     """Take the exclusive lock on ``handle`` if nobody holds it."""
     try:

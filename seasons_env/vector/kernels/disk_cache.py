@@ -173,6 +173,11 @@ def load_only() -> Iterator[None]:
         _LOAD_ONLY[0] -= 1
 
 
+def loading_only() -> bool:
+    """Whether kernels only load now (inside ``load_only()``)."""
+    return _LOAD_ONLY[0] > 0
+
+
 _WARNED: set[str] = set()
 
 

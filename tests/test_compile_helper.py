@@ -1,0 +1,124 @@
+"""The process that compiles the rules kernels beside a program's first use of them (``vector/compile_helper.py``):
+when it is started, what it is started with, and that it stops at once when it cannot help."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from installed import installed_environment
+
+from seasons_env.vector import compile_helper
+from seasons_env.vector.kernels import LIBRARY, compile_locks, load_only
+
+
+@pytest.fixture
+def fresh_program(monkeypatch: pytest.MonkeyPatch) -> list:
+    """This test process as a program that has not decided on a helper yet, the helper on, two cores and a cold
+    cache; ``Popen`` replaced: the list receives each (command, environment) it is called with."""
+    started: list = []
+
+    class FakeProcess:
+        def __init__(self, command: list[str], env: dict, **_: object) -> None:
+            started.append((command, env))
+
+        def wait(self) -> int:
+            return 0
+
+    monkeypatch.setattr(compile_helper, "_STARTED", [])
+    monkeypatch.setenv(compile_helper.HELPER_VARIABLE, "1")
+    monkeypatch.setattr(compile_helper, "usable_cores", lambda: 2)
+    monkeypatch.setattr(compile_helper, "_kernels_cold", lambda: True)
+    monkeypatch.setattr(compile_helper.subprocess, "Popen", FakeProcess)
+    return started
+
+
+def test_a_cold_cache_starts_one_helper_a_program_on_this_copy_of_the_library(fresh_program: list) -> None:
+    first = compile_helper.start_compile_helper()
+    assert compile_helper.start_compile_helper() is first  # decided once a program
+    [(command, env)] = fresh_program
+    assert command == [sys.executable, "-m", "seasons_env.vector.compile_helper", str(os.getpid())]
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(LIBRARY.parent)
+    assert env[compile_helper.HELPER_VARIABLE] == "0"  # the helper's own kernels start no helper
+
+
+@pytest.mark.parametrize("case", ["turned off", "one core", "warm cache", "loading only", "kernels as Python"])
+def test_no_helper_is_started_where_it_cannot_help(
+    fresh_program: list, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    if case == "turned off":
+        monkeypatch.setenv(compile_helper.HELPER_VARIABLE, "0")
+    elif case == "one core":
+        monkeypatch.setattr(compile_helper, "usable_cores", lambda: 1)
+    elif case == "warm cache":
+        monkeypatch.setattr(compile_helper, "_kernels_cold", lambda: False)
+    elif case == "kernels as Python":
+        monkeypatch.setattr("seasons_env.vector.kernels.PYTHON_KERNELS", True)
+    if case == "loading only":  # seasons compile --check runs the steps loading only
+        with load_only():
+            assert compile_helper.start_compile_helper() is None
+    else:
+        assert compile_helper.start_compile_helper() is None
+    assert fresh_program == []
+
+
+@pytest.mark.parametrize("value", ["yes", "2", "off"])
+def test_the_helper_variable_takes_0_or_1_and_says_so(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv(compile_helper.HELPER_VARIABLE, value)
+    with pytest.raises(ValueError, match=r"SEASONS_COMPILE_HELPER must be 0 .* or 1 .*got '"):
+        compile_helper.helper_enabled()
+
+
+_COLD_THEN_WARM = """
+from seasons_env.vector import compile_helper
+from seasons_env.vector.compile_order import helped_signatures
+from seasons_env.vector.kernels import KERNELS
+before = compile_helper._kernels_cold()
+name, signature = helped_signatures()[0]
+KERNELS[name].compile(signature)
+print(before, compile_helper._kernels_cold())
+"""
+
+
+def test_the_cache_is_cold_until_the_helper_s_first_kernel_is_in_it(tmp_path: Path) -> None:
+    env = installed_environment({"SEASONS_KERNEL_CACHE": str(tmp_path), "SEASONS_PREBUILT_KERNELS": "none"})
+    done = subprocess.run([sys.executable, "-c", _COLD_THEN_WARM], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False"]
+
+
+def _helper(parent: int, cache: Path) -> subprocess.CompletedProcess:
+    env = installed_environment({"SEASONS_KERNEL_CACHE": str(cache), "SEASONS_PREBUILT_KERNELS": "none"})
+    command = [sys.executable, "-m", "seasons_env.vector.compile_helper", str(parent)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+
+def _compiled(cache: Path) -> list[Path]:
+    return [path for path in cache.rglob("*") if path.suffix in (".nbi", ".nbc")]
+
+
+def test_the_helper_stops_at_once_when_its_program_has_ended(tmp_path: Path) -> None:
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    done = _helper(int(ended.stdout), tmp_path)
+    assert done.returncode == 0 and done.stdout == done.stderr == ""
+    assert _compiled(tmp_path) == []
+
+
+def test_a_second_helper_for_the_same_cache_stops_at_once(tmp_path: Path) -> None:
+    lock = str(tmp_path / compile_helper.LOCK_NAME)
+    assert compile_locks.try_acquire(lock)  # as a running helper holds it
+    try:
+        done = _helper(os.getpid(), tmp_path)
+    finally:
+        compile_locks.release(lock)
+    assert done.returncode == 0 and done.stdout == done.stderr == ""
+    assert _compiled(tmp_path) == []
+
+
+def test_the_helper_command_says_how_it_is_called() -> None:
+    done = subprocess.run([sys.executable, "-m", "seasons_env.vector.compile_helper"], capture_output=True, text=True)
+    assert done.returncode == 2 and "usage: python -m seasons_env.vector.compile_helper PARENT_PID" in done.stderr
+    assert "Traceback" not in done.stderr
