@@ -15,8 +15,8 @@ The ways (``--ways``; the first is the reference the others are divided by):
 - ``first-call``: the first ``VectorGame`` call in a new process (import, a batch of one game, one step), compiling
   alone (``SEASONS_COMPILE_HELPER=0``);
 - ``first-call-helper``: the same as a user meets it on two cores or more: the call starts a helper process that
-  compiles the rules kernels from the other end of their list (``vector/compile_helper.py``); the CPU time is the
-  call's process's alone (the helper, its child, stops once the call's process has ended, and is not counted);
+  compiles the rules kernels from the other end of their list (``vector/compile_helper.py``); the CPU time counts
+  the helper's too (on Linux this script adopts the helper when the call's process ends, and waits for it to stop);
 - ``first-call-prebuilt``: the same with an empty user cache and the kernels built beforehand with the generic
   target into a read-only folder (``SEASONS_PREBUILT_KERNELS``), as a wheel with prebuilt kernels ships them.
 
@@ -48,6 +48,24 @@ WAYS = ("jobs1", "jobs", "generic", "first-call", "first-call-helper", "first-ca
 _STEP_LINE = re.compile(r"^([\w-]+): ([0-9.]+) s \(", re.M)
 
 
+def _adopt_orphans() -> None:
+    """Become the reaper of this process's descendants (Linux's ``PR_SET_CHILD_SUBREAPER``), so that a helper process
+    outliving the process that started it is waited for here and its CPU time counted."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def _reap_orphans() -> None:
+    """Wait for the descendants adopted meanwhile (``_adopt_orphans``)."""
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -58,7 +76,9 @@ def timed(command: list[str], env: dict[str, str]) -> dict:
     load_before = os.getloadavg()[0]
     cpu, wall = _children_cpu(), time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
-    wall, cpu = time.perf_counter() - wall, _children_cpu() - cpu
+    wall = time.perf_counter() - wall
+    _reap_orphans()
+    cpu = _children_cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
     steps = {name: float(seconds) for name, seconds in _STEP_LINE.findall(done.stderr)}
@@ -121,6 +141,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="each way this many times, alternating")
     parser.add_argument("--prebuilt", type=Path, default=None, help="first-call-prebuilt: this folder, not a new one")
     args = parser.parse_args()
+    _adopt_orphans()
 
     prebuilt = args.prebuilt
     made = prebuilt is None and "first-call-prebuilt" in args.ways

@@ -81,3 +81,21 @@ def test_damaged_lines_and_names_of_anything_but_a_kernel_are_skipped(tmp_path: 
     assert compile_order.read_order(tmp_path / "missing.txt") == []
     assert compile_order.compile_from_the_end(path) == 1
     assert entries[0][1] in KERNELS[entries[0][0]].signatures
+
+
+def test_a_second_process_takes_the_kernels_python_calls_last_and_only_when_asked() -> None:
+    """``seasons compile``'s helping step leaves the kernels Python calls to the rules step; the helper beside a
+    program's first use compiles them after the rest (those that step a game, not those that deal one, which the
+    program compiles first)."""
+    order = compile_order.read_order()
+    inner = compile_order.helped_signatures()
+    everything = compile_order.helped_signatures(entries=True)
+    module = lambda name: name.split(":")[0].rsplit(".", 1)[-1]  # noqa: E731
+    assert inner == [entry for entry in reversed(order) if module(entry[0]) not in compile_order.ENTRY_MODULES]
+    assert everything[: len(inner)] == inner
+    tail = [name for name, _ in everything[len(inner) :]]
+    assert all(module(name) in compile_order.ENTRY_MODULES and module(name) != "new_game" for name in tail)
+    assert {
+        "seasons_env.vector.kernels.single_step:step_row",
+        "seasons_env.vector.kernels.batch_step:step_block",
+    } <= set(tail)

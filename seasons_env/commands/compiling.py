@@ -72,6 +72,9 @@ def _rules_kernels() -> None:
                 else:
                     vector.apply(actions)
             vector.scores()
+        single = VectorGame(1, num_players=num_players, seed=0, engine="kernels")  # one game: one call a step
+        for _ in range(20):
+            single.apply([int(np.flatnonzero(single.legal_mask()[0])[0])])
 
 
 def _one_game() -> None:
@@ -93,8 +96,8 @@ def _rules_folders() -> list[Path]:
 
 
 LIBRARY_STEPS = (
-    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels, weight=30, folders=_rules_folders),
-    CompileStep("one-game", "the one-game path (CompiledGame, engine='kernels')", _one_game, after="rules", weight=4),
+    CompileStep("rules", "the rules kernels (VectorGame)", _rules_kernels, weight=33, folders=_rules_folders),
+    CompileStep("one-game", "the one-game path (CompiledGame, engine='kernels')", _one_game, after="rules", weight=1),
     CompileStep(
         "rules-from-the-end",
         "the rules kernels again, from the other end of their list, beside the rules step",
@@ -303,6 +306,7 @@ def write_rules_compile_order() -> int:
             "SEASONS_KERNEL_CACHE": folder,
             "SEASONS_PREBUILT_KERNELS": "none",
             "_SEASONS_RECORDING": "1",
+            "SEASONS_COMPILE_HELPER": "0",  # this process's own compile order: no helper process beside it
         }
         os.execve(sys.executable, [sys.executable, "-m", "seasons_env.commands.compiling"], env)
     from ..storage.files import write_atomic

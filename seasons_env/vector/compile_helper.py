@@ -120,7 +120,7 @@ def run_helper(parent: int) -> int:
     if not compile_locks.try_acquire(lock):
         return 0
     try:
-        return compile_from_the_end(keep_going=parent_running)
+        return compile_from_the_end(keep_going=parent_running, entries=True)
     finally:
         compile_locks.release(lock)
 

@@ -122,15 +122,26 @@ def read_order(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
     return entries
 
 
-def helped_signatures(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
+def helped_signatures(path: Path = ORDER_FILE, entries: bool = False) -> list[tuple[str, tuple]]:
     """The signatures a second process compiles, in its order: the list's from the last line up, those of the kernels
-    Python calls (``ENTRY_MODULES``) left out."""
-    return [
-        entry for entry in reversed(read_order(path)) if entry[0].split(":")[0].rsplit(".", 1)[-1] not in ENTRY_MODULES
+    Python calls (``ENTRY_MODULES``) left out; with ``entries``, those follow, from the last up, but the dealing
+    kernels (``new_game``: the first thing a program compiles, so never reached first by a second process)."""
+    order = list(reversed(read_order(path)))
+    inner = [entry for entry in order if _module_of(entry[0]) not in ENTRY_MODULES]
+    if not entries:
+        return inner
+    return inner + [
+        entry for entry in order if _module_of(entry[0]) in ENTRY_MODULES and _module_of(entry[0]) != "new_game"
     ]
 
 
-def compile_from_the_end(path: Path = ORDER_FILE, keep_going: Callable[[], bool] = lambda: True) -> int:
+def _module_of(name: str) -> str:
+    return name.split(":")[0].rsplit(".", 1)[-1]
+
+
+def compile_from_the_end(
+    path: Path = ORDER_FILE, keep_going: Callable[[], bool] = lambda: True, entries: bool = False
+) -> int:
     """Compile (or load) the list's kernels from its last line up, while ``keep_going()`` says so before each: how
     many signatures."""
     from .kernels import KERNELS, PYTHON_KERNELS
@@ -138,7 +149,7 @@ def compile_from_the_end(path: Path = ORDER_FILE, keep_going: Callable[[], bool]
     if PYTHON_KERNELS:
         return 0
     done = 0
-    for name, signature in helped_signatures(path):
+    for name, signature in helped_signatures(path, entries):
         if not keep_going():
             break
         try:
