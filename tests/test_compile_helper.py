@@ -37,10 +37,10 @@ def fresh_program(monkeypatch: pytest.MonkeyPatch) -> list:
 
 
 def test_a_cold_cache_starts_one_helper_a_program_on_this_copy_of_the_library(fresh_program: list) -> None:
-    first = compile_helper.start_compile_helper()
-    assert compile_helper.start_compile_helper() is first  # decided once a program
+    first = compile_helper.start_compile_helper(one_game=False)
+    assert compile_helper.start_compile_helper(one_game=True) is first  # decided once a program
     [(command, env)] = fresh_program
-    assert command == [sys.executable, "-m", "seasons_env.vector.compile_helper", str(os.getpid())]
+    assert command == [sys.executable, "-m", "seasons_env.vector.compile_helper", str(os.getpid()), "batch"]
     assert env["PYTHONPATH"].split(os.pathsep)[0] == str(LIBRARY.parent)
     assert env[compile_helper.HELPER_VARIABLE] == "0"  # the helper's own kernels start no helper
 
@@ -59,9 +59,9 @@ def test_no_helper_is_started_where_it_cannot_help(
         monkeypatch.setattr("seasons_env.vector.kernels.PYTHON_KERNELS", True)
     if case == "loading only":  # seasons compile --check runs the steps loading only
         with load_only():
-            assert compile_helper.start_compile_helper() is None
+            assert compile_helper.start_compile_helper(one_game=True) is None
     else:
-        assert compile_helper.start_compile_helper() is None
+        assert compile_helper.start_compile_helper(one_game=True) is None
     assert fresh_program == []
 
 
@@ -92,7 +92,7 @@ def test_the_cache_is_cold_until_the_helper_s_first_kernel_is_in_it(tmp_path: Pa
 
 def _helper(parent: int, cache: Path) -> subprocess.CompletedProcess:
     env = installed_environment({"SEASONS_KERNEL_CACHE": str(cache), "SEASONS_PREBUILT_KERNELS": "none"})
-    command = [sys.executable, "-m", "seasons_env.vector.compile_helper", str(parent)]
+    command = [sys.executable, "-m", "seasons_env.vector.compile_helper", str(parent), "batch"]
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -118,7 +118,10 @@ def test_a_second_helper_for_the_same_cache_stops_at_once(tmp_path: Path) -> Non
     assert _compiled(tmp_path) == []
 
 
-def test_the_helper_command_says_how_it_is_called() -> None:
-    done = subprocess.run([sys.executable, "-m", "seasons_env.vector.compile_helper"], capture_output=True, text=True)
-    assert done.returncode == 2 and "usage: python -m seasons_env.vector.compile_helper PARENT_PID" in done.stderr
+@pytest.mark.parametrize("args", [[], ["12"], ["12", "some"], ["x", "batch"]])
+def test_the_helper_command_says_how_it_is_called(args: list[str]) -> None:
+    command = [sys.executable, "-m", "seasons_env.vector.compile_helper", *args]
+    done = subprocess.run(command, capture_output=True, text=True, env=installed_environment())
+    assert done.returncode == 2, done.stderr
+    assert "usage: python -m seasons_env.vector.compile_helper PARENT_PID one-game|batch" in done.stderr
     assert "Traceback" not in done.stderr

@@ -90,12 +90,12 @@ def test_a_second_process_takes_the_kernels_python_calls_last_and_only_when_aske
     order = compile_order.read_order()
     inner = compile_order.helped_signatures()
     everything = compile_order.helped_signatures(entries=True)
+    one_game = compile_order.helped_signatures(entries=True, first_step="one-game")
     module = lambda name: name.split(":")[0].rsplit(".", 1)[-1]  # noqa: E731
     assert inner == [entry for entry in reversed(order) if module(entry[0]) not in compile_order.ENTRY_MODULES]
     assert everything[: len(inner)] == inner
     tail = [name for name, _ in everything[len(inner) :]]
     assert all(module(name) in compile_order.ENTRY_MODULES and module(name) != "new_game" for name in tail)
-    assert {
-        "seasons_env.vector.kernels.single_step:step_row",
-        "seasons_env.vector.kernels.batch_step:step_block",
-    } <= set(tail)
+    assert tail[0] == compile_order.STEP_KERNELS["batch"]  # the program's kind of batch first
+    assert one_game[len(inner)][0] == compile_order.STEP_KERNELS["one-game"]
+    assert sorted(one_game) == sorted(everything) and set(compile_order.STEP_KERNELS.values()) <= set(tail)

@@ -2,9 +2,10 @@
 
 numba compiles one function at a time in a process: from an empty kernel cache, the first ``VectorGame`` or
 ``engine="kernels"`` environment compiles the rules kernels depth first, on one core. Where the program may run on two
-cores or more, that first use starts one helper process (``python -m seasons_env.vector.compile_helper PID``) which
-compiles the same kernels from the other end of their list (``compile_order``, as ``seasons compile``'s
-``rules-from-the-end`` step does); the compile locks (``kernels/compile_locks.py``) keep each kernel to one
+cores or more, that first use starts one helper process (``python -m seasons_env.vector.compile_helper PID MODE``)
+which compiles the same kernels from the other end of their list (``compile_order``, as ``seasons compile``'s
+``rules-from-the-end`` step does), then the kernels that step a game, those of the program's first batch first (MODE:
+``one-game`` or ``batch``); the compile locks (``kernels/compile_locks.py``) keep each kernel to one
 compilation, the process that comes second loading it from the cache.
 
 The helper is started at most once a program, and only when it can help: the kernels compile (not
@@ -76,8 +77,10 @@ def _should_start() -> bool:
     return _kernels_cold()
 
 
-def start_compile_helper() -> subprocess.Popen | None:
-    """Start the helper process if it can help (the module docstring), once a program: the process, or None."""
+def start_compile_helper(one_game: bool) -> subprocess.Popen | None:
+    """Start the helper process if it can help (the module docstring), once a program: the process, or None.
+    ``one_game``: the program's first batch holds one game (stepped by another kernel than a larger batch's, which
+    the helper then compiles first)."""
     if _STARTED:
         return _STARTED[0]
     process = None
@@ -87,7 +90,7 @@ def start_compile_helper() -> subprocess.Popen | None:
         # the helper imports this copy of the library, whatever the program's sys.path
         path = os.pathsep.join(filter(None, [str(LIBRARY.parent), os.environ.get("PYTHONPATH")]))
         env = {**os.environ, "PYTHONPATH": path, HELPER_VARIABLE: "0"}
-        command = [sys.executable, "-m", __name__, str(os.getpid())]
+        command = [sys.executable, "-m", __name__, str(os.getpid()), "one-game" if one_game else "batch"]
         try:
             process = subprocess.Popen(
                 command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -100,9 +103,10 @@ def start_compile_helper() -> subprocess.Popen | None:
     return process
 
 
-def run_helper(parent: int) -> int:
-    """The helper's work for the program ``parent`` (a process id): how many kernel signatures it compiled or
-    loaded; 0 at once if another helper holds the cache's helper lock or ``parent`` has already ended."""
+def run_helper(parent: int, first_step: str = "batch") -> int:
+    """The helper's work for the program ``parent`` (a process id), whose first batch is ``first_step``
+    (``compile_order.STEP_KERNELS``): how many kernel signatures it compiled or loaded; 0 at once if another helper
+    holds the cache's helper lock or ``parent`` has already ended."""
     from .compile_order import compile_from_the_end
     from .kernels import CACHE_TOP, compile_locks
     from .kernels.disk_cache import ensure_folder
@@ -120,18 +124,18 @@ def run_helper(parent: int) -> int:
     if not compile_locks.try_acquire(lock):
         return 0
     try:
-        return compile_from_the_end(keep_going=parent_running, entries=True)
+        return compile_from_the_end(keep_going=parent_running, entries=True, first_step=first_step)
     finally:
         compile_locks.release(lock)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m seasons_env.vector.compile_helper PARENT_PID``."""
+    """``python -m seasons_env.vector.compile_helper PARENT_PID one-game|batch``."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1 or not args[0].isdigit():
-        print("usage: python -m seasons_env.vector.compile_helper PARENT_PID", file=sys.stderr)
+    if len(args) != 2 or not args[0].isdigit() or args[1] not in ("one-game", "batch"):
+        print("usage: python -m seasons_env.vector.compile_helper PARENT_PID one-game|batch", file=sys.stderr)
         return 2
-    run_helper(int(args[0]))
+    run_helper(int(args[0]), args[1])
     return 0
 
 

@@ -122,17 +122,27 @@ def read_order(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
     return entries
 
 
-def helped_signatures(path: Path = ORDER_FILE, entries: bool = False) -> list[tuple[str, tuple]]:
+#: The kernel that steps the games of a one-game batch (``"one-game"``) and of a larger one (``"batch"``): each holds
+#: the whole rules.
+STEP_KERNELS = {
+    "one-game": "seasons_env.vector.kernels.single_step:step_row",
+    "batch": "seasons_env.vector.kernels.batch_step:step_block",
+}
+
+
+def helped_signatures(
+    path: Path = ORDER_FILE, entries: bool = False, first_step: str = "batch"
+) -> list[tuple[str, tuple]]:
     """The signatures a second process compiles, in its order: the list's from the last line up, those of the kernels
-    Python calls (``ENTRY_MODULES``) left out; with ``entries``, those follow, from the last up, but the dealing
-    kernels (``new_game``: the first thing a program compiles, so never reached first by a second process)."""
+    Python calls (``ENTRY_MODULES``) left out; with ``entries``, those follow, from the last up, the kernel that steps
+    the program's games (``STEP_KERNELS[first_step]``) first, and without the dealing kernels (``new_game``: the first
+    thing a program compiles, so never reached first by a second process)."""
     order = list(reversed(read_order(path)))
     inner = [entry for entry in order if _module_of(entry[0]) not in ENTRY_MODULES]
     if not entries:
         return inner
-    return inner + [
-        entry for entry in order if _module_of(entry[0]) in ENTRY_MODULES and _module_of(entry[0]) != "new_game"
-    ]
+    tail = [entry for entry in order if _module_of(entry[0]) in ENTRY_MODULES and _module_of(entry[0]) != "new_game"]
+    return inner + sorted(tail, key=lambda entry: entry[0] != STEP_KERNELS[first_step])
 
 
 def _module_of(name: str) -> str:
@@ -140,16 +150,19 @@ def _module_of(name: str) -> str:
 
 
 def compile_from_the_end(
-    path: Path = ORDER_FILE, keep_going: Callable[[], bool] = lambda: True, entries: bool = False
+    path: Path = ORDER_FILE,
+    keep_going: Callable[[], bool] = lambda: True,
+    entries: bool = False,
+    first_step: str = "batch",
 ) -> int:
-    """Compile (or load) the list's kernels from its last line up, while ``keep_going()`` says so before each: how
-    many signatures."""
+    """Compile (or load) ``helped_signatures(path, entries, first_step)``, while ``keep_going()`` says so before each:
+    how many signatures."""
     from .kernels import KERNELS, PYTHON_KERNELS
 
     if PYTHON_KERNELS:
         return 0
     done = 0
-    for name, signature in helped_signatures(path, entries):
+    for name, signature in helped_signatures(path, entries, first_step):
         if not keep_going():
             break
         try:
