@@ -98,4 +98,6 @@ def test_a_second_process_takes_the_kernels_python_calls_last_and_only_when_aske
     assert all(module(name) in compile_order.ENTRY_MODULES and module(name) != "new_game" for name in tail)
     assert tail[0] == compile_order.STEP_KERNELS["batch"]  # the program's kind of batch first
     assert one_game[len(inner)][0] == compile_order.STEP_KERNELS["one-game"]
-    assert sorted(one_game) == sorted(everything) and set(compile_order.STEP_KERNELS.values()) <= set(tail)
+    assert sorted(map(str, one_game)) == sorted(map(str, everything)) and set(
+        compile_order.STEP_KERNELS.values()
+    ) <= set(tail)
