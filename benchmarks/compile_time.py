@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from descendants import adopt_orphans, reap_orphans
+
 ROOT = Path(__file__).resolve().parents[1]
 FIRST_CALL = (
     "from seasons_env.vector import VectorGame; v = VectorGame(1, engine='kernels'); "
@@ -46,24 +48,6 @@ FIRST_CALL = (
 )
 WAYS = ("jobs1", "jobs", "generic", "first-call", "first-call-helper", "first-call-prebuilt")
 _STEP_LINE = re.compile(r"^([\w-]+): ([0-9.]+) s \(", re.M)
-
-
-def _adopt_orphans() -> None:
-    """Become the reaper of this process's descendants (Linux's ``PR_SET_CHILD_SUBREAPER``), so that a helper process
-    outliving the process that started it is waited for here and its CPU time counted."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-
-
-def _reap_orphans() -> None:
-    """Wait for the descendants adopted meanwhile (``_adopt_orphans``)."""
-    while True:
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            return
 
 
 def _children_cpu() -> float:
@@ -77,7 +61,7 @@ def timed(command: list[str], env: dict[str, str]) -> dict:
     cpu, wall = _children_cpu(), time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
     wall = time.perf_counter() - wall
-    _reap_orphans()
+    reap_orphans()  # the helper process of a first call, once that call's process has ended
     cpu = _children_cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
@@ -141,7 +125,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="each way this many times, alternating")
     parser.add_argument("--prebuilt", type=Path, default=None, help="first-call-prebuilt: this folder, not a new one")
     args = parser.parse_args()
-    _adopt_orphans()
+    adopt_orphans()
 
     prebuilt = args.prebuilt
     made = prebuilt is None and "first-call-prebuilt" in args.ways
