@@ -9,10 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from installed import installed_environment
+from installed import installed_environment, run_installed
 
 from seasons_env.vector import compile_helper
 from seasons_env.vector.kernels import LIBRARY, compile_locks, load_only
+
+HELPER_MODULE = "seasons_env.vector.compile_helper"
 
 
 @pytest.fixture
@@ -91,9 +93,8 @@ def test_the_cache_is_cold_until_the_helper_s_first_kernel_is_in_it(tmp_path: Pa
 
 
 def _helper(parent: int, cache: Path) -> subprocess.CompletedProcess:
-    env = installed_environment({"SEASONS_KERNEL_CACHE": str(cache), "SEASONS_PREBUILT_KERNELS": "none"})
-    command = [sys.executable, "-m", "seasons_env.vector.compile_helper", str(parent), "batch"]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    env = {"SEASONS_KERNEL_CACHE": str(cache), "SEASONS_PREBUILT_KERNELS": "none"}
+    return run_installed([str(parent), "batch"], module=HELPER_MODULE, env=env, timeout=120)
 
 
 def _compiled(cache: Path) -> list[Path]:
@@ -120,8 +121,7 @@ def test_a_second_helper_for_the_same_cache_stops_at_once(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("args", [[], ["12"], ["12", "some"], ["x", "batch"]])
 def test_the_helper_command_says_how_it_is_called(args: list[str]) -> None:
-    command = [sys.executable, "-m", "seasons_env.vector.compile_helper", *args]
-    done = subprocess.run(command, capture_output=True, text=True, env=installed_environment())
+    done = run_installed(args, module=HELPER_MODULE)
     assert done.returncode == 2, done.stderr
     assert "usage: python -m seasons_env.vector.compile_helper PARENT_PID one-game|batch" in done.stderr
     assert "Traceback" not in done.stderr
