@@ -110,7 +110,7 @@ def test_the_helper_stops_at_once_when_its_program_has_ended(tmp_path: Path) -> 
 
 def test_a_second_helper_for_the_same_cache_stops_at_once(tmp_path: Path) -> None:
     lock = str(tmp_path / compile_helper.LOCK_NAME)
-    assert compile_locks.try_acquire(lock)  # as a running helper holds it
+    assert compile_locks.acquire(lock, wait=False)  # as a running helper holds it
     try:
         done = _helper(os.getpid(), tmp_path)
     finally:

@@ -89,18 +89,18 @@ def test_a_lock_is_taken_once_per_process_and_released_with_the_last_hold(tmp_pa
     compile_locks.release(path)  # one release too many: nothing happens
 
 
-def test_trying_a_lock_takes_it_only_when_nobody_holds_it(tmp_path: Path) -> None:
+def test_a_lock_taken_without_waiting_is_held_only_when_nobody_holds_it(tmp_path: Path) -> None:
     path = str(tmp_path / "helper.lock")
     holder = subprocess.Popen(
         [sys.executable, "-c", _HOLD, path], stdout=subprocess.PIPE, text=True, env=installed_environment()
     )
     try:
         assert holder.stdout.readline().strip() == "holding"
-        assert not compile_locks.try_acquire(path) and not compile_locks.holding(path)  # no wait, nothing held
+        assert not compile_locks.acquire(path, wait=False) and not compile_locks.holding(path)  # no wait, nothing held
     finally:
         holder.kill()
         holder.wait()
-    assert compile_locks.try_acquire(path) and compile_locks.holding(path)
+    assert compile_locks.acquire(path, wait=False) and compile_locks.holding(path)
     probe = [sys.executable, "-c", _PROBE, path]
     assert subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip() == "held"
     compile_locks.release(path)
@@ -110,7 +110,7 @@ def test_trying_a_lock_takes_it_only_when_nobody_holds_it(tmp_path: Path) -> Non
 _HOLD = """
 import sys, time
 from seasons_env.vector.kernels import compile_locks
-assert compile_locks.try_acquire(sys.argv[1])
+assert compile_locks.acquire(sys.argv[1], wait=False)
 print("holding", flush=True)
 time.sleep(60)
 """

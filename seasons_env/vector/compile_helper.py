@@ -121,7 +121,7 @@ def run_helper(parent: int, first_step: str = "batch") -> int:
     except OSError:
         return 0
     lock = str(CACHE_TOP / LOCK_NAME)
-    if not compile_locks.try_acquire(lock):
+    if not compile_locks.acquire(lock, wait=False):
         return 0
     try:
         return compile_from_the_end(keep_going=parent_running, entries=True, first_step=first_step)

@@ -35,9 +35,9 @@ POLL_SECONDS = 0.005
 _HELD: dict[str, list[int]] = {}
 
 
-def acquire(path: str) -> bool:
-    """Hold the lock file ``path``, waiting while another process holds it; False if it could not be held (then
-    nothing is held)."""
+def acquire(path: str, wait: bool = True) -> bool:
+    """Hold the lock file ``path``, waiting while another process holds it (without ``wait``: only if nobody does);
+    False if it could not be held (then nothing is held)."""
     if path in _HELD:
         _HELD[path][1] += 1
         return True
@@ -50,37 +50,15 @@ def acquire(path: str) -> bool:
     try:
         deadline = time.monotonic() + WAIT_SECONDS
         while not _locked(handle):
-            if time.monotonic() > deadline:
+            if not wait or time.monotonic() > deadline:
                 raise TimeoutError(path)
             time.sleep(POLL_SECONDS)
-    except OSError:  # a file system without locks, or waited too long (TimeoutError)
+    except OSError:  # a file system without locks, or held by another too long (TimeoutError)
         os.close(handle)
         return False
     except BaseException:  # Ctrl-C while waiting
         os.close(handle)
         raise
-    _HELD[path] = [handle, 1]
-    return True
-
-
-def try_acquire(path: str) -> bool:
-    """Hold the lock file ``path`` if no process holds it, without waiting; False otherwise (then nothing is held)."""
-    if path in _HELD:
-        _HELD[path][1] += 1
-        return True
-    if fcntl is None:
-        return False
-    try:
-        handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError:
-        return False
-    try:
-        held = _locked(handle)
-    except OSError:
-        held = False
-    if not held:
-        os.close(handle)
-        return False
     _HELD[path] = [handle, 1]
     return True
 
