@@ -32,6 +32,11 @@ class HeuristicRows:
     """The array rows a compiled heuristic decision reads and plays on, for one player count."""
 
     def __init__(self, num_players: int) -> None:
+        from seasons_env.vector.compile_helper import start_compile_helper
+
+        start_compile_helper(
+            "rules"
+        )  # from an empty cache, a second process compiles the rules kernels beside this one
         self.num_players = num_players
         self.view_state = ArrayState.empty(1, num_players)
         self.view = kernel_arrays(self.view_state)

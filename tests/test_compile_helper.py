@@ -39,8 +39,8 @@ def fresh_program(monkeypatch: pytest.MonkeyPatch) -> list:
 
 
 def test_a_cold_cache_starts_one_helper_a_program_on_this_copy_of_the_library(fresh_program: list) -> None:
-    first = compile_helper.start_compile_helper(one_game=False)
-    assert compile_helper.start_compile_helper(one_game=True) is first  # decided once a program
+    first = compile_helper.start_compile_helper("batch")
+    assert compile_helper.start_compile_helper("one-game") is first  # decided once a program
     [(command, env)] = fresh_program
     assert command == [sys.executable, "-m", "seasons_env.vector.compile_helper", str(os.getpid()), "batch"]
     assert env["PYTHONPATH"].split(os.pathsep)[0] == str(LIBRARY.parent)
@@ -61,9 +61,15 @@ def test_no_helper_is_started_where_it_cannot_help(
         monkeypatch.setattr("seasons_env.vector.kernels.PYTHON_KERNELS", True)
     if case == "loading only":  # seasons compile --check runs the steps loading only
         with load_only():
-            assert compile_helper.start_compile_helper(one_game=True) is None
+            assert compile_helper.start_compile_helper("rules") is None
     else:
-        assert compile_helper.start_compile_helper(one_game=True) is None
+        assert compile_helper.start_compile_helper("rules") is None
+    assert fresh_program == []
+
+
+def test_an_unknown_mode_is_refused(fresh_program: list) -> None:
+    with pytest.raises(ValueError, match="mode must be one of one-game, batch, rules; got 'games'"):
+        compile_helper.start_compile_helper("games")
     assert fresh_program == []
 
 
@@ -123,5 +129,21 @@ def test_a_second_helper_for_the_same_cache_stops_at_once(tmp_path: Path) -> Non
 def test_the_helper_command_says_how_it_is_called(args: list[str]) -> None:
     done = run_installed(args, module=HELPER_MODULE)
     assert done.returncode == 2, done.stderr
-    assert "usage: python -m seasons_env.vector.compile_helper PARENT_PID one-game|batch" in done.stderr
+    assert "usage: python -m seasons_env.vector.compile_helper PARENT_PID one-game|batch|rules" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_compiled_agents_start_the_helper_for_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled heuristic and searches compile the rules kernels on their first use too: each asks for the helper
+    (rules only: they step no batch)."""
+    from seasons_agents import heuristic_compiled, ismcts_kernel, policy_ismcts
+    from seasons_agents.learned import SEARCH_MODEL, shipped_model_path
+
+    asked: list[str] = []
+    monkeypatch.setattr(compile_helper, "start_compile_helper", asked.append)
+    monkeypatch.setattr(ismcts_kernel, "_SEARCH", [])
+    monkeypatch.setattr(policy_ismcts, "_COMPILED", {})
+    ismcts_kernel.compiled_ismcts()
+    heuristic_compiled.HeuristicRows(2)
+    policy_ismcts.compiled_search(shipped_model_path(SEARCH_MODEL))
+    assert asked == ["rules", "rules", "rules"]

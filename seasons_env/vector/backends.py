@@ -138,7 +138,9 @@ class KernelBackend:
         from .compile_helper import start_compile_helper
         from .kernels.batch import RulesBatch  # compiles (or loads from the disk cache) the kernels on first use
 
-        start_compile_helper(len(games) == 1)  # from an empty cache, a second process compiles beside this one
+        start_compile_helper(
+            "one-game" if len(games) == 1 else "batch"
+        )  # from an empty cache, a second process compiles beside this one
         self.rules = RulesBatch.from_games(games, threads)
         self.state = self.rules.state
         self._views: dict[int, tuple] = {}  # the kernels' struct of each view ArrayState written into
@@ -164,7 +166,7 @@ class KernelBackend:
         from .kernels.batch import RulesBatch
         from .state.arrays import ArrayState
 
-        start_compile_helper(len(seeds) == 1)
+        start_compile_helper("one-game" if len(seeds) == 1 else "batch")
         backend = cls.__new__(cls)
         state = ArrayState.empty(len(seeds), num_players)
         backend.rules = RulesBatch(state, np.zeros((len(seeds), NUM_ACTIONS), dtype=np.bool_), threads)

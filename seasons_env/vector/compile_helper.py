@@ -4,8 +4,9 @@ numba compiles one function at a time in a process: from an empty kernel cache, 
 ``engine="kernels"`` environment compiles the rules kernels depth first, on one core. Where the program may run on two
 cores or more, that first use starts one helper process (``python -m seasons_env.vector.compile_helper PID MODE``)
 which compiles the same kernels from the other end of their list (``compile_order``, as ``seasons compile``'s
-``rules-from-the-end`` step does), then the kernels that step a game, those of the program's first batch first (MODE:
-``one-game`` or ``batch``); the compile locks (``kernels/compile_locks.py``) keep each kernel to one
+``rules-from-the-end`` step does), then, for the batched core, the kernels that step the games, those of the
+program's first batch first (MODE ``one-game`` or ``batch``; ``rules`` for a compiled agent: the rules kernels only);
+the compile locks (``kernels/compile_locks.py``) keep each kernel to one
 compilation, the process that comes second loading it from the cache.
 
 The helper is started at most once a program, and only when it can help: the kernels compile (not
@@ -27,6 +28,8 @@ import threading
 HELPER_VARIABLE = "SEASONS_COMPILE_HELPER"
 #: The helper's lock file in the cache folder (``kernels.CACHE_TOP``): one helper a cache at a time.
 LOCK_NAME = "compile-helper.lock"
+#: What a program compiles (``start_compile_helper``): one-game batches, larger ones, or only the rules (an agent).
+MODES = ("one-game", "batch", "rules")
 
 _STARTED: list[subprocess.Popen | None] = []  # the helper this program started (or None: it decided not to)
 
@@ -77,10 +80,13 @@ def _should_start() -> bool:
     return _kernels_cold()
 
 
-def start_compile_helper(one_game: bool) -> subprocess.Popen | None:
+def start_compile_helper(mode: str) -> subprocess.Popen | None:
     """Start the helper process if it can help (the module docstring), once a program: the process, or None.
-    ``one_game``: the program's first batch holds one game (stepped by another kernel than a larger batch's, which
-    the helper then compiles first)."""
+    ``mode`` (``MODES``) says what the program compiles: the batched core stepping batches of one game
+    (``"one-game"``) or more (``"batch"``), whose stepping kernel the helper compiles first after the rules', or a
+    compiled agent (``"rules"``: the rules kernels only)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
     if _STARTED:
         return _STARTED[0]
     process = None
@@ -90,7 +96,7 @@ def start_compile_helper(one_game: bool) -> subprocess.Popen | None:
         # the helper imports this copy of the library, whatever the program's sys.path
         path = os.pathsep.join(filter(None, [str(LIBRARY.parent), os.environ.get("PYTHONPATH")]))
         env = {**os.environ, "PYTHONPATH": path, HELPER_VARIABLE: "0"}
-        command = [sys.executable, "-m", __name__, str(os.getpid()), "one-game" if one_game else "batch"]
+        command = [sys.executable, "-m", __name__, str(os.getpid()), mode]
         try:
             process = subprocess.Popen(
                 command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -103,11 +109,11 @@ def start_compile_helper(one_game: bool) -> subprocess.Popen | None:
     return process
 
 
-def run_helper(parent: int, first_step: str = "batch") -> int:
-    """The helper's work for the program ``parent`` (a process id), whose first batch is ``first_step``
-    (``compile_order.STEP_KERNELS``): how many kernel signatures it compiled or loaded; 0 at once if another helper
-    holds the cache's helper lock or ``parent`` has already ended."""
-    from .compile_order import compile_from_the_end
+def run_helper(parent: int, mode: str = "batch") -> int:
+    """The helper's work for the program ``parent`` (a process id) in ``mode`` (``MODES``): how many kernel
+    signatures it compiled or loaded; 0 at once if another helper holds the cache's helper lock or ``parent`` has
+    already ended."""
+    from .compile_order import STEP_KERNELS, compile_from_the_end
     from .kernels import CACHE_TOP, compile_locks
     from .kernels.disk_cache import ensure_folder
 
@@ -124,16 +130,18 @@ def run_helper(parent: int, first_step: str = "batch") -> int:
     if not compile_locks.acquire(lock, wait=False):
         return 0
     try:
-        return compile_from_the_end(keep_going=parent_running, entries=True, first_step=first_step)
+        stepping = mode in STEP_KERNELS
+        first_step = mode if stepping else "batch"
+        return compile_from_the_end(keep_going=parent_running, entries=stepping, first_step=first_step)
     finally:
         compile_locks.release(lock)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m seasons_env.vector.compile_helper PARENT_PID one-game|batch``."""
+    """``python -m seasons_env.vector.compile_helper PARENT_PID MODE`` (``MODES``)."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or not args[0].isdigit() or args[1] not in ("one-game", "batch"):
-        print("usage: python -m seasons_env.vector.compile_helper PARENT_PID one-game|batch", file=sys.stderr)
+    if len(args) != 2 or not args[0].isdigit() or args[1] not in MODES:
+        print(f"usage: python -m seasons_env.vector.compile_helper PARENT_PID {'|'.join(MODES)}", file=sys.stderr)
         return 2
     run_helper(int(args[0]), args[1])
     return 0

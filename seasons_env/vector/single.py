@@ -35,7 +35,7 @@ class CompiledGame:
         from .kernels.batch import RulesBatch  # compiles (or loads from the disk cache) the kernels on first use
 
         self.num_players = check_num_players(num_players)
-        start_compile_helper(one_game=True)  # from an empty cache, a second process compiles beside this one
+        start_compile_helper("one-game")  # from an empty cache, a second process compiles beside this one
         self.level = level
         legal = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
         self._rules = RulesBatch(ArrayState.empty(1, self.num_players), legal)
