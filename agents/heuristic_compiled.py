@@ -34,9 +34,8 @@ class HeuristicRows:
     def __init__(self, num_players: int) -> None:
         from seasons_env.vector.compile_helper import start_compile_helper
 
-        start_compile_helper(
-            "rules"
-        )  # from an empty cache, a second process compiles the rules kernels beside this one
+        # from an empty cache, a second process compiles the rules kernels beside this one
+        start_compile_helper("rules")
         self.num_players = num_players
         self.view_state = ArrayState.empty(1, num_players)
         self.view = kernel_arrays(self.view_state)

@@ -180,8 +180,7 @@ def compiled_ismcts() -> CompiledISMCTS:
     if not _SEARCH:
         from seasons_env.vector.compile_helper import start_compile_helper
 
-        start_compile_helper(
-            "rules"
-        )  # from an empty cache, a second process compiles the rules kernels beside this one
+        # from an empty cache, a second process compiles the rules kernels beside this one
+        start_compile_helper("rules")
         _SEARCH.append(CompiledISMCTS())
     return _SEARCH[0]

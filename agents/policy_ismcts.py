@@ -309,9 +309,8 @@ def compiled_search(model: Path | str):
     if search is None or search[0] is not net:
         from seasons_env.vector.compile_helper import start_compile_helper
 
-        start_compile_helper(
-            "rules"
-        )  # from an empty cache, a second process compiles the rules kernels beside this one
+        # from an empty cache, a second process compiles the rules kernels beside this one
+        start_compile_helper("rules")
         if len(_COMPILED) >= 8:
             _COMPILED.clear()
         search = _COMPILED[id(net)] = (net, CompiledSearch(PolicyKernel.from_numpy(net)))

@@ -138,9 +138,8 @@ class KernelBackend:
         from .compile_helper import start_compile_helper
         from .kernels.batch import RulesBatch  # compiles (or loads from the disk cache) the kernels on first use
 
-        start_compile_helper(
-            "one-game" if len(games) == 1 else "batch"
-        )  # from an empty cache, a second process compiles beside this one
+        # from an empty cache, a second process compiles beside this one
+        start_compile_helper("one-game" if len(games) == 1 else "batch")
         self.rules = RulesBatch.from_games(games, threads)
         self.state = self.rules.state
         self._views: dict[int, tuple] = {}  # the kernels' struct of each view ArrayState written into
