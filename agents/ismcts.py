@@ -228,8 +228,12 @@ class ISMCTSAgent(SeededAgent):
         """Run the search from the seat's view; returns the root (its children keyed by ``seat * NUM_ACTIONS + a``;
         the compiled search's root holds only those children)."""
         if self.engine == "kernels":
+            from seasons_env.vector.compile_helper import start_compile_helper
+
             from .ismcts_kernel import compiled_ismcts
 
+            # from an empty cache, a second process compiles the rules kernels beside this one (once a program)
+            start_compile_helper("rules")
             seed = int(self.rng.integers(2**63))
             found = compiled_ismcts().run(view, seat, seed, self.iterations, self.exploration, self.scale, self.seconds)
             visits, rewards, self.last_iterations = found

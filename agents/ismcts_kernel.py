@@ -178,9 +178,5 @@ _SEARCH: list[CompiledISMCTS] = []
 def compiled_ismcts() -> CompiledISMCTS:
     """The process's compiled ISMCTS (it holds no settings: one serves every agent and thread)."""
     if not _SEARCH:
-        from seasons_env.vector.compile_helper import start_compile_helper
-
-        # from an empty cache, a second process compiles the rules kernels beside this one
-        start_compile_helper("rules")
         _SEARCH.append(CompiledISMCTS())
     return _SEARCH[0]

@@ -136,14 +136,16 @@ def test_the_helper_command_says_how_it_is_called(args: list[str]) -> None:
 def test_the_compiled_agents_start_the_helper_for_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     """The compiled heuristic and searches compile the rules kernels on their first use too: each asks for the helper
     (rules only: they step no batch)."""
-    from seasons_agents import heuristic_compiled, ismcts_kernel, policy_ismcts
+    from seasons_agents import heuristic_compiled, policy_ismcts
+    from seasons_agents.ismcts import ISMCTSAgent
     from seasons_agents.learned import SEARCH_MODEL, shipped_model_path
+    from seasons_env import Game
 
     asked: list[str] = []
     monkeypatch.setattr(compile_helper, "start_compile_helper", asked.append)
-    monkeypatch.setattr(ismcts_kernel, "_SEARCH", [])
     monkeypatch.setattr(policy_ismcts, "_COMPILED", {})
-    ismcts_kernel.compiled_ismcts()
+    game = Game.new(2, "apprentice", seed=0)
+    ISMCTSAgent(seed=0, iterations=2, engine="kernels").search(game, game.current_player)
     heuristic_compiled.HeuristicRows(2)
     policy_ismcts.compiled_search(shipped_model_path(SEARCH_MODEL))
     assert asked == ["rules", "rules", "rules"]
