@@ -89,8 +89,8 @@ def test_a_second_process_takes_the_kernels_python_calls_last_and_only_when_aske
     program compiles first)."""
     order = compile_order.read_order()
     inner = compile_order.helped_signatures()
-    everything = compile_order.helped_signatures(entries=True)
-    one_game = compile_order.helped_signatures(entries=True, first_step="one-game")
+    everything = compile_order.helped_signatures(first_step="batch")
+    one_game = compile_order.helped_signatures(first_step="one-game")
     module = lambda name: name.split(":")[0].rsplit(".", 1)[-1]  # noqa: E731
     assert inner == [entry for entry in reversed(order) if module(entry[0]) not in compile_order.ENTRY_MODULES]
     assert everything[: len(inner)] == inner

@@ -476,13 +476,13 @@ def test_a_call_made_while_the_pool_runs_another_runs_on_its_calling_thread() ->
 
 
 def test_a_pool_of_more_threads_than_cores_waits_asleep_and_runs_every_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(row_blocks, "_cores", lambda: 1)
+    monkeypatch.setattr(row_blocks, "usable_cores", lambda: 1)
     pool = row_blocks._Pool(1)  # two threads, one core: a spinning thread would take the core from a working one
     assert pool.spin_checks == 1
     done: list[int] = []
     for _ in range(3):
         assert pool.run(lambda k: done.append(k))
     assert sorted(done) == [0, 0, 0, 1, 1, 1]
-    monkeypatch.setattr(row_blocks, "_cores", lambda: 2)
+    monkeypatch.setattr(row_blocks, "usable_cores", lambda: 2)
     # a core each: it spins when compiled (as Python a spin would hold the interpreter lock)
     assert row_blocks._Pool(1).spin_checks == (1 if PYTHON_KERNELS else row_blocks.SPIN_CHECKS)

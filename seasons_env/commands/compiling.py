@@ -200,10 +200,9 @@ def folder_size(path: Path) -> int:
 
 def default_jobs() -> int:
     """The cores this process may run on: ``seasons compile``'s default number of worker processes."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    from ..vector.kernels.row_blocks import usable_cores
+
+    return usable_cores()
 
 
 def plan_workers(steps: list[CompileStep], jobs: int) -> list[list[CompileStep]]:

@@ -24,6 +24,8 @@ import subprocess
 import sys
 import threading
 
+from .kernels.row_blocks import usable_cores
+
 #: The environment variable that turns the helper off (``0``) or on (``1``, the default).
 HELPER_VARIABLE = "SEASONS_COMPILE_HELPER"
 #: The helper's lock file in the cache folder (``kernels.CACHE_TOP``): one helper a cache at a time.
@@ -40,14 +42,6 @@ def helper_enabled() -> bool:
     if text not in ("", "0", "1"):
         raise ValueError(f"{HELPER_VARIABLE} must be 0 (no helper process) or 1 (the default); got {text!r}")
     return text != "0"
-
-
-def usable_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _kernels_cold() -> bool:
@@ -130,9 +124,8 @@ def run_helper(parent: int, mode: str = "batch") -> int:
     if not compile_locks.acquire(lock, wait=False):
         return 0
     try:
-        stepping = mode in STEP_KERNELS
-        first_step = mode if stepping else "batch"
-        return compile_from_the_end(keep_going=parent_running, entries=stepping, first_step=first_step)
+        first_step = mode if mode in STEP_KERNELS else None  # "rules": no stepping kernel
+        return compile_from_the_end(keep_going=parent_running, first_step=first_step)
     finally:
         compile_locks.release(lock)
 

@@ -130,16 +130,14 @@ STEP_KERNELS = {
 }
 
 
-def helped_signatures(
-    path: Path = ORDER_FILE, entries: bool = False, first_step: str = "batch"
-) -> list[tuple[str, tuple]]:
+def helped_signatures(path: Path = ORDER_FILE, first_step: str | None = None) -> list[tuple[str, tuple]]:
     """The signatures a second process compiles, in its order: the list's from the last line up, those of the kernels
-    Python calls (``ENTRY_MODULES``) left out; with ``entries``, those follow, from the last up, the kernel that steps
-    the program's games (``STEP_KERNELS[first_step]``) first, and without the dealing kernels (``new_game``: the first
+    Python calls (``ENTRY_MODULES``) left out; with ``first_step`` (a key of ``STEP_KERNELS``), those follow, from the
+    last up, the kernel that steps that kind of batch first, and without the dealing kernels (``new_game``: the first
     thing a program compiles, so never reached first by a second process)."""
     order = list(reversed(read_order(path)))
     inner = [entry for entry in order if _module_of(entry[0]) not in ENTRY_MODULES]
-    if not entries:
+    if first_step is None:
         return inner
     tail = [entry for entry in order if _module_of(entry[0]) in ENTRY_MODULES and _module_of(entry[0]) != "new_game"]
     return inner + sorted(tail, key=lambda entry: entry[0] != STEP_KERNELS[first_step])
@@ -150,19 +148,16 @@ def _module_of(name: str) -> str:
 
 
 def compile_from_the_end(
-    path: Path = ORDER_FILE,
-    keep_going: Callable[[], bool] = lambda: True,
-    entries: bool = False,
-    first_step: str = "batch",
+    path: Path = ORDER_FILE, keep_going: Callable[[], bool] = lambda: True, first_step: str | None = None
 ) -> int:
-    """Compile (or load) ``helped_signatures(path, entries, first_step)``, while ``keep_going()`` says so before each:
-    how many signatures."""
+    """Compile (or load) ``helped_signatures(path, first_step)``, while ``keep_going()`` says so before each: how many
+    signatures."""
     from .kernels import KERNELS, PYTHON_KERNELS
 
     if PYTHON_KERNELS:
         return 0
     done = 0
-    for name, signature in helped_signatures(path, entries, first_step):
+    for name, signature in helped_signatures(path, first_step):
         if not keep_going():
             break
         try:

@@ -53,8 +53,8 @@ CHUNKS_PER_THREAD = 2
 SPIN_CHECKS = 400_000
 
 
-def _cores() -> int:
-    """The cores this process may run on."""
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the system has one)."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
@@ -107,7 +107,7 @@ class _Pool:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         # As plain Python (``SEASONS_KERNELS=python``) a spin would hold the interpreter lock: one read, then sleep.
-        self.spin_checks = SPIN_CHECKS if workers + 1 <= _cores() and not PYTHON_KERNELS else 1
+        self.spin_checks = SPIN_CHECKS if workers + 1 <= usable_cores() and not PYTHON_KERNELS else 1
         self.flags = np.zeros(_LINE * (workers + 1), dtype=np.int64)
         self.changed = threading.Condition()
         self.sleeping = 0  # pool threads asleep on ``changed``
