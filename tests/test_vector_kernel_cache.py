@@ -26,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "seasons_env"
 MODULES = {module.rpartition(".")[2]: module for module in rules_modules(PACKAGE)}
 #: The modules of the kernels' package that hold no kernel and import nothing of the rules (the decorator and the
 #: cache itself): only an edit of these four or of the card data changes every key.
-CACHE_MODULES = {"__init__", "cache_keys", "compile_locks", "disk_cache"}
+CACHE_MODULES = {"__init__", "cache_keys", "compile_locks", "disk_cache", "linking"}
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -118,6 +118,7 @@ def test_an_edit_changes_the_keys_of_the_modules_that_import_the_file_and_no_oth
         "cache_keys",
         "compile_locks",
         "disk_cache",
+        "linking",
         "tables",
     }
     assert _changed(package, "data/seasons_data.json", b" ") == everything

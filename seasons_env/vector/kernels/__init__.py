@@ -29,7 +29,7 @@ Every kernel is made with ``kernel`` (below), or with ``kernel_in(folder)`` for 
 own (the compiled agents'). Compiled code is cached on disk (numba's ``cache=True``) in ``CACHE_TOP``, each kernel
 module's kernels in a folder of their own, ``kernels-<key>``, the key a hash of the files that module imports,
 transitively, of the card data and of numba's version (``module_folder``, ``cache_keys.py``): a kernel's machine code
-embeds the kernels it calls and the constants it reads, all from modules it imports, so an edit recompiles exactly
+embeds the constants it reads and calls the kernels it uses, all from modules it imports, so an edit recompiles exactly
 the kernel modules that import the edited file (an observation edit the observation writer and its callers; a card
 amount the card kernels and every module that reads the engine's facts; a kernel module itself and its importers)
 and leaves the others' compiled code in place. Inside each folder the kernels are cached under the module's package
@@ -40,16 +40,18 @@ kernels compiled beforehand for numba's generic CPU and shipped read only (``PRE
 is). The cache is read safely: a damaged entry is set aside and compiled again, a folder or file another user could
 have written is not loaded (``disk_cache``).
 
-Compile time. numba compiles every kernel into a module of its own and links into it the modules of every kernel it
-calls, so that LLVM can inline them; the whole module is then optimised and turned into machine code again. A kernel
-deep in the call tree is thus optimised once by itself and once more inside every caller up to the kernel Python calls
-(``step_row``, ``apply_rows``, ...), whose optimisation decides the code that runs. LLVM optimises the kernels at
-level 1 (``KERNEL_OPT``; ``SEASONS_KERNEL_OPT=2`` or ``3`` for another, ``NUMBA_OPT`` being left to the rest of a
-program's numba code): they ran as fast as at numba's default level 3 and compiled in about three quarters of the time.
-With ``SEASONS_KERNEL_INNER_OPT`` set below that level, a kernel compiled because another kernel calls it gets the
-lower level, its code optimised again inside its caller's module (with the kernels at 3 and the inner ones at 1 they
-ran up to about a tenth slower at batch 1). Kernels compiled at another level are cached in folders of their own
-(``kernels-<key>-opt3``, ``kernels-<key>-opt3-inner1``).
+Compile time. numba compiles every function into a module of its own and, by default, links into it the modules of
+every function it calls (so that LLVM can inline them), then optimises the whole and turns it into machine code again:
+a kernel deep in the call tree would be optimised and turned into machine code once by itself and once more inside
+every caller up to the kernel Python calls. A kernel's call to another kernel is instead a call to the callee's symbol,
+resolved to the callee's machine code, made once (``linking.py``; numba's own helpers are still linked in): the
+kernels that deal or step a game no longer each hold a copy of the whole rules, and a kernel's cache entry names the
+kernels it calls so that they are loaded before it. The few-line helpers are ``inline_kernel`` (below), copied into
+their callers. LLVM optimises the kernels at level 1 (``KERNEL_OPT``; ``SEASONS_KERNEL_OPT=2`` or ``3`` for another,
+``NUMBA_OPT`` being left to the rest of a program's numba code): they ran as fast as at numba's default level 3 and
+compiled in about three quarters of the time. With ``SEASONS_KERNEL_INNER_OPT`` set below that level, a kernel
+compiled because another kernel calls it gets the lower level, and its code runs at that level. Kernels compiled at
+another level are cached in folders of their own (``kernels-<key>-opt3``, ``kernels-<key>-opt3-inner1``).
 
 The dispatching layers (``machine.run`` and the step dispatch it calls, ``hooks.py``) and the few-line helpers called
 with many argument types (``state_ops.push``, ``hand_add``) are ``inline_kernel``: numba copies their bodies into their
@@ -73,6 +75,7 @@ import numpy as np
 from numba.core import config
 from numba.core.compiler_lock import global_compiler_lock
 
+from . import linking
 from .cache_keys import closure_key, module_key, rules_modules
 from .disk_cache import (
     PREBUILT_VARIABLE,
@@ -130,6 +133,8 @@ def _kernel_mode() -> str:
 KERNEL_MODE = _kernel_mode()
 #: True when the kernels run as plain Python (``SEASONS_KERNELS=python``).
 PYTHON_KERNELS = KERNEL_MODE == "python"
+if not PYTHON_KERNELS:
+    linking.install()  # a kernel calls the kernels it uses by symbol (module docstring, "Compile time")
 
 
 def _opt_level(variable: str) -> int | None:
@@ -217,6 +222,11 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
         kws = {k: numba.core.types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
 
+    @property
+    def registry_key(self) -> str:
+        """``module:qualified name``, its key in ``KERNELS``."""
+        return f"{self.py_func.__module__}:{self.py_func.__qualname__}"
+
     def cache_in(self, folder: Path) -> None:
         """Cache this kernel's compiled code in ``folder`` (``ProjectFunctionCache``)."""
         self._cache = ProjectFunctionCache(self.py_func, folder, CACHE_TOP, PREBUILT_DIR)
@@ -231,7 +241,8 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
             config.OPT = config._OptLevel(min(INNER_OPT, KERNEL_OPT) if inner else KERNEL_OPT)
             _COMPILING.depth = depth + 1
             try:
-                return super().compile(sig)
+                with linking.compiling_kernel(self.py_func.__qualname__):
+                    return super().compile(sig)
             except BaseException:
                 getattr(self._cache, "compile_done", lambda sig: None)(sig)  # the cross-process lock (``disk_cache``)
                 raise
@@ -239,13 +250,19 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
                 _COMPILING.depth = depth
                 config.OPT = level
 
+    def add_overload(self, cres) -> None:
+        """numba's, and the code marked as this kernel's, so that kernels calling it call its symbol (``linking``)."""
+        linking.tag(cres.library, self.registry_key, tuple(cres.signature.args), cres.fndesc.mangled_name)
+        super().add_overload(cres)
+
 
 #: How many kernel compilations this thread is inside (numba compiles a callee inside its caller's compilation).
 _COMPILING = threading.local()
 
 
-#: Every compiled kernel defined so far, by ``module:qualified name`` (``compile_order.py`` looks kernels up here).
-KERNELS: dict[str, KernelDispatcher] = {}
+#: Every compiled kernel defined so far, by ``module:qualified name`` (``compile_order.py`` looks kernels up here, and
+#: a cached kernel's callees are loaded from here: ``linking``).
+KERNELS: dict[str, KernelDispatcher] = linking.KERNELS
 
 
 def kernel_in(
@@ -272,7 +289,7 @@ def kernel_in(
             return wraps_around
         dispatcher = KernelDispatcher(py_func=func, locals={}, targetoptions=dict(options))
         dispatcher.cache_in(folder if folder is not None else module_folder(func.__module__, func.__code__.co_filename))
-        KERNELS[f"{func.__module__}:{func.__qualname__}"] = dispatcher
+        KERNELS[dispatcher.registry_key] = dispatcher
         return dispatcher
 
     return decorate

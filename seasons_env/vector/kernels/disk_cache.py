@@ -54,7 +54,7 @@ from pathlib import Path
 import numba
 from numba.core import caching
 
-from . import compile_locks
+from . import compile_locks, linking
 
 #: Set to 1 to load a kernel cache that another user owns or can write (the checks above are then skipped).
 TRUST_VARIABLE = "SEASONS_TRUST_KERNEL_CACHE"
@@ -359,6 +359,19 @@ class _ProjectCacheImpl(caching.CompileResultCacheImpl):
         fullname = f"{os.path.splitext(os.path.basename(source))[0]}.{py_func.__qualname__}"
         self._filename_base = self.get_filename_base(fullname, getattr(sys, "abiflags", ""))
 
+    def reduce(self, cres) -> tuple:
+        """numba's cached form, the kernels the code calls by symbol and how many it linked in (``linking``)."""
+        return linking.calls_of(cres.library), linking.links_of(cres.library), super().reduce(cres)
+
+    def rebuild(self, target_context, payload):
+        """The kernels the code calls loaded first (``linking.load_calls``; ``StaleCalls`` if they cannot be), then
+        numba's."""
+        calls, links, cached = payload
+        linking.load_calls(calls)
+        cres = super().rebuild(target_context, cached)
+        linking.record_calls(cres.library, calls, links)
+        return cres
+
 
 def _brief(sig: object) -> str:
     """A signature's argument types, each named by its class when its full name is long (the arrays' struct)."""
@@ -375,6 +388,7 @@ class ProjectFunctionCache(caching.FunctionCache):
     def __init__(self, py_func, folder: Path, top: Path, prebuilt: Path | None = None) -> None:  # numba's, and more
         self._name = repr(py_func)
         self._py_func = py_func
+        self._qualified_name = f"{py_func.__module__}.{py_func.__qualname__}"
         self._impl = _ProjectCacheImpl(py_func, folder)
         self._cache_path = self._impl.locator.get_cache_path()
         # the folders checked: from the one the user chose (or the folder's parent, for a folder elsewhere) down
@@ -440,14 +454,20 @@ class ProjectFunctionCache(caching.FunctionCache):
             if data is not None:
                 try:
                     data = self._impl.rebuild(target_context, data)
+                except NotCached:  # loading only, and a kernel it calls is not compiled
+                    raise
+                except linking.StaleCalls as error:  # not damaged: compiled again, its entry replaced
+                    if _LOAD_ONLY[0]:
+                        raise NotCached(f"{self._qualified_name} for {_brief(sig)} {error}") from None
+                    log.debug("kernel cache: %s for %s compiled again: %s", self._name, sig, error)
+                    data = None
                 except Exception as error:
                     self._cache_file.reject_entry(key, f"damaged data ({type(error).__name__}: {error})")
                     data = None
         if data is None and self._prebuilt_file is not None:
             data = self._load_prebuilt(sig, target_context)
         if data is None and _LOAD_ONLY[0]:
-            name = f"{self._py_func.__module__}.{self._py_func.__qualname__}"
-            raise NotCached(f"{name} is not compiled for {_brief(sig)}")
+            raise NotCached(f"{self._qualified_name} is not compiled for {_brief(sig)}")
         return data
 
     def _load_prebuilt(self, sig, target_context) -> object:
