@@ -122,8 +122,7 @@ def read_order(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
     return entries
 
 
-#: The kernel that steps the games of a one-game batch (``"one-game"``) and of a larger one (``"batch"``): each holds
-#: the whole rules.
+#: The kernel that steps the games of a one-game batch (``"one-game"``) and of a larger one (``"batch"``).
 STEP_KERNELS = {
     "one-game": "seasons_env.vector.kernels.single_step:step_row",
     "batch": "seasons_env.vector.kernels.batch_step:step_block",

@@ -40,18 +40,19 @@ kernels compiled beforehand for numba's generic CPU and shipped read only (``PRE
 is). The cache is read safely: a damaged entry is set aside and compiled again, a folder or file another user could
 have written is not loaded (``disk_cache``).
 
-Compile time. numba compiles every function into a module of its own and, by default, links into it the modules of
-every function it calls (so that LLVM can inline them), then optimises the whole and turns it into machine code again:
-a kernel deep in the call tree would be optimised and turned into machine code once by itself and once more inside
-every caller up to the kernel Python calls. A kernel's call to another kernel is instead a call to the callee's symbol,
-resolved to the callee's machine code, made once (``linking.py``; numba's own helpers are still linked in): the
-kernels that deal or step a game no longer each hold a copy of the whole rules, and a kernel's cache entry names the
-kernels it calls so that they are loaded before it. The few-line helpers are ``inline_kernel`` (below), copied into
-their callers. LLVM optimises the kernels at level 1 (``KERNEL_OPT``; ``SEASONS_KERNEL_OPT=2`` or ``3`` for another,
-``NUMBA_OPT`` being left to the rest of a program's numba code): they ran as fast as at numba's default level 3 and
-compiled in about three quarters of the time. With ``SEASONS_KERNEL_INNER_OPT`` set below that level, a kernel
-compiled because another kernel calls it gets the lower level, and its code runs at that level. Kernels compiled at
-another level are cached in folders of their own (``kernels-<key>-opt3``, ``kernels-<key>-opt3-inner1``).
+Compile time. numba compiles every function into a module of its own and, by default, links into it the modules of every
+function it calls (so that LLVM can inline them), then optimises the whole and turns it into machine code again: a
+kernel deep in the call tree would be optimised and turned into machine code once by itself and once more inside every
+caller up to the kernel Python calls. A kernel's call to a kernel that calls others is instead a call to the callee's
+symbol, resolved to the callee's machine code, made once (``linking.py``; a kernel that calls no other, and numba's own
+helpers, are still linked in, to be inlined): the kernels that deal or step a game no longer each hold a copy of the
+whole rules, and a kernel's cache entry names the kernels it calls so that they are loaded before it. The few-line
+helpers are ``inline_kernel`` (below), copied into their callers. LLVM optimises the kernels at level 1 (``KERNEL_OPT``;
+``SEASONS_KERNEL_OPT=2`` or ``3`` for another, ``NUMBA_OPT`` being left to the rest of a program's numba code): they ran
+as fast as at numba's default level 3 and compiled in about three quarters of the time. With
+``SEASONS_KERNEL_INNER_OPT`` set below that level, a kernel compiled because another kernel calls it gets the lower
+level, and its code runs at that level. Kernels compiled at another level are cached in folders of their own
+(``kernels-<key>-opt3``, ``kernels-<key>-opt3-inner1``).
 
 The dispatching layers (``machine.run`` and the step dispatch it calls, ``hooks.py``) and the few-line helpers called
 with many argument types (``state_ops.push``, ``hand_add``) are ``inline_kernel``: numba copies their bodies into their
@@ -66,7 +67,6 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -234,12 +234,10 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
     def compile(self, sig):
         """Compile for ``sig`` (or load it from the cache): at ``KERNEL_OPT`` when no other kernel is being compiled,
         at ``INNER_OPT`` (if set and lower) when a kernel's compilation needs this one (module docstring)."""
-        depth = getattr(_COMPILING, "depth", 0)
         with global_compiler_lock:  # numba's level is process-wide: no other thread compiles meanwhile
             level = config.OPT
-            inner = depth and INNER_OPT is not None
+            inner = linking.compiling_depth() > 0 and INNER_OPT is not None
             config.OPT = config._OptLevel(min(INNER_OPT, KERNEL_OPT) if inner else KERNEL_OPT)
-            _COMPILING.depth = depth + 1
             try:
                 with linking.compiling_kernel(self.py_func.__qualname__):
                     return super().compile(sig)
@@ -247,17 +245,12 @@ class KernelDispatcher(numba.core.registry.CPUDispatcher):
                 getattr(self._cache, "compile_done", lambda sig: None)(sig)  # the cross-process lock (``disk_cache``)
                 raise
             finally:
-                _COMPILING.depth = depth
                 config.OPT = level
 
     def add_overload(self, cres) -> None:
         """numba's, and the code marked as this kernel's, so that kernels calling it call its symbol (``linking``)."""
         linking.tag(cres.library, self.registry_key, tuple(cres.signature.args), cres.fndesc.mangled_name)
         super().add_overload(cres)
-
-
-#: How many kernel compilations this thread is inside (numba compiles a callee inside its caller's compilation).
-_COMPILING = threading.local()
 
 
 #: Every compiled kernel defined so far, by ``module:qualified name`` (``compile_order.py`` looks kernels up here, and

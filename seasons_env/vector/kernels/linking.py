@@ -74,6 +74,11 @@ def compiling_kernel(qualname: str) -> Iterator[None]:
         stack.pop()
 
 
+def compiling_depth() -> int:
+    """How many kernel compilations this thread is inside (numba compiles a callee inside its caller's)."""
+    return len(getattr(_compiling, "stack", ()))
+
+
 def _kernel_being_lowered(library: object) -> bool:
     """True if ``library`` is the code of the kernel this thread is compiling (the innermost one)."""
     stack = getattr(_compiling, "stack", None)
