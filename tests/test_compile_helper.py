@@ -33,7 +33,7 @@ def fresh_program(monkeypatch: pytest.MonkeyPatch) -> list:
     monkeypatch.setattr(compile_helper, "_STARTED", [])
     monkeypatch.setenv(compile_helper.HELPER_VARIABLE, "1")
     monkeypatch.setattr(compile_helper, "usable_cores", lambda: 2)
-    monkeypatch.setattr(compile_helper, "_kernels_cold", lambda: True)
+    monkeypatch.setattr(compile_helper, "_kernels_cold", lambda mode: True)
     monkeypatch.setattr(compile_helper.subprocess, "Popen", FakeProcess)
     return started
 
@@ -56,7 +56,7 @@ def test_no_helper_is_started_where_it_cannot_help(
     elif case == "one core":
         monkeypatch.setattr(compile_helper, "usable_cores", lambda: 1)
     elif case == "warm cache":
-        monkeypatch.setattr(compile_helper, "_kernels_cold", lambda: False)
+        monkeypatch.setattr(compile_helper, "_kernels_cold", lambda mode: False)
     elif case == "kernels as Python":
         monkeypatch.setattr("seasons_env.vector.kernels.PYTHON_KERNELS", True)
     if case == "loading only":  # seasons compile --check runs the steps loading only
@@ -81,19 +81,24 @@ def test_the_helper_variable_takes_0_or_1_and_says_so(monkeypatch: pytest.Monkey
 
 
 _COLD_THEN_WARM = """
+import sys
 from seasons_env.vector import compile_helper
 from seasons_env.vector.compile_order import helped_signatures
 from seasons_env.vector.kernels import KERNELS
-before = compile_helper._kernels_cold()
-name, signature = helped_signatures()[0]
+mode = sys.argv[1]
+before = compile_helper._kernels_cold(mode)
+name, signature = helped_signatures(first_step=compile_helper._first_step(mode))[0]
 KERNELS[name].compile(signature)
-print(before, compile_helper._kernels_cold())
+print(before, compile_helper._kernels_cold(mode))
 """
 
 
-def test_the_cache_is_cold_until_the_helper_s_first_kernel_is_in_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["rules", "one-game"])
+def test_the_cache_is_cold_until_the_helper_s_first_kernel_is_in_it(tmp_path: Path, mode: str) -> None:
+    """The first kernel of the helper's list for the program's kind of first use: a one-game program whose kernels
+    are all compiled starts no helper for the kernels only a batch or a search compiles."""
     env = installed_environment({"SEASONS_KERNEL_CACHE": str(tmp_path), "SEASONS_PREBUILT_KERNELS": "none"})
-    done = subprocess.run([sys.executable, "-c", _COLD_THEN_WARM], capture_output=True, text=True, env=env)
+    done = subprocess.run([sys.executable, "-c", _COLD_THEN_WARM, mode], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "False"]
 

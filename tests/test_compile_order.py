@@ -28,9 +28,9 @@ def test_every_line_of_the_shipped_list_names_a_kernel_and_types_it_takes() -> N
     lines = [line for line in compile_order.ORDER_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
     entries = compile_order.read_order()
     assert len(lines) > 100 and len(entries) == len(lines), "a kernel renamed or retyped: write the list again"
-    assert {name for name, _ in entries} <= set(KERNELS)
+    assert {entry.name for entry in entries} <= set(KERNELS)
     struct_type = compile_order._struct_type()
-    assert any(struct_type in signature for _, signature in entries)
+    assert any(struct_type in entry.signature for entry in entries)
 
 
 @pytest.mark.parametrize(
@@ -71,33 +71,57 @@ def test_damaged_lines_and_names_of_anything_but_a_kernel_are_skipped(tmp_path: 
                 "seasons_env.vector.kernels.state_ops:num_players(int32)",  # a type no kernel takes
                 "seasons_env.vector.kernels.state_ops:num_players(struct",  # cut short
                 "\x00\xff garbage",
-                good,
+                "seasons_env.vector.kernels.state_ops:num_players(struct)  # batch ) (int64",  # a mark with a bracket
+                good + "  # batch one-game later",  # a first use this version does not know
             ]
         ),
         encoding="utf-8",
     )
     entries = compile_order.read_order(path)
-    assert [name for name, _ in entries] == ["seasons_env.vector.kernels.state_ops:num_players"]
+    assert [entry.name for entry in entries] == ["seasons_env.vector.kernels.state_ops:num_players"]
+    assert entries[0].uses == {"batch", "one-game"}
     assert compile_order.read_order(tmp_path / "missing.txt") == []
     assert compile_order.compile_from_the_end(path) == 1
-    assert entries[0][1] in KERNELS[entries[0][0]].signatures
+    assert entries[0].signature in KERNELS[entries[0].name].signatures
 
 
 def test_a_second_process_takes_the_kernels_python_calls_last_and_only_when_asked() -> None:
     """``seasons compile``'s helping step leaves the kernels Python calls to the rules step; the helper beside a
-    program's first use compiles them after the rest (those that step a game, not those that deal one, which the
-    program compiles first)."""
+    program's first use compiles only what that first use compiles, the kernels Python calls after the rest (those
+    that step a game, not those that deal one, which the program compiles first)."""
     order = compile_order.read_order()
-    inner = compile_order.helped_signatures()
-    everything = compile_order.helped_signatures(first_step="batch")
-    one_game = compile_order.helped_signatures(first_step="one-game")
     module = lambda name: name.split(":")[0].rsplit(".", 1)[-1]  # noqa: E731
-    assert inner == [entry for entry in reversed(order) if module(entry[0]) not in compile_order.ENTRY_MODULES]
-    assert everything[: len(inner)] == inner
-    tail = [name for name, _ in everything[len(inner) :]]
-    assert all(module(name) in compile_order.ENTRY_MODULES and module(name) != "new_game" for name in tail)
-    assert tail[0] == compile_order.STEP_KERNELS["batch"]  # the program's kind of batch first
-    assert one_game[len(inner)][0] == compile_order.STEP_KERNELS["one-game"]
-    assert sorted(map(str, one_game)) == sorted(map(str, everything)) and set(
-        compile_order.STEP_KERNELS.values()
-    ) <= set(tail)
+    inner = compile_order.helped_signatures()
+    assert inner == [entry[:2] for entry in reversed(order) if module(entry.name) not in compile_order.ENTRY_MODULES]
+    for kind in compile_order.FIRST_USES:
+        helped = compile_order.helped_signatures(first_step=kind)
+        marked = [entry[:2] for entry in reversed(order) if kind in entry.uses and module(entry.name) != "new_game"]
+        own = [entry for entry in inner if entry in marked]
+        assert helped[: len(own)] == own and sorted(map(str, helped)) == sorted(map(str, marked))
+        tail = [name for name, _ in helped[len(own) :]]
+        assert all(module(name) in compile_order.ENTRY_MODULES for name in tail)
+        assert tail[0] == compile_order.STEP_KERNELS[kind]  # the program's kind of batch first
+
+
+def test_the_shipped_list_marks_what_each_first_use_compiles() -> None:
+    """Recorded, not written by hand: each first use compiles its own stepping kernel and not the other's, both deal
+    and observe games, and only the batch copies rows (its finished games restart from a dealt row)."""
+    uses = {entry.name: entry.uses for entry in compile_order.read_order()}
+    assert uses[compile_order.STEP_KERNELS["one-game"]] == {"one-game"}
+    assert uses[compile_order.STEP_KERNELS["batch"]] == {"batch"}
+    assert uses["seasons_env.vector.kernels.new_game:deal_row"] == {"one-game", "batch"}
+    assert uses["seasons_env.vector.kernels.observe_rows:observe_row"] == {"one-game", "batch"}
+    assert uses["seasons_env.vector.kernels.row_copy:copy_row"] == {"batch"}
+    assert uses["seasons_env.vector.kernels.hidden_kernels:hidden_pool_size"] == frozenset()  # the searches' only
+
+
+def test_marks_follow_the_rules_order_and_a_line_only_a_first_use_compiled_is_added() -> None:
+    lines = ["a(int64)", "b(struct)", "c(int64)"]
+    marked = compile_order.mark_first_uses(lines, {"batch": ["c(int64)", "a(int64)"], "one-game": ["a(int64)", "d()"]})
+    assert marked == ["a(int64)  # one-game batch", "b(struct)", "c(int64)  # batch", "d()  # one-game"]
+
+
+@pytest.mark.parametrize("kind", ["rules", "", "One-game"])
+def test_a_first_use_of_another_kind_is_refused(kind: str) -> None:
+    with pytest.raises(ValueError, match="one-game, batch"):
+        compile_order.first_use(kind)

@@ -5,15 +5,19 @@ every seat (other seats' hands, libraries and draft packs, private choices in li
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from installed import installed_environment
 
 from seasons_env import LEVELS, Game
 from seasons_env.engine.hidden import ORB_SEEN_STEP, PRIVATE_CARD_STEPS
 from seasons_env.vector import VectorGame
 from seasons_env.vector.arrays import FIELD_NAMES, ArrayState, pack
+from seasons_env.vector.kernels import PYTHON_KERNELS
 
 
 @pytest.mark.parametrize("engine", ["kernels", "reference"])
@@ -60,7 +64,8 @@ def test_determinize_into_names_a_bad_argument() -> None:
 
 def test_a_row_copy_lists_every_field_of_the_layout() -> None:
     source = (Path(__file__).parents[1] / "seasons_env" / "vector" / "kernels" / "row_copy.py").read_text()
-    missing = [name for name in FIELD_NAMES if f"target.{name}[j] = s.{name}[i]" not in source]
+    copies = ("target.{0}[j] = s.{0}[i]", "copy_into(target.{0}[j], s.{0}[i])")  # a value, or a row of values
+    missing = [name for name in FIELD_NAMES if not any(copy.format(name) in source for copy in copies)]
     assert not missing, f"row_copy.copy_row does not copy {', '.join(missing)}"
 
 
@@ -81,3 +86,35 @@ def test_an_opponent_choosing_its_kriss_target_keeps_a_familiar_in_the_row_too(e
         assert not differ, f"sample {k}: {differ}"
         kept += bool(view.hand[0, 1, 10] + view.hand[0, 1, 11])
     assert kept == 40
+
+
+_COMPILES = """
+from numba.core import event
+from seasons_env.vector.kernels.batch_step import entropy_words, game_key
+from seasons_env.vector.kernels.row_copy import copy_row
+from seasons_env.vector.kernels.structs import kernel_arrays
+from seasons_env.vector.state.arrays import ArrayState
+names = []
+class Listener(event.Listener):
+    def on_start(self, event_):
+        names.append(getattr(event_.data["dispatcher"], "py_func", None).__qualname__)
+    def on_end(self, event_):
+        pass
+with event.install_listener("numba:compile", Listener()):
+    s = kernel_arrays(ArrayState.empty(2, 3))
+    copy_row(s, 0, s, 1)
+    game_key(entropy_words(7), 3, 1)
+print(" ".join(names))
+"""
+
+
+@pytest.mark.skipif(PYTHON_KERNELS, reason="nothing compiles when the kernels run as Python")
+def test_a_row_copy_and_a_game_key_compile_no_shape_check_message(tmp_path: Path) -> None:
+    """A slice assignment of one array into another compiles numba's shape check and the formatting of its error
+    message (about 3 CPU seconds a process): the row copy and the batch's kernels copy element by element."""
+    env = installed_environment({"SEASONS_KERNEL_CACHE": str(tmp_path), "SEASONS_PREBUILT_KERNELS": "none"})
+    done = subprocess.run([sys.executable, "-c", _COMPILES], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    compiled = done.stdout.split()
+    assert {"copy_row", "copy_into", "game_key"} <= set(compiled)
+    assert not [name for name in compiled if "raise_with_shape" in name or name == "integer_str.<locals>.impl"]

@@ -292,28 +292,56 @@ def run_in_workers(plan: list[list[CompileStep]], done: Callable[[str, float, st
                 worker.join()
 
 
+def _record_part(part: str, out: Path) -> None:
+    """In a new process with an empty cache: the list's lines of ``part`` (``rules``, or a first use) into ``out``."""
+    from ..storage.files import write_atomic
+    from ..vector.compile_order import first_use, record
+
+    lines = record(_rules_kernels if part == "rules" else lambda: first_use(part))
+    write_atomic(out, ("\n".join(lines) + "\n").encode())
+
+
 def write_rules_compile_order() -> int:
-    """Write the rules step's compile order (``vector/compile_order.txt``), the step run in a new process with an
-    empty cache so that every kernel compiles: ``python -m seasons_env.commands.compiling``."""
+    """Write the rules step's compile order (``vector/compile_order.txt``), each line marked with the first uses that
+    compile it: the rules step and each first use (``compile_order.FIRST_USES``) recorded in a new process with an
+    empty cache, so that every kernel compiles, two at a time: ``python -m seasons_env.commands.compiling``."""
+    import shutil
+    import subprocess
     import sys
     import tempfile
+    from concurrent.futures import ThreadPoolExecutor
 
-    if os.environ.get("_SEASONS_RECORDING") != "1":
-        folder = tempfile.mkdtemp(prefix="seasons-compile-order-")
+    from ..storage.files import write_atomic
+    from ..vector.compile_order import FIRST_USES, ORDER_FILE, mark_first_uses
+
+    part = os.environ.get("_SEASONS_RECORDING")
+    if part:  # one part, in its own process
+        _record_part(part, Path(sys.argv[1]))
+        return 0
+    folder = Path(tempfile.mkdtemp(prefix="seasons-compile-order-"))
+
+    def recorded(part: str) -> list[str]:
         env = {
             **os.environ,
-            "SEASONS_KERNEL_CACHE": folder,
+            "SEASONS_KERNEL_CACHE": str(folder / f"cache-{part}"),
             "SEASONS_PREBUILT_KERNELS": "none",
-            "_SEASONS_RECORDING": "1",
+            "_SEASONS_RECORDING": part,
             "SEASONS_COMPILE_HELPER": "0",  # this process's own compile order: no helper process beside it
         }
-        os.execve(sys.executable, [sys.executable, "-m", "seasons_env.commands.compiling"], env)
-    from ..storage.files import write_atomic
-    from ..vector.compile_order import ORDER_FILE, record
+        out = folder / f"{part}.txt"
+        command = [sys.executable, "-m", "seasons_env.commands.compiling", str(out)]
+        subprocess.run(command, env=env, check=True)
+        return [line for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
 
-    lines = record(_rules_kernels)
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            parts = dict(zip(("rules", *FIRST_USES), pool.map(recorded, ("rules", *FIRST_USES)), strict=True))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    lines = mark_first_uses(parts.pop("rules"), parts)
     write_atomic(ORDER_FILE, ("\n".join(lines) + "\n").encode())
-    print(f"{len(lines)} kernel signatures written to {ORDER_FILE}")
+    counts = ", ".join(f"{len(set(found))} compiled by the first use of {use}" for use, found in parts.items())
+    print(f"{len(lines)} kernel signatures written to {ORDER_FILE} ({counts})")
     return 0
 
 

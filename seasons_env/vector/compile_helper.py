@@ -5,7 +5,8 @@ numba compiles one function at a time in a process: from an empty kernel cache, 
 cores or more, that first use starts one helper process (``python -m seasons_env.vector.compile_helper PID MODE``)
 which compiles the same kernels from the other end of their list (``compile_order``, as ``seasons compile``'s
 ``rules-from-the-end`` step does), then, for the batched core, the kernels that step the games, those of the
-program's first batch first (MODE ``one-game`` or ``batch``; ``rules`` for a compiled agent: the rules kernels only);
+program's first batch first (MODE ``one-game`` or ``batch``: only the kernels that kind of first use compiles, as the
+list marks them; ``rules`` for a compiled agent: the rules kernels only);
 the compile locks (``kernels/compile_locks.py``) keep each kernel to one
 compilation, the process that comes second loading it from the cache.
 
@@ -44,12 +45,20 @@ def helper_enabled() -> bool:
     return text != "0"
 
 
-def _kernels_cold() -> bool:
-    """Whether the helper's first kernel is missing from the cache and the prebuilt kernels (loaded if there)."""
+def _first_step(mode: str) -> str | None:
+    """The kind of batch the program steps (``compile_order.STEP_KERNELS``), None for ``"rules"``."""
+    from .compile_order import STEP_KERNELS
+
+    return mode if mode in STEP_KERNELS else None
+
+
+def _kernels_cold(mode: str = "rules") -> bool:
+    """Whether the helper's first kernel in ``mode`` is missing from the cache and the prebuilt kernels (loaded if
+    there)."""
     from .compile_order import helped_signatures
     from .kernels import KERNELS, NotCached, load_only
 
-    signatures = helped_signatures()
+    signatures = helped_signatures(first_step=_first_step(mode))
     if not signatures:
         return False
     name, signature = signatures[0]
@@ -63,7 +72,7 @@ def _kernels_cold() -> bool:
     return False
 
 
-def _should_start() -> bool:
+def _should_start(mode: str) -> bool:
     from .kernels import CACHE_TOP, PYTHON_KERNELS, cache_problem, compile_locks
     from .kernels.disk_cache import loading_only
 
@@ -71,7 +80,7 @@ def _should_start() -> bool:
         return False
     if compile_locks.fcntl is None or loading_only() or cache_problem(CACHE_TOP) is not None:
         return False
-    return _kernels_cold()
+    return _kernels_cold(mode)
 
 
 def start_compile_helper(mode: str) -> subprocess.Popen | None:
@@ -84,7 +93,7 @@ def start_compile_helper(mode: str) -> subprocess.Popen | None:
     if _STARTED:
         return _STARTED[0]
     process = None
-    if _should_start():
+    if _should_start(mode):
         from .kernels import LIBRARY
 
         # the helper imports this copy of the library, whatever the program's sys.path
@@ -107,7 +116,7 @@ def run_helper(parent: int, mode: str = "batch") -> int:
     """The helper's work for the program ``parent`` (a process id) in ``mode`` (``MODES``): how many kernel
     signatures it compiled or loaded; 0 at once if another helper holds the cache's helper lock or ``parent`` has
     already ended."""
-    from .compile_order import STEP_KERNELS, compile_from_the_end
+    from .compile_order import compile_from_the_end
     from .kernels import CACHE_TOP, compile_locks
     from .kernels.disk_cache import ensure_folder
 
@@ -124,8 +133,7 @@ def run_helper(parent: int, mode: str = "batch") -> int:
     if not compile_locks.acquire(lock, wait=False):
         return 0
     try:
-        first_step = mode if mode in STEP_KERNELS else None  # "rules": no stepping kernel
-        return compile_from_the_end(keep_going=parent_running, first_step=first_step)
+        return compile_from_the_end(keep_going=parent_running, first_step=_first_step(mode))
     finally:
         compile_locks.release(lock)
 

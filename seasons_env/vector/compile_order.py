@@ -10,21 +10,29 @@ The names are looked up among the kernels the package defined (``KERNELS``), nev
 longer matches a kernel, or names a type outside the few the kernels take, is skipped: a stale list costs time,
 never a result.
 
-``python -m seasons_env.commands.compiling`` writes the list again, from an empty cache (about a minute).
+A line ends with the first uses that compile its kernel (``  # one-game batch``; ``FIRST_USES``): the second process
+beside a program's first use of one kind compiles only those, so that none of its time goes to kernels the program
+does not wait for (the observation copy of a whole batch, the search's row copies).
+
+``python -m seasons_env.commands.compiling`` writes the list again, each part from an empty cache in a process of its
+own (a few minutes).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 #: The list (package data).
 ORDER_FILE = Path(__file__).with_name("compile_order.txt")
 #: The modules of the kernels Python calls, each of which holds the whole rules: compiling one from the end would
 #: walk its callees in the same order as the first process, one behind it, so the second process leaves them to it.
 ENTRY_MODULES = ("batch", "batch_step", "hidden_kernels", "new_game", "row_blocks", "single_step", "structs")
-_LINE = re.compile(r"^(?P<name>[\w.]+:[\w.]+)\((?P<types>.*)\)$")
+#: The first uses a line may name: a program's first batch of one game and of more (``STEP_KERNELS``' keys).
+FIRST_USES = ("one-game", "batch")
+_LINE = re.compile(r"^(?P<name>[\w.]+:[\w.]+)\((?P<types>[^#]*)\)(?:\s+#(?P<uses>[\w\s-]*))?$")
 #: A comma between two argument types (not one inside ``array(...)``).
 _BETWEEN_TYPES = re.compile(r",\s*(?![^()]*\))")
 _ARRAY = re.compile(
@@ -101,8 +109,17 @@ def record(work: Callable[[], None]) -> list[str]:
     return lines
 
 
-def read_order(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
-    """The list's kernels and signatures, in order; lines that do not parse or name no kernel left out."""
+class OrderEntry(NamedTuple):
+    """One line of the list: a kernel (its ``KERNELS`` key), its argument types, the first uses that compile it."""
+
+    name: str
+    signature: tuple
+    uses: frozenset[str]
+
+
+def read_order(path: Path = ORDER_FILE) -> list[OrderEntry]:
+    """The list's kernels and signatures, in order; lines that do not parse or name no kernel left out (and first
+    uses not in ``FIRST_USES``)."""
     from .kernels import KERNELS, api, batch, batch_step, hidden_kernels, observe_rows, single_step  # noqa: F401
 
     struct_type, entries = _struct_type(), []
@@ -115,11 +132,26 @@ def read_order(path: Path = ORDER_FILE) -> list[tuple[str, tuple]]:
         if found is None or found["name"] not in KERNELS:
             continue
         words = _BETWEEN_TYPES.split(found["types"]) if found["types"].strip() else []
+        uses = frozenset((found["uses"] or "").split()) & frozenset(FIRST_USES)
         try:
-            entries.append((found["name"], tuple(parse_type(word, struct_type) for word in words)))
+            entries.append(OrderEntry(found["name"], tuple(parse_type(word, struct_type) for word in words), uses))
         except ValueError:
             continue
     return entries
+
+
+def mark_first_uses(lines: Iterable[str], first_uses: Mapping[str, Iterable[str]]) -> list[str]:
+    """``lines`` (``record``'s, the whole rules), each followed by the first uses (``FIRST_USES``) whose recorded lines
+    hold it; a line a first use compiled that ``lines`` lack is added at the end."""
+    order = list(dict.fromkeys(lines))
+    marks: dict[str, list[str]] = {line: [] for line in order}
+    for use in FIRST_USES:
+        for line in dict.fromkeys(first_uses.get(use, ())):
+            if line not in marks:
+                order.append(line)
+                marks[line] = []
+            marks[line].append(use)
+    return [f"{line}  # {' '.join(marks[line])}" if marks[line] else line for line in order]
 
 
 #: The kernel that steps the games of a one-game batch (``"one-game"``) and of a larger one (``"batch"``).
@@ -131,14 +163,21 @@ STEP_KERNELS = {
 
 def helped_signatures(path: Path = ORDER_FILE, first_step: str | None = None) -> list[tuple[str, tuple]]:
     """The signatures a second process compiles, in its order: the list's from the last line up, those of the kernels
-    Python calls (``ENTRY_MODULES``) left out; with ``first_step`` (a key of ``STEP_KERNELS``), those follow, from the
-    last up, the kernel that steps that kind of batch first, and without the dealing kernels (``new_game``: the first
-    thing a program compiles, so never reached first by a second process)."""
+    Python calls (``ENTRY_MODULES``) left out; with ``first_step`` (a key of ``STEP_KERNELS``), only the lines that
+    first use compiles, then those of the kernels Python calls, from the last up, the kernel that steps that kind of
+    batch first, and without the dealing kernels (``new_game``: the first thing a program compiles, so never reached
+    first by a second process)."""
     order = list(reversed(read_order(path)))
-    inner = [entry for entry in order if _module_of(entry[0]) not in ENTRY_MODULES]
+    if first_step is not None:
+        order = [entry for entry in order if first_step in entry.uses]
+    inner = [(entry.name, entry.signature) for entry in order if _module_of(entry.name) not in ENTRY_MODULES]
     if first_step is None:
         return inner
-    tail = [entry for entry in order if _module_of(entry[0]) in ENTRY_MODULES and _module_of(entry[0]) != "new_game"]
+    tail = [
+        (entry.name, entry.signature)
+        for entry in order
+        if _module_of(entry.name) in ENTRY_MODULES and _module_of(entry.name) != "new_game"
+    ]
     return inner + sorted(tail, key=lambda entry: entry[0] != STEP_KERNELS[first_step])
 
 
@@ -165,3 +204,35 @@ def compile_from_the_end(
             continue
         done += 1
     return done
+
+
+def first_use(kind: str) -> None:
+    """A program's first use of the compiled rules of ``kind`` (``FIRST_USES``), a few decisions long: an environment
+    or ``VectorGame`` of one game (``"one-game"``), or a batch stepped as the vector environments step it
+    (``"batch"``). ``python -m seasons_env.commands.compiling`` records what each compiles in a new process."""
+    import numpy as np
+
+    from . import VectorGame
+    from .single import CompiledGame
+
+    if kind not in FIRST_USES:
+        raise ValueError(f"kind must be one of {', '.join(FIRST_USES)}; got {kind!r}")
+    if kind == "one-game":
+        game = CompiledGame.new(2, "apprentice", 0)
+        vector = VectorGame(1, seed=0, engine="kernels")
+        for _ in range(10):
+            game.observation(game.current_player)
+            game.apply(int(np.flatnonzero(game.legal_mask(game.current_player))[0]))
+            vector.observations()
+            vector.apply([int(np.flatnonzero(vector.legal_mask()[0])[0])])
+        return
+    vector = VectorGame(4, seed=0, engine="kernels")
+    obs, masks = vector.observations(), vector.legal_mask()
+    rng = np.random.default_rng(0)
+    for step in range(10):
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+        if step % 2:
+            vector.apply(actions, observations_out=obs, masks_out=masks)
+        else:
+            vector.apply(actions)
+            obs, masks = vector.observations(), vector.legal_mask()

@@ -24,7 +24,7 @@ from seasons_env.engine.chance import MIX_M1, MIX_M2, SEED_DOMAIN
 from . import kernel, wrapping_kernel
 from .machine import OVER, STOPPED, apply_row
 from .new_game import deal_row
-from .row_copy import copy_row
+from .row_copy import copy_into, copy_row
 from .tables import STEP_WIDTH
 
 # numpy's SeedSequence constants (its pool of 4 words, hashmix and mix).
@@ -67,7 +67,8 @@ def game_key(seed_words, index, episode):
     ``entropy_words(seed)``."""
     entropy = np.empty(seed_words.shape[0] + 4, dtype=np.uint64)
     n = seed_words.shape[0]
-    entropy[:n] = seed_words
+    for k in range(n):  # not a slice assignment: see ``row_copy.copy_into``
+        entropy[k] = seed_words[k]
     for value in (np.uint64(index), np.uint64(episode)):
         entropy[n] = value & _MASK32
         n += 1
@@ -180,7 +181,7 @@ def step_block(
             last_player[i] = current[i]
             code = apply_row(s, i, actions[i], task, out, legal)
         status[i] = code
-        mask[i] = legal[i]
+        copy_into(mask[i], legal[i])
         done = code == OVER
         over[i] = done
         if code == STOPPED:
@@ -197,6 +198,6 @@ def step_block(
             _winners_row(final_scores[i], final_cards[i], winners[i])
             if stepped[i]:
                 finished[i] = True
-                info_scores[i] = final_scores[i]
-                info_winners[i] = winners[i]
+                copy_into(info_scores[i], final_scores[i])
+                copy_into(info_winners[i], winners[i])
         obs_stale[i] = True

@@ -20,6 +20,7 @@ from seasons_env.engine.state import AMULET_INSTANCES, TRANSMUTE_ABILITY, TRANSM
 from ..state.arrays import STORING_INSTANCES
 from ..state.step_codes import ARG_COLUMNS, NO_VALUE
 from . import kernel
+from .row_copy import copy_into
 from .state_ops import reserve_limit
 from .tables import CARD_OF_INSTANCE
 
@@ -309,4 +310,4 @@ def observe_block(s, lo, hi, over, last_player, current, out, mask, masks_out):
     for i in range(lo, hi):
         observe_row(s, i, last_player[i] if over[i] else current[i], out[i])
         if copy_masks:
-            masks_out[i] = mask[i]
+            copy_into(masks_out[i], mask[i])
