@@ -143,3 +143,24 @@ def test_a_cached_kernel_calling_a_kernel_the_program_lacks_is_compiled_again(ke
     again, stderr = _run(folder, cache)
     assert again["result"] == 102 and again["misses"]["outer"] == 1
     assert not list(cache.rglob("*.set-aside")) and "kernel cache" not in stderr
+
+
+def test_the_kernels_that_deal_and_step_games_call_the_run_loop_by_symbol() -> None:
+    """``machine.run`` and ``machine.apply_row`` are compiled once, by themselves: the kernels that deal and step
+    games call them, where each had the loop and the whole rules' dispatch copied into it and compiled again."""
+    import numpy as np
+
+    from seasons_env.vector import VectorGame
+    from seasons_env.vector.kernels import batch_step, linking, new_game, single_step
+
+    one = VectorGame(1, engine="kernels")
+    one.apply([int(np.flatnonzero(one.legal_mask()[0])[0])])
+    batch = VectorGame(4, engine="kernels")
+    batch.apply(np.array([np.flatnonzero(row)[0] for row in batch.legal_mask()]))
+
+    def called(dispatcher: object) -> set[str]:
+        return {call[0] for overload in dispatcher.overloads.values() for call in linking.calls_of(overload.library)}
+
+    machine = "seasons_env.vector.kernels.machine"
+    assert f"{machine}:apply_row" in called(single_step.step_row) & called(batch_step.step_block)
+    assert f"{machine}:run" in called(new_game.deal_row)

@@ -27,9 +27,12 @@ from typing import NamedTuple
 
 #: The list (package data).
 ORDER_FILE = Path(__file__).with_name("compile_order.txt")
-#: The modules of the kernels Python calls, each of which holds the whole rules: compiling one from the end would
-#: walk its callees in the same order as the first process, one behind it, so the second process leaves them to it.
-ENTRY_MODULES = ("batch", "batch_step", "hidden_kernels", "new_game", "row_blocks", "single_step", "structs")
+#: The modules of the kernels Python calls, and of the run loop they call (``machine``), each of which calls the whole
+#: rules: compiling one from the end would walk its callees in the same order as the first process, one behind it, so
+#: the second process leaves them to it.
+ENTRY_MODULES = (
+    "batch", "batch_step", "hidden_kernels", "machine", "new_game", "row_blocks", "single_step", "structs"
+)  # fmt: skip
 #: The first uses a line may name: a program's first batch of one game and of more (``STEP_KERNELS``' keys).
 FIRST_USES = ("one-game", "batch")
 _LINE = re.compile(r"^(?P<name>[\w.]+:[\w.]+)\((?P<types>[^#]*)\)(?:\s+#(?P<uses>[\w\s-]*))?$")

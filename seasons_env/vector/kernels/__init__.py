@@ -54,9 +54,9 @@ as fast as at numba's default level 3 and compiled in about three quarters of th
 level, and its code runs at that level. Kernels compiled at another level are cached in folders of their own
 (``kernels-<key>-opt3``, ``kernels-<key>-opt3-inner1``).
 
-The dispatching layers (``machine.run`` and the step dispatch it calls, ``hooks.py``) and the few-line helpers called
-with many argument types (``state_ops.push``, ``hand_add``) are ``inline_kernel``: numba copies their bodies into their
-callers, so they are not compiled, optimised and turned into machine code once more each.
+The step dispatch (``machine._resolve`` and its kin, ``hooks.py``) and the few-line helpers called with many argument
+types (``state_ops.push``, ``hand_add``) are ``inline_kernel``: numba copies their bodies into their callers, so they
+are not compiled, optimised and turned into machine code once more each.
 Kernels also leave out the C-callable wrapper numba makes by default for passing a compiled function as a first-class
 value (``no_cfunc_wrapper``), which the kernels never do. All were measured on the first ``VectorGame`` call from an
 empty cache and the kernels' speed, both with ``benchmarks/compile_profile.py``; docs/results.md, "Compile times", has

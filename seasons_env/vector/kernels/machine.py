@@ -10,9 +10,11 @@ actions then runs each row on.
 Every step kind has its kernels: each kind is dispatched to the kernel module that ports the engine module
 registering it (``OWNER``), whose ``KINDS_HANDLED`` lists them.
 
-The loop and the dispatch are ``inline_kernel``: their bodies are compiled inside the kernels Python calls
-(``run_rows``, ``apply_rows``, ``single_step.step_row``, ``new_game.deal_rows``) rather than each by itself, which
-would optimise the whole rules' code once more for each of them (``kernels/__init__.py``, "Compile time").
+``run`` and ``apply_row`` are kernels of their own, compiled once: the kernels that deal or step games
+(``run_rows``, ``apply_rows``, ``single_step.step_row``, ``batch_step.step_block``, ``new_game.deal_row``) call their
+symbols (``kernels/__init__.py``, "Compile time") where each had the loop, and the whole rules' dispatch with it,
+copied into it and compiled again. The dispatch of each step kind (``_run_step``, ``_options``, ``_private``,
+``_resolve``) is ``inline_kernel``, copied into the loop.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ def _resolve(s, i, kind, task, action):
         cards_archmage_kernels.resolve(s, i, kind, task, action)
 
 
-@inline_kernel
+@kernel
 def run(s, i, task, out, legal):
     """Run row ``i`` to its next decision (``Game._run``); returns ``STOPPED`` or ``OVER``."""
     while s.stack_depth[i] > 0:
@@ -146,7 +148,7 @@ def apply_rows(s, rows, actions, legal, status):
         status[i] = apply_row(s, i, actions[k], task, out, legal)
 
 
-@inline_kernel
+@kernel
 def apply_row(s, i, action, task, out, legal):
     """Resolve ``action`` (legal: the caller checked) in row ``i``, then run the row to
     its next decision; returns ``run``'s status."""
