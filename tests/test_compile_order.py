@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from numba.core import types
 
+from seasons_env.commands import compiling
 from seasons_env.vector import compile_order
 from seasons_env.vector.kernels import (  # noqa: F401
     KERNELS,
@@ -124,4 +125,4 @@ def test_marks_follow_the_rules_order_and_a_line_only_a_first_use_compiled_is_ad
 @pytest.mark.parametrize("kind", ["rules", "", "One-game"])
 def test_a_first_use_of_another_kind_is_refused(kind: str) -> None:
     with pytest.raises(ValueError, match="one-game, batch"):
-        compile_order.first_use(kind)
+        compiling.first_use(kind)

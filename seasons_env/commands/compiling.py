@@ -77,6 +77,37 @@ def _rules_kernels() -> None:
             single.apply([int(np.flatnonzero(single.legal_mask()[0])[0])])
 
 
+def first_use(kind: str) -> None:
+    """A program's first use of the compiled rules of ``kind`` (``compile_order.FIRST_USES``), a few decisions long: an
+    environment or ``VectorGame`` of one game (``"one-game"``), or a batch stepped as the vector environments step it
+    (``"batch"``). ``python -m seasons_env.commands.compiling`` records what each compiles in a new process."""
+    from ..vector import VectorGame
+    from ..vector.compile_order import FIRST_USES
+    from ..vector.single import CompiledGame
+
+    if kind not in FIRST_USES:
+        raise ValueError(f"kind must be one of {', '.join(FIRST_USES)}; got {kind!r}")
+    if kind == "one-game":
+        game = CompiledGame.new(2, "apprentice", 0)
+        vector = VectorGame(1, seed=0, engine="kernels")
+        for _ in range(10):
+            game.observation(game.current_player)
+            game.apply(int(np.flatnonzero(game.legal_mask(game.current_player))[0]))
+            vector.observations()
+            vector.apply([int(np.flatnonzero(vector.legal_mask()[0])[0])])
+        return
+    vector = VectorGame(4, seed=0, engine="kernels")
+    obs, masks = vector.observations(), vector.legal_mask()
+    rng = np.random.default_rng(0)
+    for step in range(10):
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+        if step % 2:
+            vector.apply(actions, observations_out=obs, masks_out=masks)
+        else:
+            vector.apply(actions)
+            obs, masks = vector.observations(), vector.legal_mask()
+
+
 def _one_game() -> None:
     from ..vector.single import play_sample_games
 
@@ -295,7 +326,7 @@ def run_in_workers(plan: list[list[CompileStep]], done: Callable[[str, float, st
 def _record_part(part: str, out: Path) -> None:
     """In a new process with an empty cache: the list's lines of ``part`` (``rules``, or a first use) into ``out``."""
     from ..storage.files import write_atomic
-    from ..vector.compile_order import first_use, record
+    from ..vector.compile_order import record
 
     lines = record(_rules_kernels if part == "rules" else lambda: first_use(part))
     write_atomic(out, ("\n".join(lines) + "\n").encode())

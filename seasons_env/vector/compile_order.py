@@ -207,35 +207,3 @@ def compile_from_the_end(
             continue
         done += 1
     return done
-
-
-def first_use(kind: str) -> None:
-    """A program's first use of the compiled rules of ``kind`` (``FIRST_USES``), a few decisions long: an environment
-    or ``VectorGame`` of one game (``"one-game"``), or a batch stepped as the vector environments step it
-    (``"batch"``). ``python -m seasons_env.commands.compiling`` records what each compiles in a new process."""
-    import numpy as np
-
-    from . import VectorGame
-    from .single import CompiledGame
-
-    if kind not in FIRST_USES:
-        raise ValueError(f"kind must be one of {', '.join(FIRST_USES)}; got {kind!r}")
-    if kind == "one-game":
-        game = CompiledGame.new(2, "apprentice", 0)
-        vector = VectorGame(1, seed=0, engine="kernels")
-        for _ in range(10):
-            game.observation(game.current_player)
-            game.apply(int(np.flatnonzero(game.legal_mask(game.current_player))[0]))
-            vector.observations()
-            vector.apply([int(np.flatnonzero(vector.legal_mask()[0])[0])])
-        return
-    vector = VectorGame(4, seed=0, engine="kernels")
-    obs, masks = vector.observations(), vector.legal_mask()
-    rng = np.random.default_rng(0)
-    for step in range(10):
-        actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
-        if step % 2:
-            vector.apply(actions, observations_out=obs, masks_out=masks)
-        else:
-            vector.apply(actions)
-            obs, masks = vector.observations(), vector.legal_mask()
