@@ -4,9 +4,12 @@ signatures compile from its end."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from installed import installed_environment
 from numba.core import types
 
 from seasons_env.commands import compiling
@@ -126,3 +129,40 @@ def test_marks_follow_the_rules_order_and_a_line_only_a_first_use_compiled_is_ad
 def test_a_first_use_of_another_kind_is_refused(kind: str) -> None:
     with pytest.raises(ValueError, match="one-game, batch"):
         compiling.first_use(kind)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_the_struct_s_type_is_known_without_making_a_struct(num_players: int) -> None:
+    import numba
+
+    from seasons_env.vector.kernels.structs import kernel_arrays, kernel_arrays_type
+    from seasons_env.vector.state.arrays import ArrayState
+
+    state = ArrayState.empty(3, num_players)
+    assert kernel_arrays_type(state) == numba.typeof(kernel_arrays(state))
+
+
+_READ_THE_LIST = """
+from numba.core import event
+from seasons_env.vector import compile_order
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, event_):
+        compiled.append(event_.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, event_):
+        pass
+with event.install_listener("numba:compile", Listener()):
+    entries = compile_order.helped_signatures(first_step="batch")
+print(len(entries), compiled)
+"""
+
+
+def test_reading_the_list_compiles_nothing(tmp_path: Path) -> None:
+    """A program deciding whether to start the background compiler, and the background compiler itself, read the list
+    before anything else: from an empty cache that compiled the struct's constructor first (about a second), which
+    the background compiler then waited for."""
+    env = installed_environment({"SEASONS_KERNEL_CACHE": str(tmp_path), "SEASONS_PREBUILT_KERNELS": "none"})
+    done = subprocess.run([sys.executable, "-c", _READ_THE_LIST], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    count, compiled = done.stdout.split(" ", 1)
+    assert int(count) > 100 and compiled.strip() == "[]"

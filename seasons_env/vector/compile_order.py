@@ -77,12 +77,10 @@ def parse_type(text: str, struct_type: object) -> object:
 
 
 def _struct_type() -> object:
-    import numba
-
-    from .kernels.structs import kernel_arrays
+    from .kernels.structs import kernel_arrays_type
     from .state.arrays import ArrayState
 
-    return numba.typeof(kernel_arrays(ArrayState.empty(1, 2)))
+    return kernel_arrays_type(ArrayState.empty(1, 2))
 
 
 def record(work: Callable[[], None]) -> list[str]:

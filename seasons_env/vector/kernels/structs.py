@@ -64,3 +64,11 @@ else:
 def kernel_arrays(state: ArrayState) -> KernelArrays:
     """The fields of ``state`` (the same arrays, not copies) as the kernels' struct."""
     return _new_kernel_arrays(tuple(getattr(state, name) for name in FIELD_NAMES))
+
+
+def kernel_arrays_type(state: ArrayState) -> types.Type:
+    """The numba type of ``kernel_arrays(state)``, without making the struct (which, from an empty cache, compiles
+    ``_new_kernel_arrays`` first: what the background compiler's start waited for). Compiled kernels only."""
+    if PYTHON_KERNELS:
+        raise RuntimeError("the kernels run as Python (SEASONS_KERNELS=python): their struct has no numba type")
+    return KernelArraysType([(name, numba.typeof(getattr(state, name))) for name in FIELD_NAMES])
