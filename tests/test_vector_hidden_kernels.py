@@ -118,3 +118,15 @@ def test_a_row_copy_and_a_game_key_compile_no_shape_check_message(tmp_path: Path
     compiled = done.stdout.split()
     assert {"copy_row", "copy_into", "game_key"} <= set(compiled)
     assert not [name for name in compiled if "raise_with_shape" in name or name == "integer_str.<locals>.impl"]
+
+
+def test_a_copy_between_arrays_of_different_sizes_is_refused_and_writes_nothing() -> None:
+    from seasons_env.vector.kernels.row_copy import copy_into
+
+    target, source = np.zeros((2, 3), dtype=np.int64), np.arange(6, dtype=np.int64).reshape(2, 3)
+    copy_into(target, source)
+    assert np.array_equal(target, source)
+    short = np.zeros(4, dtype=np.int64)
+    with pytest.raises(ValueError, match="differ in size"):
+        copy_into(short, np.arange(6, dtype=np.int64))
+    assert not short.any()

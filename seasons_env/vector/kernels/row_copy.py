@@ -15,7 +15,10 @@ from . import kernel
 
 @kernel
 def copy_into(target, source):
-    """Copy ``source`` into ``target``, two C-contiguous arrays of the same shape (rows of two fields, say)."""
+    """Copy ``source`` into ``target``, two C-contiguous arrays of the same shape (rows of two fields, say);
+    ValueError if their sizes differ (the message is not formatted: see the module docstring)."""
+    if target.size != source.size:
+        raise ValueError("copy_into: the two arrays differ in size")
     flat_target = target.reshape(target.size)
     flat_source = source.reshape(source.size)
     for k in range(flat_source.size):
