@@ -14,9 +14,10 @@ The ways (``--ways``; the first is the reference the others are divided by):
 - ``generic``: ``seasons compile --jobs 1`` with ``NUMBA_CPU_NAME=generic`` (portable machine code);
 - ``first-call``: the first ``VectorGame`` call in a new process (import, a batch of one game, one step), compiling
   alone (``SEASONS_COMPILE_HELPER=0``);
-- ``first-call-helper``: the same as a user meets it on two cores or more: the call starts a helper process that
-  compiles the rules kernels from the other end of their list (``vector/compile_helper.py``); the CPU time counts
-  the helper's too (on Linux this script adopts the helper when the call's process ends, and waits for it to stop);
+- ``first-call-background``: the same as a user meets it on two cores or more: the call starts a background compiler
+  process that compiles the rules kernels from the other end of their list (``vector/compile_helper.py``); the CPU
+  time counts that process's too (on Linux this script adopts it when the call's process ends, and waits for it to
+  stop);
 - ``first-call-prebuilt``: the same with an empty user cache and the kernels built beforehand with the generic
   target into a read-only folder (``SEASONS_PREBUILT_KERNELS``), as a wheel with prebuilt kernels ships them.
 
@@ -46,7 +47,7 @@ FIRST_CALL = (
     "from seasons_env.vector import VectorGame; v = VectorGame(1, engine='kernels'); "
     "v.apply([int(v.legal_mask()[0].nonzero()[0][0])])"
 )
-WAYS = ("jobs1", "jobs", "generic", "first-call", "first-call-helper", "first-call-prebuilt")
+WAYS = ("jobs1", "jobs", "generic", "first-call", "first-call-background", "first-call-prebuilt")
 _STEP_LINE = re.compile(r"^([\w-]+): ([0-9.]+) s \(", re.M)
 
 
@@ -85,7 +86,7 @@ def run_way(way: str, only: list[str], jobs_count: int | None, prebuilt: Path | 
         assert prebuilt is not None
         env["SEASONS_PREBUILT_KERNELS"] = str(prebuilt)
     if way.startswith("first-call"):
-        env["SEASONS_COMPILE_HELPER"] = "1" if way == "first-call-helper" else "0"
+        env["SEASONS_COMPILE_HELPER"] = "1" if way == "first-call-background" else "0"
         command = [sys.executable, "-c", FIRST_CALL]
     else:
         command = _compile_command({"jobs1": 1, "generic": 1}.get(way, jobs_count), only)

@@ -145,15 +145,9 @@ def test_the_struct_s_type_is_known_without_making_a_struct(num_players: int) ->
 _READ_THE_LIST = """
 from numba.core import event
 from seasons_env.vector import compile_order
-compiled = []
-class Listener(event.Listener):
-    def on_start(self, event_):
-        compiled.append(event_.data["dispatcher"].py_func.__qualname__)
-    def on_end(self, event_):
-        pass
-with event.install_listener("numba:compile", Listener()):
+with event.install_recorder("numba:compile") as recorder:
     entries = compile_order.helped_signatures(first_step="batch")
-print(len(entries), compiled)
+print(len(entries), [e.data["dispatcher"].py_func.__qualname__ for _, e in recorder.buffer if e.is_start])
 """
 
 

@@ -94,17 +94,11 @@ from seasons_env.vector.kernels.batch_step import entropy_words, game_key
 from seasons_env.vector.kernels.row_copy import copy_row
 from seasons_env.vector.kernels.structs import kernel_arrays
 from seasons_env.vector.state.arrays import ArrayState
-names = []
-class Listener(event.Listener):
-    def on_start(self, event_):
-        names.append(getattr(event_.data["dispatcher"], "py_func", None).__qualname__)
-    def on_end(self, event_):
-        pass
-with event.install_listener("numba:compile", Listener()):
+with event.install_recorder("numba:compile") as recorder:
     s = kernel_arrays(ArrayState.empty(2, 3))
     copy_row(s, 0, s, 1)
     game_key(entropy_words(7), 3, 1)
-print(" ".join(names))
+print(" ".join(e.data["dispatcher"].py_func.__qualname__ for _, e in recorder.buffer if e.is_start))
 """
 
 

@@ -52,7 +52,7 @@ def _first_step(mode: str) -> str | None:
     return mode if mode in STEP_KERNELS else None
 
 
-def _kernels_cold(mode: str = "rules") -> bool:
+def _kernels_cold(mode: str) -> bool:
     """Whether the helper's first kernel in ``mode`` is missing from the cache and the prebuilt kernels (loaded if
     there)."""
     from .compile_order import helped_signatures
