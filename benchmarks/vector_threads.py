@@ -54,13 +54,14 @@ import numpy as np
 from seasons_env.encoding import OBSERVATION_SIZE
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.vector import VectorGame
-from seasons_env.vector.kernels.row_blocks import MIN_THREADED_ROWS, RowBlocks
+from seasons_env.vector.kernels.row_blocks import MIN_THREADED_ROWS, CompiledCall, RowBlocks
 
 GOAL_RATIO = 1.7  # 2 threads / 1 thread at batch 1,024 on a 2-core machine
 ROUNDS = 4
 WARMUP_STEPS = 300  # from new games: spreads the batch over the draft and the first years before measuring
 SPLIT_STEPS = 600  # steps timed by --split
 WAYS = {"apply": [False], "separate": [True], "both": [False, True]}  # --observations: observations read separately?
+POOLS = {"compiled": [True], "python": [False], "both": [True, False]}  # --pool: each thread's part a compiled loop?
 
 
 @numba.njit
@@ -89,10 +90,17 @@ class Side:
     """One ``VectorGame`` and its buffers, stepped as the module docstring says; ``clock`` times the pick."""
 
     def __init__(
-        self, batch: VectorGame, seed: int, clock: Callable[[], float] = time.perf_counter, separate: bool = False
+        self,
+        batch: VectorGame,
+        seed: int,
+        clock: Callable[[], float] = time.perf_counter,
+        separate: bool = False,
+        compiled_pool: bool = True,
     ) -> None:
         self.clock = clock
         self.batch = batch
+        # False: the threads step chunk by chunk through Python (``RowBlocks.run_numbered``), not in compiled loops
+        batch._backend.rules.blocks.compiled_calls = compiled_pool
         self.obs = np.empty((batch.batch_size, OBSERVATION_SIZE), dtype=np.float32)
         self.masks = np.empty((batch.batch_size, NUM_ACTIONS), dtype=np.bool_)
         self.actions = np.zeros(batch.batch_size, dtype=np.int64)
@@ -126,13 +134,22 @@ def started_games(batch_size: int, players: int) -> list:
 
 
 def measure(
-    batch_size: int, players: int, threads: list[int], seconds: float, ways: Sequence[bool] = (False,)
+    batch_size: int,
+    players: int,
+    threads: list[int],
+    seconds: float,
+    ways: Sequence[tuple[bool, bool]] = ((False, True),),
 ) -> tuple[list[float], list[float], list[float]]:
-    """Decisions per second for each way (observations written by ``apply``, or read separately) and each thread
-    count (way by way, the thread counts within), all from the same positions, in alternating rounds; the cores each
-    used (this process's CPU seconds per second); and the share of its time spent picking the actions."""
+    """Decisions per second for each way (observations written by ``apply`` or read separately; the threads' parts
+    compiled loops or chunks through Python) and each thread count (way by way, the thread counts within), all from
+    the same positions, in alternating rounds; the cores each used (this process's CPU seconds per second); and the
+    share of its time spent picking the actions."""
     games = started_games(batch_size, players)
-    sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11, separate=way) for way in ways for n in threads]
+    sides = [
+        Side(VectorGame.from_games(games, seed=1, threads=n), 11, separate=separate, compiled_pool=compiled)
+        for separate, compiled in ways
+        for n in threads
+    ]
     for side in sides:
         side.step()
         side.picking = 0.0
@@ -153,11 +170,12 @@ def measure(
 
 
 def scaling_table(
-    batches: list[int], threads: list[int], players_list: list[int], seconds: float, ways: list[bool]
+    batches: list[int], threads: list[int], players_list: list[int], seconds: float, ways: list[tuple[bool, bool]]
 ) -> None:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     print("decisions/s with observation + mask of every game at every step (archmage, random legal actions)")
-    header = f"{'players':>7} {'batch':>6} {'observations':>12} " + " ".join(f"{f'{n} thr':>10}" for n in threads)
+    header = f"{'players':>7} {'batch':>6} {'observations':>12} {'pool':>8} "
+    header += " ".join(f"{f'{n} thr':>10}" for n in threads)
     header += " " + " ".join(f"{f'{n}/1':>6}" for n in threads[1:])
     header += "  cores used: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
     header += "  pick share: " + " ".join(f"{f'{n} thr':>5}" for n in threads)
@@ -165,9 +183,10 @@ def scaling_table(
     for players in players_list:
         for batch_size in batches:
             every = measure(batch_size, players, threads, seconds * len(ways), ways)
-            for w, way in enumerate(ways):
+            for w, (separate, compiled) in enumerate(ways):
                 rates, cores, picking = (values[w * len(threads) : (w + 1) * len(threads)] for values in every)
-                line = f"{players:>7} {batch_size:>6} {'separate' if way else 'by apply':>12} "
+                line = f"{players:>7} {batch_size:>6} {'separate' if separate else 'by apply':>12} "
+                line += f"{'compiled' if compiled else 'python':>8} "
                 line += " ".join(f"{rate:>10,.0f}" for rate in rates)
                 line += " " + " ".join(f"{rate / rates[0]:>6.2f}" for rate in rates[1:])
                 line += "              " + " ".join(f"{used:>5.2f}" for used in cores)
@@ -179,6 +198,7 @@ def scaling_table(
         "pick share: the time spent picking the actions (the calling thread's, outside the batch: a policy's stand-in)"
     )
     print("observations: written by apply(actions, observations_out=obs, masks_out=masks), or read after it")
+    print("pool: each thread's part of a step one compiled call (in a loop between steps), or chunks through Python")
     print(f"goal: 2 threads >= {GOAL_RATIO}x 1 thread at batch 1,024 on 2 cores")
 
 
@@ -213,42 +233,63 @@ def split_table(batches: list[int], players_list: list[int], steps: int) -> None
 
 
 class _Timeline:
-    """Times the calls to the threads (``RowBlocks.run_numbered``): each call's wall time, when each thread started its
-    first chunk and ended its last (after the call's start), and each thread's CPU time in its chunks
-    (``time.thread_time``)."""
+    """Times the calls to the threads: each call's wall time, when each thread started its first chunk and ended its
+    last (after the call's start), and each thread's CPU time in its chunks (``time.thread_time``). Chunk by chunk
+    through Python (``RowBlocks.run_numbered``) every thread's chunks are timed; as compiled loops
+    (``RowBlocks.run_compiled``) only the calling thread's part (thread 0): the pool's threads are in compiled code."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[float, dict[int, float], dict[int, float], dict[int, float]]] = []
         self._run_numbered = RowBlocks.run_numbered
+        self._run_compiled = RowBlocks.run_compiled
 
     def __enter__(self) -> _Timeline:
-        run_numbered, calls = self._run_numbered, self.calls
+        run_numbered, run_compiled, calls = self._run_numbered, self._run_compiled, self.calls
 
-        def timed(blocks: RowBlocks, count: int, task: Callable) -> list:
-            first: dict[int, float] = {}
-            last: dict[int, float] = {}
-            cpu: dict[int, float] = {}
-            begin = time.perf_counter()
+        def timed(run: Callable, wrap: Callable) -> Callable:
+            def call(blocks: RowBlocks, first_argument: object, task: Callable) -> object:
+                first: dict[int, float] = {}
+                last: dict[int, float] = {}
+                cpu: dict[int, float] = {}
+                begin = time.perf_counter()
 
-            def chunk(k: int, struct: object, lo: int, hi: int) -> object:
-                first.setdefault(k, time.perf_counter() - begin)
-                used = time.thread_time()
+                def chunk(k: int, *rest: object) -> object:
+                    first.setdefault(k, time.perf_counter() - begin)
+                    used = time.thread_time()
+                    try:
+                        return task(k, *rest)
+                    finally:
+                        cpu[k] = cpu.get(k, 0.0) + time.thread_time() - used
+                        last[k] = time.perf_counter() - begin
+
                 try:
-                    return task(k, struct, lo, hi)
+                    return run(blocks, first_argument, wrap(task, chunk))
                 finally:
-                    cpu[k] = cpu.get(k, 0.0) + time.thread_time() - used
-                    last[k] = time.perf_counter() - begin
+                    calls.append((time.perf_counter() - begin, first, last, cpu))
 
-            try:
-                return run_numbered(blocks, count, chunk)
-            finally:
-                calls.append((time.perf_counter() - begin, first, last, cpu))
+            return call
 
-        RowBlocks.run_numbered = timed
+        RowBlocks.run_numbered = timed(run_numbered, lambda task, chunk: chunk)
+        RowBlocks.run_compiled = timed(run_compiled, _CallerTimed)
         return self
 
     def __exit__(self, *_: object) -> None:
         RowBlocks.run_numbered = self._run_numbered
+        RowBlocks.run_compiled = self._run_compiled
+
+
+class _CallerTimed(CompiledCall):
+    """``call`` with its calling thread's part (``call(0)``) timed by ``chunk``; the pool's threads' loops unchanged."""
+
+    def __init__(self, call: CompiledCall, chunk: Callable) -> None:
+        self.generation = call.generation
+        self._call, self._chunk = call, chunk
+
+    def __call__(self, k: int) -> None:
+        self._chunk(k)
+
+    def serve(self, k: int, flags: np.ndarray, generation_index: int, done: int, spin_checks: int) -> int:
+        return self._call.serve(k, flags, generation_index, done, spin_checks)
 
 
 def _chunk_cpu(timeline: _Timeline) -> float:
@@ -256,11 +297,12 @@ def _chunk_cpu(timeline: _Timeline) -> float:
     return sum(sum(call[3].values()) for call in timeline.calls)
 
 
-def timeline_figures(batch_size: int, players: int, steps: int) -> dict[str, float]:
+def timeline_figures(batch_size: int, players: int, steps: int, compiled: bool = True) -> dict[str, float]:
     """One thread's and two threads' steps from the same positions, alternating in rounds (``_Timeline``): medians
-    in microseconds, and the chunks' CPU time over both threads against one thread's."""
+    in microseconds, and (chunk by chunk through Python) the chunks' CPU time over both threads against one thread's;
+    ``compiled``: the two threads' parts compiled loops (only the calling thread's part is timed)."""
     games = started_games(batch_size, players)
-    sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11) for n in (1, 2)]
+    sides = [Side(VectorGame.from_games(games, seed=1, threads=n), 11, compiled_pool=compiled) for n in (1, 2)]
     timelines = [_Timeline() for _ in sides]
     wall = [0.0, 0.0]
     for _ in range(ROUNDS):
@@ -270,35 +312,39 @@ def timeline_figures(batch_size: int, players: int, steps: int) -> dict[str, flo
                 for _ in range(steps // ROUNDS):
                     side.step()
                 wall[k] += time.perf_counter() - begin
-    two = [call for call in timelines[1].calls if 1 in call[1]]  # the calls the second thread took part in
     per_step = 1e6 / (ROUNDS * (steps // ROUNDS))
-    if not two:  # every call ran on the calling thread alone (fewer games than row_blocks.MIN_THREADED_ROWS)
-        return {"step 1 thr": wall[0] * per_step, "step 2 thr": wall[1] * per_step}
-    return {
-        "step 1 thr": wall[0] * per_step,
-        "step 2 thr": wall[1] * per_step,
-        "call 2 thr": 1e6 * float(np.median([call[0] for call in two])),
-        "2nd start": 1e6 * float(np.median([call[1][1] for call in two])),
-        "end wait": 1e6 * float(np.median([call[0] - call[2][0] for call in two])),
-        "chunk CPU": _chunk_cpu(timelines[1]) / _chunk_cpu(timelines[0]),  # the same steps on each side
-    }
+    figures = {"step 1 thr": wall[0] * per_step, "step 2 thr": wall[1] * per_step}
+    if batch_size < MIN_THREADED_ROWS:  # every call ran on the calling thread alone
+        return figures
+    calls = timelines[1].calls
+    figures["call 2 thr"] = 1e6 * float(np.median([call[0] for call in calls]))
+    figures["end wait"] = 1e6 * float(np.median([call[0] - call[2][0] for call in calls if 0 in call[2]]))
+    two = [call for call in calls if 1 in call[1]]  # the calls whose pool thread's chunks were timed (Python's)
+    if two:
+        figures["2nd start"] = 1e6 * float(np.median([call[1][1] for call in two]))
+        figures["chunk CPU"] = _chunk_cpu(timelines[1]) / _chunk_cpu(timelines[0])  # the same steps on each side
+    return figures
 
 
-def timeline_table(batches: list[int], players_list: list[int], steps: int) -> None:
+def timeline_table(batches: list[int], players_list: list[int], steps: int, pools: list[bool]) -> None:
     print("where two threads lose, the step's call to the threads timed inside (archmage, random legal actions)")
     names = ["step 1 thr", "step 2 thr", "call 2 thr", "2nd start", "end wait"]
-    print(f"{'players':>7} {'batch':>6} " + " ".join(f"{name:>10}" for name in names) + f" {'chunk CPU':>10}")
+    head = f"{'players':>7} {'batch':>6} {'pool':>8} "
+    print(head + " ".join(f"{name:>10}" for name in names) + f" {'chunk CPU':>10}")
     for players in players_list:
         for batch_size in batches:
-            figures = timeline_figures(batch_size, players, steps)
-            shown = [f"{figures[name]:>10.0f}" if name in figures else f"{'-':>10}" for name in names]
-            cpu = f"{figures['chunk CPU']:>10.2f}" if "chunk CPU" in figures else f"{'-':>10}"
-            print(f"{players:>7} {batch_size:>6} " + " ".join(shown) + f" {cpu}", flush=True)
+            for compiled in pools:
+                figures = timeline_figures(batch_size, players, steps, compiled)
+                shown = [f"{figures[name]:>10.0f}" if name in figures else f"{'-':>10}" for name in names]
+                cpu = f"{figures['chunk CPU']:>10.2f}" if "chunk CPU" in figures else f"{'-':>10}"
+                pool = "compiled" if compiled else "python"
+                print(f"{players:>7} {batch_size:>6} {pool:>8} " + " ".join(shown) + f" {cpu}", flush=True)
     print("step: microseconds a step, 1 and 2 threads; call: the step's call to the threads (median, 2 threads)")
-    print("2nd start: when the second thread started its first chunk, after the call began (median)")
-    print("end wait: from the calling thread's last chunk to the call's end (median)")
+    print("2nd start: when the second thread started its first chunk, after the call began (median; chunks in Python)")
+    print("end wait: from the calling thread's last chunk (or its part of a compiled call) to the call's end (median)")
     print("chunk CPU: CPU time in the chunks, both threads', over one thread's for the same steps (1.00: nothing lost)")
-    print(f"-: the batch is under {MIN_THREADED_ROWS} games, so every call ran on the calling thread alone")
+    print("pool: compiled loops (the pool's threads' chunks are not timed) or chunks through Python")
+    print(f"-: not measured that way, or the batch is under {MIN_THREADED_ROWS} games (the calling thread alone)")
 
 
 def compile_times() -> None:
@@ -450,6 +496,12 @@ def main(argv: list[str] | None = None) -> int:
         help="observations and masks written by apply (default), read after it (separate), or both",
     )
     parser.add_argument(
+        "--pool",
+        choices=sorted(POOLS),
+        default="compiled",
+        help="each thread's part of a step a compiled loop (default), chunks through Python (python), or both",
+    )
+    parser.add_argument(
         "--timeline", action="store_true", help="only where two threads lose: their step's call timed inside"
     )
     parser.add_argument(
@@ -471,9 +523,10 @@ def main(argv: list[str] | None = None) -> int:
         split_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS)
         return 0
     if args.timeline:
-        timeline_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS)
+        timeline_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS, POOLS[args.pool])
         return 0
-    scaling_table(int_list(parser, args.batches, "batches"), threads, players, args.seconds, WAYS[args.observations])
+    ways = [(separate, compiled) for separate in WAYS[args.observations] for compiled in POOLS[args.pool]]
+    scaling_table(int_list(parser, args.batches, "batches"), threads, players, args.seconds, ways)
     if args.compile:
         print()
         compile_times()

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from seasons_env.vector.kernels.row_blocks import usable_cores
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -54,11 +56,18 @@ def test_vector_threads_prints_its_scaling_table() -> None:
     split = _run("vector_threads.py", "--split", "--batches", "32", "--players", "2")
     assert split.returncode == 0, split.stdout + split.stderr
     assert "bound on 2 threads" in split.stdout and "pick" in split.stdout, split.stdout
-    timeline = _run("vector_threads.py", "--timeline", "--batches", "32,256", "--players", "2")
+    pools = _run("vector_threads.py", "--seconds", "0.1", "--batches", "256", "--players", "2", "--pool", "both")
+    assert pools.returncode == 0, pools.stdout + pools.stderr
+    rows = [line.split() for line in pools.stdout.splitlines() if line.startswith("      2    256 ")]
+    assert [row[4] for row in rows] == ["compiled", "python"], pools.stdout
+    timeline = _run("vector_threads.py", "--timeline", "--batches", "32,256", "--players", "2", "--pool", "both")
     assert timeline.returncode == 0, timeline.stdout + timeline.stderr
     rows = [line.split() for line in timeline.stdout.splitlines() if line.startswith("      2 ")]
-    assert [row[1] for row in rows] == ["32", "256"] and rows[0][4:] == ["-"] * 4, timeline.stdout
-    assert all(float(value) > 0 for value in rows[1][2:]), timeline.stdout  # the threads took chunks at 256 games
+    assert [row[1:3] for row in rows] == [["32", "compiled"], ["32", "python"], ["256", "compiled"], ["256", "python"]]
+    assert rows[0][5:] == ["-"] * 4 and rows[1][5:] == ["-"] * 4, timeline.stdout  # 32 games: the caller alone
+    assert all(float(value) > 0 for value in rows[3][3:]), timeline.stdout  # the threads took chunks at 256 games
+    compiled = rows[2][3:]  # the pool's thread's chunks are not timed in its compiled loop (a core each)
+    assert float(compiled[2]) > 0 and (compiled[3] == "-") == (usable_cores() >= 2), timeline.stdout
     machine = _run("vector_threads.py", "--machine", "--seconds", "0.4", "--batches", "32", "--players", "2")
     assert machine.returncode == 0, machine.stdout + machine.stderr
     assert "a hand-off between two threads" in machine.stdout and "2 processes" in machine.stdout, machine.stdout

@@ -71,10 +71,10 @@ def test_an_observation_edit_changes_only_the_keys_of_the_observation_writer_and
     tmp_path: Path,
 ) -> None:
     """The issue's case: an observation slice (``encoding.py``'s layout and ``observe_rows.py``) recompiles the
-    writer and the kernels that call it (the one-game step's), not the rules kernels (``tables.py`` no longer imports
-    the encoder)."""
+    writer and the kernels that call it (the one-game step's, the threads' step's), not the rules kernels
+    (``tables.py`` no longer imports the encoder)."""
     package = _copy(tmp_path)
-    writers = {"observe_rows", "single_step", "api"}
+    writers = {"observe_rows", "single_step", "threaded_step", "api"}
     assert _changed(package, "vector/kernels/observe_rows.py") == writers
     count_edit = b"out[E.CTX_COUNT] = 1.0"
     assert (
@@ -99,9 +99,11 @@ def test_an_edit_changes_the_keys_of_the_modules_that_import_the_file_and_no_oth
         "row_copy",
     }
     # a kernel module: itself and the modules importing it, directly or not
-    importers_of_row_copy = {"row_copy", "batch_step", "hidden_kernels", "observe_rows", "single_step", "api"}
+    importers_of_row_copy = {
+        "row_copy", "batch_step", "hidden_kernels", "observe_rows", "single_step", "threaded_step", "api"
+    }  # fmt: skip
     assert _changed(package, "vector/kernels/row_copy.py") == importers_of_row_copy
-    callers_of_machine = {"machine", "new_game", "batch", "batch_step", "single_step", "api"}
+    callers_of_machine = {"machine", "new_game", "batch", "batch_step", "single_step", "threaded_step", "api"}
     assert _changed(package, "vector/kernels/machine.py") == callers_of_machine
     assert _changed(package, "vector/kernels/cards_basic_kernels.py") == everything - {
         *CACHE_MODULES,

@@ -2,7 +2,9 @@
 
 A differential test: batches of the same seeds stepped with 1, 2 and 3 threads over many steps, autoreset included,
 are compared byte for byte at every step (observations, masks, current players, each step's results) and at the end
-(every array of the positions). The batches are large enough that the threaded ones really split into blocks. The
+(every array of the positions); on two cores, two threads step with each thread's part one compiled loop
+(``kernels/threaded_step.py``) and, in another batch, chunk by chunk through Python, as three threads do. The batches
+are large enough that the threaded ones really split into blocks. The
 kernels engine's ``apply`` (one compiled call per block: step, restart, every array written) is also compared with
 the reference engine's (the same bookkeeping in Python) with games selected by ``where``, observations read at
 some steps only, and finished games waiting for ``reset``.
@@ -68,10 +70,13 @@ def _positions(batch: VectorGame) -> list[bytes]:
 def test_threaded_stepping_plays_the_same_games_as_one_thread(num_players: int) -> None:
     size = 3 * MIN_BLOCK_ROWS  # three blocks of rows with 3 threads, two with 2
     steps = 700 if num_players == 2 else 450
-    batches = [VectorGame(size, num_players, seed=21, threads=n) for n in (1, 2, 3)]
+    batches = [VectorGame(size, num_players, seed=21, threads=n) for n in (1, 2, 3, 2)]
+    batches[3]._backend.rules.blocks.compiled_calls = False  # chunk by chunk in Python (``row_blocks.RowBlocks``)
     traces = [_trace(batch, steps) for batch in batches]
-    assert traces[1] == traces[0] and traces[2] == traces[0]
-    assert [_positions(batch) for batch in batches[1:]] == [_positions(batches[0])] * 2
+    assert traces[1] == traces[0] and traces[2] == traces[0] and traces[3] == traces[0]
+    compiled = not PYTHON_KERNELS and row_blocks.usable_cores() >= 2  # each thread's part of a step a compiled loop
+    assert (batches[1]._backend._threaded is not None) == compiled and batches[3]._backend._threaded is None
+    assert [_positions(batch) for batch in batches[1:]] == [_positions(batches[0])] * 3
     assert batches[0].episode.max() >= 1, "no game ended and restarted: autoreset was not exercised"
 
 

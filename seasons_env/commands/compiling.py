@@ -55,6 +55,7 @@ class CompileStep:
 def _rules_kernels() -> None:
     from ..vector import VectorGame
     from ..vector.arrays import ArrayState
+    from ..vector.kernels.row_blocks import MIN_THREADED_ROWS
 
     for num_players in (2, 3, 4):
         for threads in (1, 2):
@@ -75,6 +76,13 @@ def _rules_kernels() -> None:
         single = VectorGame(1, num_players=num_players, seed=0, engine="kernels")  # one game: one call a step
         for _ in range(20):
             single.apply([int(np.flatnonzero(single.legal_mask()[0])[0])])
+    # A batch large enough for its step's threads to run as compiled loops (``kernels/threaded_step.py``; on one core
+    # it steps on the calling thread, and compiles nothing more).
+    threaded = VectorGame(MIN_THREADED_ROWS, num_players=2, seed=0, engine="kernels", threads=2)
+    obs, masks = threaded.observations(), threaded.legal_mask()
+    for _ in range(2):
+        actions = np.array([np.flatnonzero(row)[0] for row in masks])
+        threaded.apply(actions, observations_out=obs, masks_out=masks)
 
 
 def first_use(kind: str) -> None:

@@ -10,8 +10,9 @@ backend steps, restarts, writes masks and observes disjoint blocks of rows on ``
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -23,6 +24,10 @@ from ..engine.chance import key_of_seed
 from .state.arrays import ArrayState, pack_into
 from .state.step_codes import STEP_WIDTH
 
+if TYPE_CHECKING:
+    from .kernels.row_blocks import ChunkLayout, RowBlocks
+    from .kernels.threaded_step import ThreadedStep
+
 ENGINES: tuple[str, ...] = ("kernels", "reference")
 DEFAULT_ENGINE = "kernels"
 #: Smaller copies are made by the calling thread alone (a hand-off to the threads costs more than copying a batch's
@@ -32,6 +37,60 @@ THREADED_COPY_BYTES = 1 << 20
 
 #: ``observe_block``'s ``masks_out`` when it copies no masks (no rows; the type of a real buffer).
 _NO_MASKS = np.zeros((0, NUM_ACTIONS), dtype=bool)
+
+
+#: ``observe_block``'s ``out`` when no observations are written.
+_NO_OBSERVATIONS = np.zeros((0, OBSERVATION_SIZE), dtype=np.float32)
+
+
+class ThreadedStepping:
+    """``KernelBackend.step_batch`` on the batch's threads with each thread's part one compiled call
+    (``kernels/threaded_step.py``): the pool's threads run step after step in compiled code while the arrays stay the
+    same, so the actions, the games selected and the step's results go through buffers kept from one step to the next
+    (copied in and out here); other arrays (another observations buffer, level or seed) make a new call."""
+
+    def __init__(self, layout: ChunkLayout, num_players: int) -> None:
+        size = int(layout.bounds[-1])
+        self.layout = layout
+        self.actions = np.zeros(size, dtype=np.int64)
+        self.where = np.zeros(size, dtype=np.bool_)
+        self.results = (
+            np.zeros(size, dtype=np.bool_),
+            np.zeros(size, dtype=np.bool_),
+            np.zeros(size, dtype=np.bool_),
+            np.zeros((size, num_players), dtype=np.int64),
+            np.zeros((size, num_players), dtype=np.bool_),
+        )
+        self._call: ThreadedStep | None = None
+
+    def step(
+        self,
+        blocks: RowBlocks,
+        actions: np.ndarray,
+        where: np.ndarray,
+        autoreset: bool,
+        restart_source: tuple,
+        records: Records,
+        info: tuple[np.ndarray, ...],
+        observations: np.ndarray,
+        masks_out: np.ndarray,
+    ) -> None:
+        """``step_batch``'s step; ``restart_source`` is ``(words, openings, pile, dealt, legal, status)``."""
+        from .kernels.threaded_step import ThreadedStep
+
+        np.copyto(self.actions, actions)
+        if where.shape[0]:
+            np.copyto(self.where, where)
+            where = self.where
+        words, openings, pile, dealt, legal, status = restart_source
+        arrays = (self.actions, where, autoreset, words, pile, dealt, legal, status, *records, *self.results,
+                  observations, masks_out)  # fmt: skip
+        call = self._call
+        if call is None or call.openings is not openings or any(map(operator.is_not, call.arrays, arrays)):
+            call = self._call = ThreadedStep(self.layout, openings, arrays)
+        blocks.run_compiled(self.layout, call)
+        for target, source in zip(info, self.results, strict=True):
+            np.copyto(target, source)
 
 
 def observing_seats(over: np.ndarray, last_player: np.ndarray, current: np.ndarray) -> np.ndarray:
@@ -142,9 +201,13 @@ class KernelBackend:
         start_compile_helper("one-game" if len(games) == 1 else "batch")
         self.rules = RulesBatch.from_games(games, threads)
         self.state = self.rules.state
+        self._clear_caches()
+
+    def _clear_caches(self) -> None:
         self._views: dict[int, tuple] = {}  # the kernels' struct of each view ArrayState written into
         self._one: tuple | None = None  # step_one's kernel and buffers, made on its first call
         self._restarts: dict[tuple[str, int], tuple] = {}  # step_batch's new-game sources, by level and seed
+        self._threaded: ThreadedStepping | None = None  # step_batch's call on the threads, made on its first use
 
     def __getstate__(self) -> dict:
         """What pickling and ``copy.deepcopy`` copy: the rules batch (its arrays); the views' kernel structs are a
@@ -154,9 +217,7 @@ class KernelBackend:
     def __setstate__(self, state: dict) -> None:
         self.rules = state["rules"]
         self.state = self.rules.state
-        self._views = {}
-        self._one = None
-        self._restarts = {}
+        self._clear_caches()
 
     @classmethod
     def started(cls, num_players: int, level: str, seeds: Sequence[int], threads: int = 1) -> KernelBackend:
@@ -170,9 +231,7 @@ class KernelBackend:
         state = ArrayState.empty(len(seeds), num_players)
         backend.rules = RulesBatch(state, np.zeros((len(seeds), NUM_ACTIONS), dtype=np.bool_), threads)
         backend.state = state
-        backend._views = {}
-        backend._one = None
-        backend._restarts = {}
+        backend._clear_caches()
         backend.rules.new_games(np.arange(len(seeds)), level, seeds)
         return backend
 
@@ -231,6 +290,16 @@ class KernelBackend:
         # The masks are copied by the observations' kernel where it can (a C-contiguous buffer), else by numpy.
         kernel_copies_masks = observations_out is not None and masks_out is not None and masks_out.flags.c_contiguous
         masks_by_kernel = masks_out if kernel_copies_masks else _NO_MASKS
+        layout = rules.blocks.layout(rules.batch_size)
+        if layout is not None and (masks_out is None or kernel_copies_masks):
+            threaded = self._threaded
+            if threaded is None or threaded.layout is not layout:
+                threaded = self._threaded = ThreadedStepping(layout, info[3].shape[1])
+            observations = _NO_OBSERVATIONS if observations_out is None else observations_out
+            restart_source = (words, openings, pile, dealt, legal, status)
+            threaded.step(rules.blocks, actions, where, autoreset, restart_source, records, info, observations,
+                          masks_by_kernel)  # fmt: skip
+            return
 
         def block(k: int, s, lo: int, hi: int) -> None:
             step_block(

@@ -31,7 +31,8 @@ ORDER_FILE = Path(__file__).with_name("compile_order.txt")
 #: rules: compiling one from the end would walk its callees in the same order as the first process, one behind it, so
 #: the second process leaves them to it.
 ENTRY_MODULES = (
-    "batch", "batch_step", "hidden_kernels", "machine", "new_game", "row_blocks", "single_step", "structs"
+    "batch", "batch_step", "hidden_kernels", "machine", "new_game", "row_blocks", "single_step", "structs",
+    "threaded_step",
 )  # fmt: skip
 #: The first uses a line may name: a program's first batch of one game and of more (``STEP_KERNELS``' keys).
 FIRST_USES = ("one-game", "batch")
@@ -121,7 +122,16 @@ class OrderEntry(NamedTuple):
 def read_order(path: Path = ORDER_FILE) -> list[OrderEntry]:
     """The list's kernels and signatures, in order; lines that do not parse or name no kernel left out (and first
     uses not in ``FIRST_USES``)."""
-    from .kernels import KERNELS, api, batch, batch_step, hidden_kernels, observe_rows, single_step  # noqa: F401
+    from .kernels import (  # noqa: F401
+        KERNELS,
+        api,
+        batch,
+        batch_step,
+        hidden_kernels,
+        observe_rows,
+        single_step,
+        threaded_step,
+    )
 
     struct_type, entries = _struct_type(), []
     try:

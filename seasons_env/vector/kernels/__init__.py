@@ -11,7 +11,8 @@ step by step, by ``tests/test_vector_rules_kernels.py``. ``machine.py`` is the r
 and dispatches each step kind to the module that owns it; ``batch.py`` (``RulesBatch``) drives it from Python,
 ``new_game.py`` deals new games, ``single_step.py`` is one game's step and observation in one call,
 ``batch_step.py`` a ``VectorGame`` step (steps, restarts, every array written) in one call per block of rows,
-``row_copy.py`` copies rows, ``row_blocks.py`` runs disjoint blocks of rows on several threads, ``structs.py`` holds
+``row_copy.py`` copies rows, ``row_blocks.py`` runs disjoint blocks of rows on several threads (``threaded_step.py``:
+a batch's step there, each thread's part one compiled call), ``structs.py`` holds
 the arrays as one struct and ``tables.py`` the engine's facts as the tables they compile in. Every step kind and
 every card has its kernels (each module's ``KINDS_HANDLED`` is generated from the engine's registry).
 

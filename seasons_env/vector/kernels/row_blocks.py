@@ -14,15 +14,24 @@ The pool's threads wait for the next call by spinning on a counter in compiled c
 lock released) for about a quarter of a millisecond after each call, and only then sleep on a condition. A thread woken
 from sleep takes tens of microseconds to start on a virtual machine (a lock's round trip between two threads measured
 54 to 64 us on the development machine, against 5 to 10 us spinning), a step of 1,024 games about a millisecond: a
-pool that slept between steps lost a tenth of two threads' speed (``benchmarks/vector_threads.py``)."""
+pool that slept between steps lost a tenth of two threads' speed (``benchmarks/vector_threads.py``).
+
+A call through ``run_numbered`` is a Python function a chunk, and each pass through Python between two compiled calls
+takes the interpreter lock, which the calling thread holds while it dispatches its own chunks and between steps: a
+pool thread waiting for it started its first chunk 35 to 50 us after the call. A ``CompiledCall`` (a batch's step,
+``threaded_step.py``) has each thread's part in one compiled call, its chunks claimed with an atomic operation
+(``claim``), and a pool thread runs call after call of it in a compiled loop (``CompiledCall.serve``) that spins for
+the next without returning to Python: on 2 cores at batch 1,024, two threads made 1.78 to 1.81 times one thread's
+decisions this way against 1.65 to 1.67 chunk by chunk (``benchmarks/vector_threads.py --pool both``)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -43,7 +52,8 @@ MIN_THREADED_ROWS = 256
 #: few microseconds, and a wait for the interpreter lock if the other thread holds it). On 2 idle cores, 2 threads
 #: made 1.72 and 1.70 times one thread's decisions at batch 1,024 with 2 and 4 chunks a thread of their own, 1.65
 #: with 4 taken in turn by whichever thread was free; at batch 256, 1.40, 1.28 and 1.18
-#: (``benchmarks/vector_threads.py``, alternating runs; docs/results.md, "Using both cores").
+#: (``benchmarks/vector_threads.py``, alternating runs; docs/results.md, "Using both cores"). A ``CompiledCall``'s
+#: chunks cost an atomic operation each, not a pass through Python: 2, 4, 8 and 16 a thread stepped alike.
 CHUNKS_PER_THREAD = 2
 #: Checks of the counter a pool thread makes for the next call before it sleeps (about 0.25 ms on the development
 #: machine), and that a caller makes for the pool's threads to finish between two looks at the interpreter. A pool
@@ -62,19 +72,27 @@ def usable_cores() -> int:
 
 
 #: Counters a cache line apart (int64s), so that a thread's writes do not slow another's reads.
-_LINE = 8
+LINE = 8
 
 if PYTHON_KERNELS:
 
-    def _load_acquire(flags: np.ndarray, index: int) -> int:
+    def load_acquire(flags: np.ndarray, index: int) -> int:
         return flags[index]
+
+    def store_release(flags: np.ndarray, index: int, value: int) -> None:
+        flags[index] = value
+
+    def claim(flags: np.ndarray, index: int, value: int) -> int:
+        old = int(flags[index])
+        flags[index] = max(old, value)
+        return old
 
 else:
     from numba.core import cgutils, types
     from numba.extending import intrinsic
 
     @intrinsic
-    def _load_acquire(typingctx, flags, index):
+    def load_acquire(typingctx, flags, index):
         """``flags[index]`` read atomically (acquire): LLVM may not hoist it out of a waiting loop."""
         signature = types.int64(flags, index)
 
@@ -86,29 +104,99 @@ else:
 
         return signature, codegen
 
+    @intrinsic
+    def store_release(typingctx, flags, index, value):
+        """``flags[index] = value`` written atomically (release): what the thread wrote before is seen first."""
+        signature = types.none(flags, index, value)
+
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            array = context.make_array(array_type)(context, builder, args[0])
+            pointer = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]])
+            stored = context.cast(builder, args[2], signature.args[2], types.int64)
+            builder.store_atomic(stored, pointer, "release", 8)
+            return context.get_dummy_value()
+
+        return signature, codegen
+
+    @intrinsic
+    def claim(typingctx, flags, index, value):
+        """``flags[index]`` before it is raised to ``value`` if below it, both in one atomic step: a chunk stamped with
+        a call's ticket is claimed by the one thread that read a smaller stamp."""
+        signature = types.int64(flags, index, value)
+
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            array = context.make_array(array_type)(context, builder, args[0])
+            pointer = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]])
+            stamp = context.cast(builder, args[2], signature.args[2], types.int64)
+            return builder.atomic_rmw("max", pointer, stamp, "acq_rel")
+
+        return signature, codegen
+
+
+@kernel
+def publish(flags, call, generation_index, generation):
+    """Hand call number ``call`` to the pool's threads: its kind (``generation``) first, then the calls' counter, both
+    seen by a thread that sees the counter (``store_release``)."""
+    flags[generation_index] = generation
+    store_release(flags, 0, call)
+
 
 @kernel
 def spin_until(flags, index, value, checks):
     """Whether ``flags[index]`` reached ``value`` within ``checks`` reads (compiled: without the interpreter lock)."""
     for _ in range(checks):
-        if _load_acquire(flags, index) >= value:
+        if load_acquire(flags, index) >= value:
             return True
     return False
+
+
+_generations = itertools.count(1)
+
+
+def next_generation() -> int:
+    """A ``CompiledCall.generation`` no other call of this process has."""
+    return next(_generations)
+
+
+class CompiledCall:
+    """A call whose part on each thread is one compiled call (a ``RowBlocks.layout``'s chunks, claimed with ``claim``),
+    which a pool's thread may run call after call without returning to Python (``serve``): between two steps it spins
+    in compiled code and starts the next at once, never waiting for the interpreter lock the calling thread holds.
+    Two calls of the same ``generation`` take the same arrays; a call of another (or a plain function) makes the
+    threads' compiled loops return to Python."""
+
+    generation: int
+
+    def __call__(self, k: int) -> None:
+        """Thread ``k``'s chunks of the current call (0: the calling thread's), then any chunk no thread took."""
+        raise NotImplementedError
+
+    def serve(self, k: int, flags: np.ndarray, generation_index: int, done: int, spin_checks: int) -> int:
+        """Pool thread ``k``'s loop: the call after ``done`` (which is of this generation) and each next one of the
+        same generation, each followed by ``flags[LINE * k]`` set to its number; returns the last call it ran, once
+        no next call came within its spins (at least ``spin_checks`` reads, the pool's own spin for a plain call) or
+        the next is of another generation."""
+        raise NotImplementedError
 
 
 class _Pool:
     """``workers`` threads that run the calls ``run`` hands them, alongside the calling thread (thread 0).
 
-    ``flags[0]`` counts the calls handed out, ``flags[_LINE * k]`` those thread ``k`` finished. Between calls a thread
-    spins on ``flags[0]`` (``spin_until``, ``spin_checks`` reads), then sleeps on ``changed`` until ``run`` wakes it;
-    the caller spins on the threads' counters, then sleeps on ``changed`` too. One call at a time: a call made while
+    ``flags[0]`` counts the calls handed out, ``flags[LINE * k]`` those thread ``k`` finished, and
+    ``flags[generation_index]`` is the current call's ``CompiledCall.generation`` (0: a plain function). Between calls a
+    thread spins on ``flags[0]`` (``spin_until``, ``spin_checks`` reads), then sleeps on ``changed`` until ``run``
+    wakes it; the caller spins on the threads' counters, then sleeps on ``changed`` too (for a ``CompiledCall`` it
+    spins until they are done: a thread in a compiled loop cannot wake it). One call at a time: a call made while
     another runs (from another thread, or from inside a task) runs on its calling thread alone."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         # As plain Python (``SEASONS_KERNELS=python``) a spin would hold the interpreter lock: one read, then sleep.
         self.spin_checks = SPIN_CHECKS if workers + 1 <= usable_cores() and not PYTHON_KERNELS else 1
-        self.flags = np.zeros(_LINE * (workers + 1), dtype=np.int64)
+        self.generation_index = LINE * (workers + 1)
+        self.flags = np.zeros(LINE * (workers + 2), dtype=np.int64)
         self.changed = threading.Condition()
         self.sleeping = 0  # pool threads asleep on ``changed``
         self.caller_waiting = False  # the caller asleep on ``changed``
@@ -117,6 +205,11 @@ class _Pool:
         self._errors: list[BaseException | None] = [None] * (workers + 1)
         for k in range(1, workers + 1):
             threading.Thread(target=self._serve, args=(k,), daemon=True, name=f"seasons-rows-{k}").start()
+
+    @property
+    def spins(self) -> bool:
+        """Whether the threads spin between calls (a ``CompiledCall`` gains nothing from a pool that sleeps)."""
+        return self.spin_checks > 1
 
     def _serve(self, k: int) -> None:
         flags, done = self.flags, 0
@@ -130,12 +223,21 @@ class _Pool:
                         self.sleeping -= 1
             job = self._job  # None if the caller was interrupted before this thread started: nothing to do
             try:
-                if job is not None:
+                if isinstance(job, CompiledCall):
+                    # This call and the next ones of its generation, each marked done by the compiled loop itself.
+                    done = job.serve(k, flags, self.generation_index, done, self.spin_checks)
+                    if done >= wanted:
+                        if self.caller_waiting:  # a pool that does not spin: the caller sleeps
+                            with self.changed:
+                                self.changed.notify_all()
+                        continue
+                elif job is not None:
                     job(k)
             except BaseException as error:  # raised again in the caller
                 self._errors[k] = error
+                wanted = max(wanted, int(flags[0]))  # a compiled loop may have run later calls before this one
             done = wanted
-            flags[_LINE * k] = done
+            flags[LINE * k] = done
             if self.caller_waiting:  # read after the counter's write (``_wait_for_threads``)
                 with self.changed:
                     self.changed.notify_all()
@@ -146,17 +248,18 @@ class _Pool:
         if not self.busy.acquire(blocking=False):
             return False
         try:
+            compiled = isinstance(job, CompiledCall)
             self._job = job
             self._errors = [None] * (self.workers + 1)  # none left from a call that was interrupted
             with self.changed:
-                self.flags[0] += 1
-                call = int(self.flags[0])
+                call = int(self.flags[0]) + 1
+                publish(self.flags, call, self.generation_index, job.generation if compiled else 0)
                 if self.sleeping:
                     self.changed.notify_all()
             try:
                 job(0)
             finally:  # every thread ends its chunks before the caller goes on (or raises), whatever happened
-                self._wait_for_threads(call)
+                self._wait_for_threads(call, compiled and self.spins)
             errors = [error for error in self._errors if error is not None]
             if errors:
                 raise errors[0]
@@ -165,16 +268,28 @@ class _Pool:
             self._job = None
             self.busy.release()
 
-    def _wait_for_threads(self, call: int) -> None:
+    def _wait_for_threads(self, call: int, spin_only: bool) -> None:
         flags = self.flags
+        interrupted: BaseException | None = None
         for k in range(1, self.workers + 1):
-            if spin_until(flags, _LINE * k, call, self.spin_checks):
-                continue
-            with self.changed:
-                self.caller_waiting = True  # before the look at the counter: a thread that ends after it wakes us
-                while flags[_LINE * k] < call:
-                    self.changed.wait()
-                self.caller_waiting = False
+            while True:  # a Ctrl-C here waits for the threads to end, then is raised: none is left writing the rows
+                try:
+                    if spin_until(flags, LINE * k, call, self.spin_checks):
+                        break
+                    if spin_only:
+                        continue
+                    with self.changed:
+                        self.caller_waiting = True  # before the look at the counter: a thread ending after it wakes us
+                        try:
+                            while flags[LINE * k] < call:
+                                self.changed.wait()
+                        finally:
+                            self.caller_waiting = False
+                    break
+                except (KeyboardInterrupt, SystemExit) as error:
+                    interrupted = interrupted or error
+        if interrupted is not None:
+            raise interrupted
 
 
 _pools: dict[int, _Pool] = {}
@@ -200,6 +315,16 @@ def _pool(workers: int) -> _Pool:
         return pool
 
 
+class ChunkLayout(NamedTuple):
+    """The chunks of a ``CompiledCall`` over a batch's rows, as its compiled code reads them."""
+
+    bounds: np.ndarray  #: int64 ``[chunks + 1]``: chunk ``c`` is rows ``bounds[c]..bounds[c + 1] - 1``
+    shares: np.ndarray  #: int64 ``[workers + 1]``: thread ``k`` owns chunks ``shares[k]..shares[k + 1] - 1``
+    claims: np.ndarray  #: int64 ``[chunks * LINE]``: the ticket of the last call that claimed each chunk (``claim``)
+    ticket: np.ndarray  #: int64 ``[1]``: the current call's ticket
+    structs: tuple  #: thread ``k``'s kernels' struct (``RowBlocks``)
+
+
 class RowBlocks:
     """Runs a task over ``count`` row positions on at most ``threads`` threads: the positions are split into
     contiguous chunks (``CHUNKS_PER_THREAD`` per thread, at least ``MIN_BLOCK_ROWS`` positions each; fewer than
@@ -220,6 +345,40 @@ class RowBlocks:
             spin_until(np.ones(1, dtype=np.int64), 0, 1, 1)  # compiled (or loaded) with the batch, not at a step
         self._state = state
         self._structs = [arrays]  # thread 0 (the calling thread) uses the batch's own struct
+        self._layouts: dict[int, ChunkLayout] = {}
+        #: False: no ``layout``, so that the callers run their calls through ``run_numbered`` (chunk by chunk in
+        #: Python; ``benchmarks/vector_threads.py --pool both`` compares the two ways).
+        self.compiled_calls = True
+
+    def layout(self, count: int) -> ChunkLayout | None:
+        """The chunks a ``CompiledCall`` over ``count`` positions runs (as ``run_numbered`` splits them), or None when
+        such a call runs on the calling thread alone (one thread, too few positions) or the pool's threads do not
+        spin between calls (more threads than cores, or the kernels as plain Python): there ``run_numbered`` serves."""
+        chunks = max(1, min(self.threads * CHUNKS_PER_THREAD, count // MIN_BLOCK_ROWS))
+        if chunks == 1 or self.threads == 1 or count < MIN_THREADED_ROWS or PYTHON_KERNELS or not self.compiled_calls:
+            return None
+        if not _pool(self.threads - 1).spins:
+            return None
+        layout = self._layouts.get(count)
+        if layout is None:
+            workers = min(self.threads, chunks)
+            while len(self._structs) < workers:
+                self._structs.append(kernel_arrays(self._state))
+            layout = self._layouts[count] = ChunkLayout(
+                np.array([count * c // chunks for c in range(chunks + 1)], dtype=np.int64),
+                np.array([chunks * k // workers for k in range(workers + 1)], dtype=np.int64),
+                np.zeros(chunks * LINE, dtype=np.int64),
+                np.zeros(1, dtype=np.int64),
+                tuple(self._structs[:workers]),
+            )
+        return layout
+
+    def run_compiled(self, layout: ChunkLayout, call: CompiledCall) -> None:
+        """``call`` (built on ``layout``) on the pool's threads and this one; on this one alone, every chunk, if the
+        pool is running another call."""
+        layout.ticket[0] += 1  # seen by the pool's threads with the call (``publish``)
+        if not _pool(self.threads - 1).run(call):
+            call(0)
 
     def run(self, count: int, task: Callable[[KernelArrays, int, int], None]) -> None:
         self.run_numbered(count, lambda _, struct, lo, hi: task(struct, lo, hi))
