@@ -6,6 +6,7 @@
     python benchmarks/vector_threads.py --split            # one thread's step by CPU time: what the threads split
     python benchmarks/vector_threads.py --timeline         # where two threads lose: their step's call timed inside
     python benchmarks/vector_threads.py --observations both  # also the step with separate reads, same rounds
+    python benchmarks/vector_threads.py --pool both        # also the threads stepping chunk by chunk through Python
     python benchmarks/vector_threads.py --machine          # a thread hand-off's round trip; two processes against one
 
 Every step picks a uniformly random legal action per game from the legal masks of every game (a small compiled loop in
@@ -15,10 +16,14 @@ legal mask after the step in the same pass over the games (``--observations sepa
 ``observations(out=obs)`` and ``legal_mask(out=masks)``, the way before ``apply`` wrote them; ``both``: each way, all
 their batches stepped in the same alternating rounds); finished games restart (``autoreset=True``). All the thread
 counts of a row start from the same positions, spread over a game's whole course, and play the same games (the picks
-depend only on the masks and one generator per run). The budget is split into rounds alternating between the thread
-counts, so that a change in the shared machine's load hits them alike: read the ratio to one thread, measured in the
-same run. The machine's load average (``os.getloadavg``) is printed before and after, and the cores each column really
-got (CPU seconds per second): other processes running on the cores lower the figures with several threads most.
+depend only on the masks and one generator per run). With several threads, each thread's part of a step is one
+compiled call, the pool's threads running step after step in a compiled loop (``kernels/threaded_step.py``);
+``--pool python`` steps them chunk by chunk through Python instead (``RowBlocks.run_numbered``), ``--pool both`` each
+way in the same alternating rounds, one thread's column shared. The budget is split into rounds alternating between
+the thread counts, so that a change in the shared machine's load hits them alike: read the ratio to one thread,
+measured in the same run. The machine's load average (``os.getloadavg``) is printed before and after, and the cores
+each column really got (CPU seconds per second): other processes running on the cores lower the figures with several
+threads most.
 
 ``--split`` prints instead one thread's step by CPU time: the share spent in the work the threads split, the pick's
 share, the rest (the calling thread's whatever ``threads`` is), and Amdahl's bound on two threads.
@@ -145,10 +150,12 @@ def measure(
     the same positions, in alternating rounds; the cores each used (this process's CPU seconds per second); and the
     share of its time spent picking the actions."""
     games = started_games(batch_size, players)
+    # one side per distinct setting: the pool's way does not change one thread's step, so the ways share its side
+    settings = [(separate, compiled or n == 1, n) for separate, compiled in ways for n in threads]
+    distinct = list(dict.fromkeys(settings))
     sides = [
         Side(VectorGame.from_games(games, seed=1, threads=n), 11, separate=separate, compiled_pool=compiled)
-        for separate, compiled in ways
-        for n in threads
+        for separate, compiled, n in distinct
     ]
     for side in sides:
         side.step()
@@ -162,11 +169,10 @@ def measure(
             totals[k][1] += elapsed
             totals[k][2] += time.process_time() - cpu
     rates = [count / spent for count, spent, _ in totals]
-    return (
-        rates,
-        [cpu / spent for _, spent, cpu in totals],
-        [side.picking / spent for side, (_, spent, _) in zip(sides, totals, strict=True)],
-    )
+    cores = [cpu / spent for _, spent, cpu in totals]
+    picking = [side.picking / spent for side, (_, spent, _) in zip(sides, totals, strict=True)]
+    order = [distinct.index(setting) for setting in settings]
+    return [rates[k] for k in order], [cores[k] for k in order], [picking[k] for k in order]
 
 
 def scaling_table(

@@ -52,9 +52,12 @@ MIN_THREADED_ROWS = 256
 #: few microseconds, and a wait for the interpreter lock if the other thread holds it). On 2 idle cores, 2 threads
 #: made 1.72 and 1.70 times one thread's decisions at batch 1,024 with 2 and 4 chunks a thread of their own, 1.65
 #: with 4 taken in turn by whichever thread was free; at batch 256, 1.40, 1.28 and 1.18
-#: (``benchmarks/vector_threads.py``, alternating runs; docs/results.md, "Using both cores"). A ``CompiledCall``'s
-#: chunks cost an atomic operation each, not a pass through Python: 2, 4, 8 and 16 a thread stepped alike.
+#: (``benchmarks/vector_threads.py``, alternating runs; docs/results.md, "Using both cores").
 CHUNKS_PER_THREAD = 2
+#: Chunks per thread of a ``CompiledCall``, each claimed with one atomic operation, not a pass through Python: finer
+#: chunks balance the threads better at no cost (2 threads at batch 1,024 on 2 cores, eight alternating runs: 1.65
+#: times one thread with 2 chunks a thread, 1.72 with 8; docs/results.md, "Using both cores").
+COMPILED_CHUNKS_PER_THREAD = 8
 #: Checks of the counter a pool thread makes for the next call before it sleeps (about 0.25 ms on the development
 #: machine), and that a caller makes for the pool's threads to finish between two looks at the interpreter. A pool
 #: with more threads than the process has cores does not spin (one check): a thread spinning there takes a core from
@@ -351,10 +354,11 @@ class RowBlocks:
         self.compiled_calls = True
 
     def layout(self, count: int) -> ChunkLayout | None:
-        """The chunks a ``CompiledCall`` over ``count`` positions runs (as ``run_numbered`` splits them), or None when
-        such a call runs on the calling thread alone (one thread, too few positions) or the pool's threads do not
-        spin between calls (more threads than cores, or the kernels as plain Python): there ``run_numbered`` serves."""
-        chunks = max(1, min(self.threads * CHUNKS_PER_THREAD, count // MIN_BLOCK_ROWS))
+        """The chunks a ``CompiledCall`` over ``count`` positions runs (``COMPILED_CHUNKS_PER_THREAD`` a thread, at
+        least ``MIN_BLOCK_ROWS`` positions each), or None when such a call runs on the calling thread alone (one
+        thread, too few positions) or the pool's threads do not spin between calls (more threads than cores, or the
+        kernels as plain Python): there ``run_numbered`` serves."""
+        chunks = max(1, min(self.threads * COMPILED_CHUNKS_PER_THREAD, count // MIN_BLOCK_ROWS))
         if chunks == 1 or self.threads == 1 or count < MIN_THREADED_ROWS or PYTHON_KERNELS or not self.compiled_calls:
             return None
         if not _pool(self.threads - 1).spins:
