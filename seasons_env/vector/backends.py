@@ -10,7 +10,6 @@ backend steps, restarts, writes masks and observes disjoint blocks of rows on ``
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -62,6 +61,7 @@ class ThreadedStepping:
             np.zeros((size, num_players), dtype=np.bool_),
         )
         self._call: ThreadedStep | None = None
+        self._identities: tuple[int, ...] = ()  # of the arrays ``_call`` holds (alive while it does)
 
     def step(
         self,
@@ -76,8 +76,6 @@ class ThreadedStepping:
         masks_out: np.ndarray,
     ) -> None:
         """``step_batch``'s step; ``restart_source`` is ``(words, openings, pile, dealt, legal, status)``."""
-        from .kernels.threaded_step import ThreadedStep
-
         np.copyto(self.actions, actions)
         if where.shape[0]:
             np.copyto(self.where, where)
@@ -85,9 +83,13 @@ class ThreadedStepping:
         words, openings, pile, dealt, legal, status = restart_source
         arrays = (self.actions, where, autoreset, words, pile, dealt, legal, status, *records, *self.results,
                   observations, masks_out)  # fmt: skip
+        identities = (id(openings), *map(id, arrays))
         call = self._call
-        if call is None or call.openings is not openings or any(map(operator.is_not, call.arrays, arrays)):
+        if call is None or identities != self._identities:
+            from .kernels.threaded_step import ThreadedStep
+
             call = self._call = ThreadedStep(self.layout, openings, arrays)
+            self._identities = identities
         blocks.run_compiled(self.layout, call)
         for target, source in zip(info, self.results, strict=True):
             np.copyto(target, source)
@@ -204,6 +206,9 @@ class KernelBackend:
         self._clear_caches()
 
     def _clear_caches(self) -> None:
+        from .kernels.batch_step import first_illegal
+
+        self._first_illegal = first_illegal  # imported once: each ``apply`` calls it
         self._views: dict[int, tuple] = {}  # the kernels' struct of each view ArrayState written into
         self._one: tuple | None = None  # step_one's kernel and buffers, made on its first call
         self._restarts: dict[tuple[str, int], tuple] = {}  # step_batch's new-game sources, by level and seed
@@ -280,9 +285,6 @@ class KernelBackend:
         (stepped, restarted, finished, final scores, winners). With ``observations_out`` (``masks_out``), each block's
         observations (legal masks) of every game, as ``VectorGame.observations`` (``legal_mask``) gives them, are
         written into it right after its step, by the thread that stepped it."""
-        from .kernels.batch_step import step_block
-        from .kernels.observe_rows import observe_block
-
         pile, dealt, words, openings = self._restart_source(level, seed)
         rules = self.rules
         legal, status = rules.legal, rules.status
@@ -300,6 +302,8 @@ class KernelBackend:
             threaded.step(rules.blocks, actions, where, autoreset, restart_source, records, info, observations,
                           masks_by_kernel)  # fmt: skip
             return
+        from .kernels.batch_step import step_block
+        from .kernels.observe_rows import observe_block
 
         def block(k: int, s, lo: int, hi: int) -> None:
             step_block(
@@ -329,9 +333,7 @@ class KernelBackend:
     def first_illegal(self, actions: np.ndarray, where: np.ndarray, over: np.ndarray, mask: np.ndarray) -> int:
         """The first running game selected by ``where`` (every one if it is empty) whose action is not legal in
         ``mask``, -1 if none, in one compiled call; and how many there are."""
-        from .kernels.batch_step import first_illegal
-
-        return first_illegal(actions, where, over, mask)
+        return self._first_illegal(actions, where, over, mask)
 
     def restart(self, idx: np.ndarray, games: Sequence[Game]) -> None:
         self.rules.replace(idx, games)
