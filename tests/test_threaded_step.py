@@ -171,6 +171,7 @@ def test_plain_calls_and_compiled_calls_in_turn_each_run_on_every_thread() -> No
 
 def test_ctrl_c_while_the_caller_waits_is_raised_once_the_pool_s_threads_have_ended() -> None:
     pool = row_blocks._pool(1)
+    assert pool.run(_PythonCall())  # the pool's kernels loaded: the Ctrl-C comes while the caller waits
     call = _PythonCall(delay=0.5)  # the pool's thread takes half a second over its part
     main = threading.main_thread().ident
     timer = threading.Timer(0.1, lambda: signal.pthread_kill(main, signal.SIGINT))

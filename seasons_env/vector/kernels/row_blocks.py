@@ -21,8 +21,9 @@ takes the interpreter lock, which the calling thread holds while it dispatches i
 pool thread waiting for it started its first chunk 35 to 50 us after the call. A ``CompiledCall`` (a batch's step,
 ``threaded_step.py``) has each thread's part in one compiled call, its chunks claimed with an atomic operation
 (``claim``), and a pool thread runs call after call of it in a compiled loop (``CompiledCall.serve``) that spins for
-the next without returning to Python: on 2 cores at batch 1,024, two threads made 1.78 to 1.81 times one thread's
-decisions this way against 1.65 to 1.67 chunk by chunk (``benchmarks/vector_threads.py --pool both``)."""
+the next without returning to Python: on 2 cores at batch 1,024, two threads made 1.71 times one thread's decisions
+this way against 1.58 chunk by chunk, the mean of the runs alternating the two (``benchmarks/vector_threads.py --pool
+both``; docs/results.md, "Using both cores")."""
 
 from __future__ import annotations
 
@@ -216,19 +217,23 @@ class _Pool:
 
     def _serve(self, k: int) -> None:
         flags, done = self.flags, 0
+        checks = self.spin_checks
         while True:
             wanted = done + 1
-            if not spin_until(flags, 0, wanted, self.spin_checks):
+            if not spin_until(flags, 0, wanted, checks):
                 with self.changed:
                     while flags[0] < wanted:
                         self.sleeping += 1
                         self.changed.wait()
                         self.sleeping -= 1
             job = self._job  # None if the caller was interrupted before this thread started: nothing to do
+            checks = self.spin_checks
             try:
                 if isinstance(job, CompiledCall):
-                    # This call and the next ones of its generation, each marked done by the compiled loop itself.
+                    # This call and the next ones of its generation, each marked done by the compiled loop itself,
+                    # which has spun for the next: if none came, sleep at once.
                     done = job.serve(k, flags, self.generation_index, done, self.spin_checks)
+                    checks = 1
                     if done >= wanted:
                         if self.caller_waiting:  # a pool that does not spin: the caller sleeps
                             with self.changed:
