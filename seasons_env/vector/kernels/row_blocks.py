@@ -95,48 +95,42 @@ else:
     from numba.core import cgutils, types
     from numba.extending import intrinsic
 
+    def _item_pointer(context, builder, signature, args):
+        """The address of ``flags[index]``, an intrinsic's first two arguments."""
+        array_type = signature.args[0]
+        array = context.make_array(array_type)(context, builder, args[0])
+        return cgutils.get_item_pointer(context, builder, array_type, array, [args[1]])
+
     @intrinsic
     def load_acquire(typingctx, flags, index):
         """``flags[index]`` read atomically (acquire): LLVM may not hoist it out of a waiting loop."""
-        signature = types.int64(flags, index)
 
         def codegen(context, builder, signature, args):
-            array_type = signature.args[0]
-            array = context.make_array(array_type)(context, builder, args[0])
-            pointer = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]])
-            return builder.load_atomic(pointer, "acquire", 8)
+            return builder.load_atomic(_item_pointer(context, builder, signature, args), "acquire", 8)
 
-        return signature, codegen
+        return types.int64(flags, index), codegen
 
     @intrinsic
     def store_release(typingctx, flags, index, value):
         """``flags[index] = value`` written atomically (release): what the thread wrote before is seen first."""
-        signature = types.none(flags, index, value)
 
         def codegen(context, builder, signature, args):
-            array_type = signature.args[0]
-            array = context.make_array(array_type)(context, builder, args[0])
-            pointer = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]])
             stored = context.cast(builder, args[2], signature.args[2], types.int64)
-            builder.store_atomic(stored, pointer, "release", 8)
+            builder.store_atomic(stored, _item_pointer(context, builder, signature, args), "release", 8)
             return context.get_dummy_value()
 
-        return signature, codegen
+        return types.none(flags, index, value), codegen
 
     @intrinsic
     def claim(typingctx, flags, index, value):
         """``flags[index]`` before it is raised to ``value`` if below it, both in one atomic step: a chunk stamped with
         a call's ticket is claimed by the one thread that read a smaller stamp."""
-        signature = types.int64(flags, index, value)
 
         def codegen(context, builder, signature, args):
-            array_type = signature.args[0]
-            array = context.make_array(array_type)(context, builder, args[0])
-            pointer = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]])
             stamp = context.cast(builder, args[2], signature.args[2], types.int64)
-            return builder.atomic_rmw("max", pointer, stamp, "acq_rel")
+            return builder.atomic_rmw("max", _item_pointer(context, builder, signature, args), stamp, "acq_rel")
 
-        return signature, codegen
+        return types.int64(flags, index, value), codegen
 
 
 @kernel
