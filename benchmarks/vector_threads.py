@@ -64,7 +64,7 @@ from seasons_env.vector.kernels.row_blocks import MIN_THREADED_ROWS, CompiledCal
 GOAL_RATIO = 1.7  # 2 threads / 1 thread at batch 1,024 on a 2-core machine
 ROUNDS = 4
 WARMUP_STEPS = 300  # from new games: spreads the batch over the draft and the first years before measuring
-SPLIT_STEPS = 600  # steps timed by --split
+SPLIT_STEPS = 600  # steps timed by --split and --timeline unless --steps says otherwise
 WAYS = {"apply": [False], "separate": [True], "both": [False, True]}  # --observations: observations read separately?
 POOLS = {"compiled": [True], "python": [False], "both": [True, False]}  # --pool: each thread's part a compiled loop?
 
@@ -511,11 +511,16 @@ def main(argv: list[str] | None = None) -> int:
         "--timeline", action="store_true", help="only where two threads lose: their step's call timed inside"
     )
     parser.add_argument(
+        "--steps", type=int, default=SPLIT_STEPS, help=f"steps timed by --split and --timeline (default {SPLIT_STEPS})"
+    )
+    parser.add_argument(
         "--machine",
         action="store_true",
         help="only what the machine gives: a thread hand-off's round trip, and two processes against one",
     )
     args = parser.parse_args(argv)
+    if args.steps < ROUNDS:
+        parser.error(f"--steps must be at least {ROUNDS} (a step a round); got {args.steps}")
     threads = int_list(parser, args.threads, "threads")
     if threads[0] != 1:
         parser.error(f"--threads must start with 1 (the ratios are to one thread); got {args.threads!r}")
@@ -526,10 +531,10 @@ def main(argv: list[str] | None = None) -> int:
         machine_table(int_list(parser, args.batches, "batches"), players, args.seconds)
         return 0
     if args.split:
-        split_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS)
+        split_table(int_list(parser, args.batches, "batches"), players, args.steps)
         return 0
     if args.timeline:
-        timeline_table(int_list(parser, args.batches, "batches"), players, SPLIT_STEPS, POOLS[args.pool])
+        timeline_table(int_list(parser, args.batches, "batches"), players, args.steps, POOLS[args.pool])
         return 0
     ways = [(separate, compiled) for separate in WAYS[args.observations] for compiled in POOLS[args.pool]]
     scaling_table(int_list(parser, args.batches, "batches"), threads, players, args.seconds, ways)

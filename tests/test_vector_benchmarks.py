@@ -57,10 +57,12 @@ def test_vector_threads_prints_its_scaling_table() -> None:
     rows = [line.split() for line in both.stdout.splitlines() if line.startswith("      2    256 ")]
     ways = [(row[2], next(word for word in row if word in ("compiled", "python"))) for row in rows]
     assert ways == [("by", "compiled"), ("by", "python"), ("separate", "compiled"), ("separate", "python")], both.stdout
-    split = _run("vector_threads.py", "--split", "--batches", "32", "--players", "2")
+    split = _run("vector_threads.py", "--split", "--batches", "32", "--players", "2", "--steps", "40")
     assert split.returncode == 0, split.stdout + split.stderr
     assert "bound on 2 threads" in split.stdout and "pick" in split.stdout, split.stdout
-    timeline = _run("vector_threads.py", "--timeline", "--batches", "32,256", "--players", "2", "--pool", "both")
+    timeline = _run(
+        "vector_threads.py", "--timeline", "--batches", "32,256", "--players", "2", "--pool", "both", "--steps", "40"
+    )
     assert timeline.returncode == 0, timeline.stdout + timeline.stderr
     rows = [line.split() for line in timeline.stdout.splitlines() if line.startswith("      2 ")]
     assert [row[1:3] for row in rows] == [["32", "compiled"], ["32", "python"], ["256", "compiled"], ["256", "python"]]
@@ -75,6 +77,8 @@ def test_vector_threads_prints_its_scaling_table() -> None:
     assert any(line.split()[:2] == ["2", "32"] for line in machine.stdout.splitlines()), machine.stdout
     refused = _run("vector_threads.py", "--threads", "2,1")
     assert refused.returncode == 2 and "--threads must start with 1" in refused.stderr
+    refused = _run("vector_threads.py", "--timeline", "--steps", "2")
+    assert refused.returncode == 2 and "--steps must be at least 4" in refused.stderr
 
 
 def test_vector_equivalence_reports_every_case() -> None:
