@@ -284,7 +284,9 @@ class KernelBackend:
         as ``game_seed(seed, i, episode)``), write their ``records`` (their observations marked stale) and ``info``
         (stepped, restarted, finished, final scores, winners). With ``observations_out`` (``masks_out``), each block's
         observations (legal masks) of every game, as ``VectorGame.observations`` (``legal_mask``) gives them, are
-        written into it right after its step, by the thread that stepped it."""
+        written into it right after its step, by the thread that stepped it. On several threads with a core each,
+        each thread's blocks are one compiled call (``ThreadedStepping``); otherwise each block is a call from Python
+        (``RowBlocks.run_numbered``)."""
         pile, dealt, words, openings = self._restart_source(level, seed)
         rules = self.rules
         legal, status = rules.legal, rules.status
