@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
@@ -158,7 +159,7 @@ def next_generation() -> int:
     return next(_generations)
 
 
-class CompiledCall:
+class CompiledCall(ABC):
     """A call whose part on each thread is one compiled call (a ``RowBlocks.layout``'s chunks, claimed with ``claim``),
     which a pool's thread may run call after call without returning to Python (``serve``): between two steps it spins
     in compiled code and starts the next at once, never waiting for the interpreter lock the calling thread holds.
@@ -167,16 +168,16 @@ class CompiledCall:
 
     generation: int
 
+    @abstractmethod
     def __call__(self, k: int) -> None:
         """Thread ``k``'s chunks of the current call (0: the calling thread's), then any chunk no thread took."""
-        raise NotImplementedError
 
+    @abstractmethod
     def serve(self, k: int, flags: np.ndarray, generation_index: int, done: int, spin_checks: int) -> int:
         """Pool thread ``k``'s loop: the call after ``done`` (which is of this generation) and each next one of the
         same generation, each followed by ``flags[LINE * k]`` set to its number; returns the last call it ran, once
         no next call came within its spins (at least ``spin_checks`` reads, the pool's own spin for a plain call) or
         the next is of another generation."""
-        raise NotImplementedError
 
 
 class _Pool:
@@ -210,8 +211,7 @@ class _Pool:
         return self.spin_checks > 1
 
     def _serve(self, k: int) -> None:
-        flags, done = self.flags, 0
-        checks = self.spin_checks
+        flags, done, checks = self.flags, 0, self.spin_checks
         while True:
             wanted = done + 1
             if not spin_until(flags, 0, wanted, checks):
@@ -221,13 +221,12 @@ class _Pool:
                         self.changed.wait()
                         self.sleeping -= 1
             job = self._job  # None if the caller was interrupted before this thread started: nothing to do
-            checks = self.spin_checks
+            compiled = isinstance(job, CompiledCall)
+            checks = 1 if compiled else self.spin_checks  # a compiled loop has spun for the next call: else sleep
             try:
-                if isinstance(job, CompiledCall):
-                    # This call and the next ones of its generation, each marked done by the compiled loop itself,
-                    # which has spun for the next: if none came, sleep at once.
+                if compiled:
+                    # This call and the next ones of its generation, each marked done by the compiled loop itself.
                     done = job.serve(k, flags, self.generation_index, done, self.spin_checks)
-                    checks = 1
                     if done >= wanted:
                         if self.caller_waiting:  # a pool that does not spin: the caller sleeps
                             with self.changed:
@@ -347,7 +346,7 @@ class RowBlocks:
             spin_until(np.ones(1, dtype=np.int64), 0, 1, 1)  # compiled (or loaded) with the batch, not at a step
         self._state = state
         self._structs = [arrays]  # thread 0 (the calling thread) uses the batch's own struct
-        self._layouts: dict[int, ChunkLayout] = {}
+        self._layouts: dict[int, ChunkLayout | None] = {}
         #: False: no ``layout``, so that the callers run their calls through ``run_numbered`` (chunk by chunk in
         #: Python; ``benchmarks/vector_threads.py --pool both`` compares the two ways).
         self.compiled_calls = True
@@ -357,24 +356,28 @@ class RowBlocks:
         least ``MIN_BLOCK_ROWS`` positions each), or None when such a call runs on the calling thread alone (one
         thread, too few positions) or the pool's threads do not spin between calls (more threads than cores, or the
         kernels as plain Python): there ``run_numbered`` serves."""
+        if not self.compiled_calls:
+            return None
+        if count not in self._layouts:  # decided once a count: ``apply`` asks at every step
+            self._layouts[count] = self._new_layout(count)
+        return self._layouts[count]
+
+    def _new_layout(self, count: int) -> ChunkLayout | None:
         chunks = max(1, min(self.threads * COMPILED_CHUNKS_PER_THREAD, count // MIN_BLOCK_ROWS))
-        if chunks == 1 or self.threads == 1 or count < MIN_THREADED_ROWS or PYTHON_KERNELS or not self.compiled_calls:
+        if chunks == 1 or self.threads == 1 or count < MIN_THREADED_ROWS or PYTHON_KERNELS:
             return None
         if not _pool(self.threads - 1).spins:
             return None
-        layout = self._layouts.get(count)
-        if layout is None:
-            workers = min(self.threads, chunks)
-            while len(self._structs) < workers:
-                self._structs.append(kernel_arrays(self._state))
-            layout = self._layouts[count] = ChunkLayout(
-                np.array([count * c // chunks for c in range(chunks + 1)], dtype=np.int64),
-                np.array([chunks * k // workers for k in range(workers + 1)], dtype=np.int64),
-                np.zeros(chunks * LINE, dtype=np.int64),
-                np.zeros(1, dtype=np.int64),
-                tuple(self._structs[:workers]),
-            )
-        return layout
+        workers = min(self.threads, chunks)
+        while len(self._structs) < workers:
+            self._structs.append(kernel_arrays(self._state))
+        return ChunkLayout(
+            np.array([count * c // chunks for c in range(chunks + 1)], dtype=np.int64),
+            np.array([chunks * k // workers for k in range(workers + 1)], dtype=np.int64),
+            np.zeros(chunks * LINE, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            tuple(self._structs[:workers]),
+        )
 
     def run_compiled(self, layout: ChunkLayout, call: CompiledCall) -> None:
         """``call`` (built on ``layout``) on the pool's threads and this one; on this one alone, every chunk, if the

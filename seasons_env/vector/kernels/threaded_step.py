@@ -156,35 +156,25 @@ SERVE_SPINS = 4
 
 
 class ThreadedStep(CompiledCall):
-    """A batch's step on its threads with one set of arrays (``step_chunks``' after ``s``, ``opening`` one per
-    thread); a new one, of a new generation, whenever any array changes."""
+    """A batch's step on its threads with one set of arrays (``step_chunks``' after ``opening``, which is one per
+    thread: ``openings``); a new one, of a new generation, whenever any array changes."""
 
     def __init__(self, layout: ChunkLayout, openings: list, arrays: tuple) -> None:
         self.generation = next_generation()
         self.layout = layout
-        self.openings = openings
-        self.arrays = arrays
+        # each thread's arguments after its ticket: the chunks, its struct, the step's arrays with its opening
+        self._arguments = [
+            (layout.claims, layout.bounds, layout.shares, struct, *arrays[:4], openings[k], *arrays[4:])
+            for k, struct in enumerate(layout.structs)
+        ]
 
     def __call__(self, k: int) -> None:
-        layout = self.layout
-        step_chunks(
-            k, int(layout.ticket[0]), layout.claims, layout.bounds, layout.shares, layout.structs[k], *self._before,
-            self.openings[k], *self._after,
-        )  # fmt: skip
+        step_chunks(k, int(self.layout.ticket[0]), *self._arguments[k])
 
     def serve(self, k: int, flags: np.ndarray, generation_index: int, done: int, spin_checks: int) -> int:
-        layout = self.layout
-        if k >= len(layout.structs):  # a pool with more threads than this call has chunks
+        if k >= len(self._arguments):  # a pool with more threads than this call has chunks
             return done
         return serve_steps(
-            flags, k, generation_index, self.generation, done, spin_checks * SERVE_SPINS, layout.ticket, layout.claims,
-            layout.bounds, layout.shares, layout.structs[k], *self._before, self.openings[k], *self._after,
+            flags, k, generation_index, self.generation, done, spin_checks * SERVE_SPINS, self.layout.ticket,
+            *self._arguments[k],
         )  # fmt: skip
-
-    @property
-    def _before(self) -> tuple:
-        return self.arrays[:4]
-
-    @property
-    def _after(self) -> tuple:
-        return self.arrays[4:]
