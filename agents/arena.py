@@ -40,7 +40,6 @@ import io
 import itertools
 import json
 import math
-import multiprocessing
 import os
 import secrets
 import signal
@@ -48,6 +47,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from seasons_env.common.parallel import run_here_and_in_workers
 from seasons_env.files import check_output_file, check_output_folder, write_atomic
 from seasons_env.interrupts import Stopped, sigterm_stops
 from seasons_env.registry import make_agent
@@ -375,17 +375,13 @@ class Arena:
         """Play the jobs, yielding each record once it is on disk (flushed and fsynced: a game takes far longer
         than an fsync, and a kill then loses no finished game)."""
         with self.games_file.open("ab") as sink:
-            if workers > 1:
-                context = multiprocessing.get_context("spawn")
-                with context.Pool(workers, initializer=_leave_interrupts_to_the_parent) as pool:
-                    for record in pool.imap_unordered(play_one, jobs):
-                        _append(sink, record)
-                        yield record
-            else:
-                for job in jobs:
-                    record = play_one(job)
+            played = run_here_and_in_workers(play_one, jobs, workers, initializer=_leave_interrupts_to_the_parent)
+            try:
+                for record in played:
                     _append(sink, record)
                     yield record
+            finally:
+                played.close()  # the worker processes end with the run, however it ends
 
     def write(self, summary: dict) -> None:
         write_atomic(self.out_dir / "results.json", json.dumps(summary, indent=2).encode())

@@ -65,7 +65,13 @@ HELP = (
     show_default=True,
     help="The bench's public deals, or 'random' for deals drawn from a secret seed (a blind run, for leaderboards).",
 )
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Processes that play games: this one and N-1 it starts.",
+)
 @click.option(
     "--out", type=click.Path(path_type=Path), default=None, help="Results folder (default: results/bench-AGENT)."
 )

@@ -91,7 +91,13 @@ class ArenaSeed(click.ParamType):
     "rebuild its deals), or 'random' for a blind run: a secret seed drawn at the start and written to results.json "
     "when the run ends.",
 )
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Processes that play games: this one and N-1 it starts.",
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),

@@ -180,7 +180,8 @@ def _spawned_workers(parent: int) -> list[int]:
 def test_sigterm_stops_the_workers_and_says_how_to_resume(tmp_path) -> None:
     """SIGTERM to the arena (a job scheduler's stop, ``kill``) ends its worker processes with it, instead of leaving
     them to play their game on as orphans and print tracebacks; the command says how to resume, exit 128 + 15."""
-    args = ["arena", "--agents", "ismcts,random", "--games", "400", "--workers", "2", "--level", "apprentice"]
+    # --workers 3: three processes play, the arena's own and the two it starts
+    args = ["arena", "--agents", "ismcts,random", "--games", "400", "--workers", "3", "--level", "apprentice"]
     # stderr to a file, not a pipe: orphaned workers would hold a pipe open after the arena itself ended
     with (tmp_path / "stderr.txt").open("w") as log:
         run = start_installed([*args, "--no-progress", "--out", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=log)
@@ -669,29 +670,17 @@ def test_games_are_made_lazily_and_counts_above_the_maximum_are_refused(tmp_path
     assert not (tmp_path / "big").exists()
 
 
-def test_no_more_worker_processes_than_games_to_play(tmp_path, monkeypatch) -> None:
-    started = []
+def test_no_more_processes_than_games_to_play(tmp_path, monkeypatch) -> None:
+    asked = []
 
-    class SerialPool:  # records the processes asked for, plays in this process
-        def __init__(self, processes, initializer=None):
-            started.append(processes)
+    def here_only(function, jobs, processes, initializer=None):  # records the processes asked for, plays here
+        asked.append(processes)
+        yield from map(function, jobs)
 
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc_info):
-            return False
-
-        def imap_unordered(self, function, jobs):
-            return map(function, jobs)
-
-    class Context:
-        Pool = SerialPool
-
-    monkeypatch.setattr(arena_module.multiprocessing, "get_context", lambda method: Context)
+    monkeypatch.setattr(arena_module, "run_here_and_in_workers", here_only)
     Arena(_config(games=2), tmp_path).run(workers=16, progress=False)
-    Arena(_config(games=3), tmp_path).run(workers=16, progress=False)  # one game left to play: no pool at all
-    assert started == [2]
+    Arena(_config(games=3), tmp_path).run(workers=16, progress=False)  # one game left to play: this process alone
+    assert asked == [2, 1]
 
 
 def test_every_agent_spec_is_checked_before_the_folder_is_made(tmp_path) -> None:
