@@ -18,6 +18,8 @@ FAST_TOY = (
     "--set bc_games=3 --set bc_batch=64 --set steps=256 --set envs=8 --set rollout=16 --set minibatch=64 "
     "--set eval_games=2 --out runs/fast-toy"
 )
+#: The page that gives those small variants (``docs/training.md`` points to it).
+SELF_PLAY = "docs/tutorials/self-play.md"
 FAST_TOY_ARENA = "seasons arena --agents learned:runs/fast-toy/policy.pt,heuristic --games 4 --out runs/fast-toy-arena"
 
 FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", flags=re.DOTALL | re.MULTILINE)
@@ -53,7 +55,8 @@ NOT_RUN = {
     ),
 }
 #: Long runs (minutes to hours), by page and a regular expression matched at the line's start: each is left out
-#: for the small variant that the page itself gives (checked to be one of the page's commands, which all run).
+#: for its small variant, a command of the same page or, as (page, command), one that another page gives (checked to
+#: be a command of that page, whose journey runs it).
 LONG = {
     ("docs/tutorials/self-play.md", r"seasons train --preset quick"): "seasons train --preset smoke --out runs/smoke",
     ("docs/tutorials/self-play.md", r"seasons train --resume --(steps \d+ --)?out runs/quick"): (
@@ -69,13 +72,13 @@ LONG = {
     ("docs/tutorials/rllib.md", r"python -m seasons_training.train_rllib --preset (quick|full)"): (
         "python -m seasons_training.train_rllib --preset smoke --out runs/rllib-smoke"
     ),
-    ("docs/training.md", r"seasons train --preset quick"): "seasons train --preset smoke --out runs/smoke",
     ("docs/tutorials/maskable-ppo.md", r"python -m seasons_training.train_maskable_ppo --timesteps 50000"): (
         "python -m seasons_training.train_maskable_ppo --timesteps 512 --n-steps 256 --eval-episodes 4 "
         "--out runs/mppo-toy"
     ),
-    ("docs/training.md", r"seasons train --preset fast --out runs/fast"): FAST_TOY,
-    ("docs/training.md", r"seasons arena --agents learned:runs/fast/"): FAST_TOY_ARENA,
+    ("docs/training.md", r"seasons train --preset quick"): (SELF_PLAY, "seasons train --preset smoke --out runs/smoke"),
+    ("docs/training.md", r"seasons train --preset fast --out runs/fast"): (SELF_PLAY, FAST_TOY),
+    ("docs/training.md", r"seasons arena --agents learned:runs/fast/"): (SELF_PLAY, FAST_TOY_ARENA),
     ("docs/tutorials/self-play.md", r"seasons train --preset fast --out runs/fast"): FAST_TOY,
     ("docs/tutorials/self-play.md", r"seasons arena --agents learned:runs/fast/"): FAST_TOY_ARENA,
     ("docs/training.md", r"seasons train (--preset expert |--resume --out runs/expert)"): (
@@ -121,11 +124,18 @@ def commands(page: Path, name: str) -> list[str]:
             for line in shell_lines(code) if plan(name, line) is None]  # fmt: skip
 
 
+def small_variant(page: str, small: str | tuple[str, str]) -> tuple[str, str]:
+    """A ``LONG`` entry's small variant as (the page that gives it, the command)."""
+    return small if isinstance(small, tuple) else (page, small)
+
+
 def plan(page: str, line: str) -> str | None:
     """Why one line of a page is not run, or None to run it as written."""
     for (where, pattern), small in LONG.items():
         if where == page and re.match(pattern, line):
-            return f"a long run; the page's small variant runs instead: {small}"
+            other, command = small_variant(where, small)
+            given = "the page's" if other == where else f"{other}'s"
+            return f"a long run; {given} small variant runs instead: {command}"
     for pattern, reason in NOT_RUN.items():
         if re.match(pattern, line):
             return reason

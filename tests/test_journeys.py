@@ -7,9 +7,9 @@ page, its ``python`` blocks run top to bottom as one script in an empty folder (
 left out: it needs a cluster or a server, and its title names the test that covers it), then each line of its
 ``bash`` blocks runs in that folder with the virtual environment's ``bin`` first on ``PATH`` (so ``seasons`` and
 ``python`` are the installed ones), as written, in the page's order. Two kinds of line are left out: a long run
-(``LONG``), for the small variant that the page itself gives (checked to be one of the page's commands), and what
-cannot run here (``NOT_RUN``: installing, the test suite itself, a cluster, a person at the keyboard), each with the
-test that covers it.
+(``LONG``), for the small variant that the page (or a page it points to) gives, checked to be a command there, and
+what cannot run here (``NOT_RUN``: installing, the test suite itself, a cluster, a person at the keyboard), each
+with the test that covers it.
 
 Slow (a wheel build, then minutes of commands), still run in CI.
 """
@@ -22,7 +22,7 @@ import venv
 from pathlib import Path
 
 import pytest
-from doc_commands import LONG, PAGES, commands, page_blocks, python_script, shell_lines
+from doc_commands import LONG, PAGES, commands, page_blocks, python_script, shell_lines, small_variant
 from installed import CHECKOUT, build_wheel, built_once, installed_environment
 
 pytestmark = pytest.mark.slow
@@ -67,9 +67,10 @@ def _environment(python: Path) -> dict[str, str]:
 
 def test_every_small_variant_is_a_command_of_its_page() -> None:
     for (page, _), small in LONG.items():
-        commands = [line for language, _, code in page_blocks(CHECKOUT / page) if language == "bash"
+        where, small_command = small_variant(page, small)
+        commands = [line for language, _, code in page_blocks(CHECKOUT / where) if language == "bash"
                     for line in shell_lines(code)]  # fmt: skip
-        assert small in commands, f"{page} does not give the command {small!r}"
+        assert small_command in commands, f"{where} does not give the command {small_command!r}"
 
 
 @pytest.mark.parametrize("page", PAGES)
