@@ -36,31 +36,19 @@ def test_final_margins() -> None:
     assert final_margins([5, 5]) == [0, 0]
 
 
-def test_the_data_stage_starts_no_more_worker_processes_than_games(monkeypatch) -> None:
+def test_the_data_stage_plays_on_no_more_processes_than_games(monkeypatch) -> None:
     import seasons_training.data as data_module
 
-    started = []
+    asked = []
 
-    class SerialPool:  # records the processes asked for, plays in this process
-        def __init__(self, processes):
-            started.append(processes)
+    def here_only(function, jobs, processes, initializer=None):  # records the processes asked for, plays here
+        asked.append(processes)
+        yield from map(function, jobs)
 
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc_info):
-            return False
-
-        def imap(self, function, jobs, chunksize=1):
-            return map(function, jobs)
-
-    class Context:
-        Pool = SerialPool
-
-    monkeypatch.setattr(data_module.multiprocessing, "get_context", lambda method: Context)
+    monkeypatch.setattr(data_module, "run_here_and_in_workers", here_only)
     generate(DataConfig(games=2, level="apprentice", teacher="random"), workers=16, progress=False)
     generate(DataConfig(games=1, level="apprentice", teacher="random"), workers=16, progress=False)
-    assert started == [2]  # and none for one game
+    assert asked == [2, 1]  # one game: this process alone
 
 
 def test_generated_rows_are_the_teachers_legal_decisions_and_do_not_depend_on_workers(tmp_path) -> None:

@@ -69,7 +69,13 @@ def main() -> None:
 @click.option(
     "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Game g uses seed SEED*1000003+g."
 )
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Processes that play games: this one and N-1 it starts.",
+)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The .npz file to write.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
 def generate(

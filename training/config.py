@@ -66,7 +66,7 @@ class TrainConfig:
     dagger_games: int = 2000  # games where the clone plays one seat, the heuristic labelling; 0 = no DAgger round
     dagger_epochs: int = 2  # fine-tuning the clone on the DAgger rows
     dagger_lr: float = 3e-4
-    workers: int = 2  # processes generating the data sets, and torch threads while cloning
+    workers: int = 2  # processes generating the data sets (this one among them), torch threads while cloning
     # PPO
     steps: int = 1_000_000  # learner decisions to train on
     envs: int = 64  # games played at once

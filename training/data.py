@@ -10,15 +10,17 @@ whatever the number of worker processes. The file is a compressed ``.npz`` writt
 
 from __future__ import annotations
 
+import functools
 import math
-import multiprocessing
 import zipfile
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 from seasons_env import Game
+from seasons_env.common.parallel import run_here_and_in_workers
 from seasons_env.encoding import OBSERVATION_SIZE, action_mask, encode_observation
 from seasons_env.engine.actions import NUM_ACTIONS
 from seasons_env.files import replace_atomically
@@ -82,25 +84,28 @@ def generate(
 
     if batched and compiled_teacher(config):  # the heuristic: the same rows, on the batched core a block at a time
         jobs = [(config, *block) for block in blocks(config.games)]
-        play, sizes, chunk = record_block, [count for _, _, count in jobs], 1
+        play, sizes = record_block, [count for _, _, count in jobs]
     else:
         jobs = [(config, g) for g in range(config.games)]
-        play, sizes, chunk = record_game, [1] * len(jobs), 4
+        play, sizes = record_game, [1] * len(jobs)
     bar = tqdm(total=config.games, unit="game", disable=not progress, desc="generate")
-    parts = []
-    workers = min(workers, len(jobs))  # no more processes than jobs
-    if workers <= 1:
-        results = map(play, jobs)
-        for part, games in zip(results, sizes, strict=True):
-            parts.append(part)
-            bar.update(games)
-    else:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            for part, games in zip(pool.imap(play, jobs, chunksize=chunk), sizes, strict=True):
-                parts.append(part)
-                bar.update(games)
-    bar.close()
+    parts: list = [None] * len(jobs)
+    # This process and workers - 1 others, no more than jobs; the parts come as they finish, kept in the jobs' order.
+    played = run_here_and_in_workers(functools.partial(_numbered, play), enumerate(jobs), min(workers, len(jobs)))
+    try:
+        for k, part in played:
+            parts[k] = part
+            bar.update(sizes[k])
+    finally:
+        played.close()
+        bar.close()
     return concatenate(parts)
+
+
+def _numbered(play: Callable, numbered: tuple[int, tuple]) -> tuple[int, dict[str, np.ndarray]]:
+    """``play`` of a numbered job, with its number (a top-level function: the worker processes run it)."""
+    k, job = numbered
+    return k, play(job)
 
 
 def save_dataset(data: dict[str, np.ndarray], path: Path | str, config: DataConfig) -> None:
