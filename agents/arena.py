@@ -45,6 +45,7 @@ import secrets
 import signal
 import stat
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 
 from seasons_env.common.parallel import run_here_and_in_workers
@@ -375,11 +376,12 @@ class Arena:
         """Play the jobs, yielding each record once it is on disk (flushed and fsynced: a game takes far longer
         than an fsync, and a kill then loses no finished game)."""
         with self.games_file.open("ab") as sink:
-            played = run_here_and_in_workers(play_one, jobs, workers, initializer=_leave_interrupts_to_the_parent)
+            # A worker's game is written as soon as it is back, not when this process's own game ends.
+            played = run_here_and_in_workers(
+                play_one, jobs, workers, initializer=_leave_interrupts_to_the_parent, on_result=partial(_append, sink)
+            )
             try:
-                for record in played:
-                    _append(sink, record)
-                    yield record
+                yield from played
             finally:
                 played.close()  # the worker processes end with the run, however it ends
 

@@ -673,9 +673,11 @@ def test_games_are_made_lazily_and_counts_above_the_maximum_are_refused(tmp_path
 def test_no_more_processes_than_games_to_play(tmp_path, monkeypatch) -> None:
     asked = []
 
-    def here_only(function, jobs, processes, initializer=None):  # records the processes asked for, plays here
+    def here_only(function, jobs, processes, initializer=None, on_result=None):  # records the processes, plays here
         asked.append(processes)
-        yield from map(function, jobs)
+        for job in jobs:
+            on_result(result := function(job))
+            yield result
 
     monkeypatch.setattr(arena_module, "run_here_and_in_workers", here_only)
     Arena(_config(games=2), tmp_path).run(workers=16, progress=False)

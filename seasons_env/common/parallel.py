@@ -33,19 +33,34 @@ def run_here_and_in_workers(
     jobs: Iterable[Job],
     processes: int,
     initializer: Callable[[], None] | None = None,
+    on_result: Callable[[Result], None] | None = None,
 ) -> Iterator[Result]:
     """``function(job)`` for every job, on ``processes`` processes in all: this one and ``processes - 1`` started
     with ``spawn`` (``function``, the jobs and their results are pickled for them; ``initializer`` runs in each as
     it starts). Results come as they finish, in no set order; with ``processes <= 1`` every job runs here, in order.
 
-    The first error raised by a job, here or in a worker, is raised here and no further job starts. Closing the
-    iterator early (or a ``KeyboardInterrupt`` here) terminates the workers: their jobs under way are lost."""
+    ``on_result(result)`` is called with each result as soon as it is back, before it is yielded, one call at a time
+    but on whichever thread got it: what must not wait until this process's own job ends, such as writing the result
+    to disk (a worker's result is otherwise yielded only between two of this process's jobs).
+
+    The first error raised by a job or by ``on_result``, here or in a worker, is raised here and no further job
+    starts. Closing the iterator early (or a ``KeyboardInterrupt`` here) terminates the workers: their jobs under way
+    are lost; every result already back has been given to ``on_result``."""
+    delivering = threading.Lock()
+
+    def delivered(result: Result) -> Result:
+        if on_result is not None:
+            with delivering:
+                on_result(result)
+        return result
+
     if processes <= 1:
-        yield from map(function, jobs)
+        for job in jobs:
+            yield delivered(function(job))
         return
     todo = iter(jobs)
     lock = threading.Lock()
-    finished: queue.SimpleQueue = queue.SimpleQueue()  # (True, result) or (False, error), from the pool's thread
+    back: queue.SimpleQueue = queue.SimpleQueue()  # (True, result) or (False, error), from the pool's thread
     running = 0  # jobs handed to the workers and not yet finished (guarded by lock)
     stopped = False  # no further job is handed out (an error, the caller gone, or no job left)
 
@@ -73,7 +88,7 @@ def run_here_and_in_workers(
         try:
             found, job = take(for_worker=True)
         except BaseException as error:  # the jobs' own iterator failed: the caller raises it
-            finished.put((False, error))
+            back.put((False, error))
             return
         if not found:
             return
@@ -86,14 +101,19 @@ def run_here_and_in_workers(
 
     def done(result: Result) -> None:
         nonlocal running
-        finished.put((True, result))  # before the count falls: the caller stops waiting only once it is queued
+        try:
+            delivered(result)
+        except BaseException as error:
+            failed(error)
+            return
+        back.put((True, result))  # before the count falls: the caller stops waiting only once it is queued
         with lock:
             running -= 1
         hand_out()
 
     def failed(error: BaseException) -> None:
         nonlocal running, stopped
-        finished.put((False, error))
+        back.put((False, error))
         with lock:
             running -= 1
             stopped = True
@@ -101,7 +121,7 @@ def run_here_and_in_workers(
     def results_so_far() -> Iterator[Result]:
         while True:
             try:
-                ok, value = finished.get_nowait()
+                ok, value = back.get_nowait()
             except queue.Empty:
                 return
             if not ok:
@@ -118,14 +138,14 @@ def run_here_and_in_workers(
                 found, job = take(for_worker=False)
                 if not found:
                     break
-                yield function(job)
+                yield delivered(function(job))
             while True:
                 yield from results_so_far()
                 with lock:
                     if not running:
                         break
                 try:
-                    ok, value = finished.get(timeout=_WAIT)
+                    ok, value = back.get(timeout=_WAIT)
                 except queue.Empty:
                     continue
                 if not ok:
