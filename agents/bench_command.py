@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from seasons_env.cli import workers_option
 from seasons_env.engine import LEVELS
 from seasons_env.files import OutputPathError
 
@@ -65,13 +66,7 @@ HELP = (
     show_default=True,
     help="The bench's public deals, or 'random' for deals drawn from a secret seed (a blind run, for leaderboards).",
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Processes that play games: this one and N-1 it starts.",
-)
+@workers_option
 @click.option(
     "--out", type=click.Path(path_type=Path), default=None, help="Results folder (default: results/bench-AGENT)."
 )

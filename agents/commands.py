@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from seasons_env.cli import check_output_option
+from seasons_env.cli import check_output_option, workers_option
 from seasons_env.engine import LEVELS
 from seasons_env.files import OutputPathError
 from seasons_env.interrupts import exit_status, sigterm_stops
@@ -91,13 +91,7 @@ class ArenaSeed(click.ParamType):
     "rebuild its deals), or 'random' for a blind run: a secret seed drawn at the start and written to results.json "
     "when the run ends.",
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Processes that play games: this one and N-1 it starts.",
-)
+@workers_option
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from seasons_env.cli import workers_option
 from seasons_env.deprecation import RENAMED, deprecation_message
 from seasons_env.engine import LEVELS
 
@@ -69,13 +70,7 @@ def main() -> None:
 @click.option(
     "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Game g uses seed SEED*1000003+g."
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Processes that play games: this one and N-1 it starts.",
-)
+@workers_option
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The .npz file to write.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
 def generate(

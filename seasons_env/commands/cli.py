@@ -245,6 +245,17 @@ def replay(
 REPLAY_SUFFIXES = {"html": (".html", ".htm"), "gif": (".gif",), "mp4": (".mp4",), "png": (".png",)}
 
 
+#: ``--workers`` of the commands that play games on several processes (``seasons arena``, ``seasons bench``,
+#: ``python -m seasons_training generate``): this process and N-1 it starts (``common.parallel``).
+workers_option = click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Processes that play games: this one and N-1 it starts.",
+)
+
+
 def check_output_option(path: Path, option: str, suffixes: tuple[str, ...] = ()) -> None:
     """Refuse (``click.BadParameter``, exit 2) an output ``path`` that cannot be written, before any work starts;
     with ``suffixes``, also a file whose name does not end in one of them (a pipe or a device may have any name)."""
