@@ -376,14 +376,11 @@ class Arena:
         """Play the jobs, yielding each record once it is on disk (flushed and fsynced: a game takes far longer
         than an fsync, and a kill then loses no finished game)."""
         with self.games_file.open("ab") as sink:
-            # A worker's game is written as soon as it is back, not when this process's own game ends.
-            played = run_here_and_in_workers(
+            # A worker's game is written as soon as it is back, not when this process's own game ends; closing this
+            # generator (the run ends, however) closes the runner's, which ends the worker processes.
+            yield from run_here_and_in_workers(
                 play_one, jobs, workers, initializer=_leave_interrupts_to_the_parent, on_result=partial(_append, sink)
             )
-            try:
-                yield from played
-            finally:
-                played.close()  # the worker processes end with the run, however it ends
 
     def write(self, summary: dict) -> None:
         write_atomic(self.out_dir / "results.json", json.dumps(summary, indent=2).encode())

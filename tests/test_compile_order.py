@@ -14,16 +14,7 @@ from numba.core import types
 
 from seasons_env.commands import compiling
 from seasons_env.vector import compile_order
-from seasons_env.vector.kernels import (  # noqa: F401
-    KERNELS,
-    PYTHON_KERNELS,
-    api,
-    batch,
-    batch_step,
-    hidden_kernels,
-    observe_rows,
-    single_step,
-)
+from seasons_env.vector.kernels import KERNELS, PYTHON_KERNELS  # the listed modules: read_order imports them
 
 pytestmark = pytest.mark.skipif(PYTHON_KERNELS, reason="nothing compiles when the kernels run as Python")
 
