@@ -92,6 +92,12 @@ def level_cards(level: str) -> Counter:
 
 
 @cache
+def _level_counts(level: str) -> Counter:
+    """``level_cards``, made once a level (the checks only read it)."""
+    return level_cards(level)
+
+
+@cache
 def _zone_names(num_players: int) -> tuple[str, ...]:
     seats = ("hand", "library.year2", "library.year3", "draft_pack", "in_play")
     named = tuple(f"players[{p}].{zone}" for p in range(num_players) for zone in seats)
@@ -132,7 +138,7 @@ def _name(card: int) -> str:
 def card_problems(game: State, left_out: Counter | None) -> list[str]:
     """Every card of the level once per copy: in a zone, or (``left_out``) out of the game. ``left_out=None``: the
     cards not listed are out of the game, and only a card listed too often is a problem."""
-    expected = level_cards(game.level)
+    expected = _level_counts(game.level)
     found = card_counts(game)
     # items(), not Counter's ==, which is written in Python: the tests check this at every step of random play
     if found.items() == expected.items() and not left_out:
