@@ -1,4 +1,5 @@
-"""Engine speed: random-play decisions, complete games and clones per second, for 2-4 players and each level.
+"""Engine speed: random-play decisions, complete games and clones per second, for 2-4 players and each level; and
+the position checks (``Game.from_dict`` of a position's ``to_dict()``, ``validate.invariant_violations``).
 
     python benchmarks/engine_speed.py                  # about 1 s per figure, ~35 s in all
     python benchmarks/engine_speed.py --seconds 3 --levels archmage --players 2
@@ -26,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from seasons_env import LEVELS, Game
+from seasons_env.engine.validate import invariant_violations
 
 PLAYER_COUNTS = (2, 3, 4)
 GOAL_DECISIONS = 50_000  # decisions/s for 2 players, with legal_actions() at every step
@@ -134,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             list_rate = random_play_rate(play_list, num_players, level, seconds)
             position = mid_game(num_players, level)
             clones = ops_per_second(position.clone, seconds)
-            rows.append((num_players, level, numpy_rate, list_rate, clones))
+            data = position.to_dict()
+            loads = ops_per_second(lambda data=data: Game.from_dict(data), seconds, batch=20)
+            checks = ops_per_second(lambda position=position: invariant_violations(position), seconds, batch=50)
+            rows.append((num_players, level, numpy_rate, list_rate, clones, loads, checks))
     ref_end = reference_rate(seconds)
     ref = (ref_start + ref_end) / 2
 
@@ -149,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'':>7}  {'':<10}  {'(legal_actions)':>20}  {'(legal_action_list)':>20}")
     print(header)
     print("-" * len(header))
-    for num_players, level, numpy_rate, list_rate, clones in rows:
+    for num_players, level, numpy_rate, list_rate, clones, _, _ in rows:
         print(
             f"{num_players:>7}  {level:<10}"
             f"  {fmt(numpy_rate['decisions_per_s']):>11}  {numpy_rate['decisions_per_s'] / ref:>7.1f}"
@@ -161,12 +166,21 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("decisions/s and games/s: complete random games, Game.new included; clones/s: Game.clone() of a mid-game")
     print("position; 'per ref' = figure / reference rate.")
+    print()
+    header = f"{'players':>7}  {'level':<10}  {'from_dict/s':>11}  {'per ref':>7}  {'invariant_violations/s':>22}"
+    header += f"  {'per ref':>7}"
+    print("position checks of the same mid-game positions: Game.from_dict(to_dict()), validate.invariant_violations")
+    print(header)
+    print("-" * len(header))
+    for num_players, level, _, _, _, loads, checks in rows:
+        loads_cells = f"{fmt(loads):>11}  {loads / ref:>7.2f}"
+        print(f"{num_players:>7}  {level:<10}  {loads_cells}  {fmt(checks):>22}  {checks / ref:>7.1f}")
 
     two = [r for r in rows if r[0] == 2]
     if two:
         print()
         print(f"goals (2 players): decisions/s with legal_actions() >= {GOAL_DECISIONS:,}, clones/s >= {GOAL_CLONES:,}")
-        for _, level, numpy_rate, _, clones in two:
+        for _, level, numpy_rate, _, clones, _, _ in two:
             d, ok_d = numpy_rate["decisions_per_s"], numpy_rate["decisions_per_s"] >= GOAL_DECISIONS
             c, ok_c = clones, clones >= GOAL_CLONES
             print(

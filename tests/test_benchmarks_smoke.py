@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
                 "decisions/s",
                 "games/s",
                 "clones/s",
+                "from_dict/s",
+                "invariant_violations/s",
                 "per ref",
                 "goals (2 players)",
                 "apprentice",
