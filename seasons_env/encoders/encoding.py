@@ -26,6 +26,7 @@ from ..engine.data import (
     NUM_CARDS,
     NUM_INSTANCES,
     RESERVE_LIMIT_GRIMOIRE,
+    DieFace,
     instance_of,
 )
 from ..engine.serialization import MAX_CRYSTALS, MAX_TOKENS, STEP_ARGS
@@ -237,14 +238,37 @@ OBSERVATION_LOW = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
 OBSERVATION_LOW.flags.writeable = False
 
 
+def _face_features(face: DieFace) -> tuple[float, ...]:
+    """A rolled die's features from ``rolled`` to ``draw`` (the ``dice`` slice's row up to ``untaken``)."""
+    row = [0.0] * DIE_UNTAKEN
+    row[DIE_ROLLED] = 1.0
+    row[DIE_PIPS + face.pips - 1] = 1.0
+    row[DIE_ENERGY : DIE_ENERGY + 4] = face.energy
+    row[DIE_CRYSTALS] = face.crystals / 10.0
+    row[DIE_TRANSMUTE] = face.transmute
+    row[DIE_GAUGE] = face.gauge
+    row[DIE_DRAW] = face.draw
+    return tuple(row)
+
+
+#: A bit for each card id, 1 to ``NUM_CARDS`` (``draft_seen`` shifted right by one).
+_ALL_CARDS = (1 << NUM_CARDS) - 1
+#: ``_face_features`` of every face, by season, die and face: one slice written a rolled die.
+_FACE_FEATURES = tuple(tuple(tuple(_face_features(face) for face in die) for die in season) for season in DICE)
+
+
 def _rel(seat: int, observer: int, n: int) -> int:
     return (seat - observer) % n
 
 
+#: The slot of each copy of a card that stores tokens: the ``stored`` slices hold 4 values a slot.
+_STORED_SLOT = {inst: k for k, inst in enumerate(AMULET_INSTANCES + CAULDRON_INSTANCES)}
+
+
 def _player_stored(game: Game, player: int, out: np.ndarray, at: int) -> None:
-    held = game.in_play[player]
-    for k, inst in enumerate(AMULET_INSTANCES + CAULDRON_INSTANCES):
-        if inst in held:
+    for inst in game.in_play[player]:
+        k = _STORED_SLOT.get(inst)
+        if k is not None:
             out[at + 4 * k : at + 4 * k + 4] = game.stored.get(inst, (0, 0, 0, 0))
 
 
@@ -283,17 +307,10 @@ def encode_observation(game: Game, observer: int, out: np.ndarray | None = None)
     out[FIRST + _rel(game.first_player, observer, n)] = 1.0
     if game.turn_player >= 0:
         out[TURN + _rel(game.turn_player, observer, n)] = 1.0
-    season_dice = DICE[game.dice_season]
+    season_faces = _FACE_FEATURES[game.dice_season]
     for die, face_index, owner in game.rolled:
-        face = season_dice[die][face_index]
         at = DICE_SLICE + die * DIE_FEATURES
-        out[at + DIE_ROLLED] = 1.0
-        out[at + DIE_PIPS + face.pips - 1] = 1.0
-        out[at + DIE_ENERGY : at + DIE_ENERGY + 4] = face.energy
-        out[at + DIE_CRYSTALS] = face.crystals / 10.0
-        out[at + DIE_TRANSMUTE] = face.transmute
-        out[at + DIE_GAUGE] = face.gauge
-        out[at + DIE_DRAW] = face.draw
+        out[at : at + DIE_UNTAKEN] = season_faces[die][face_index]
         if owner < 0:
             out[at + DIE_UNTAKEN] = 1.0
         else:
@@ -321,11 +338,11 @@ def encode_observation(game: Game, observer: int, out: np.ndarray | None = None)
             out[SELF_TAPPED + c - 1] += 1.0
     for c in game.draft_pack[p]:
         out[SELF_PACK + c - 1] += 1.0
-    seen = game.draft_seen[p]
-    if seen:
-        for c in range(1, NUM_CARDS + 1):
-            if seen >> c & 1:
-                out[SELF_SEEN + c - 1] = 1.0
+    seen = game.draft_seen[p] >> 1 & _ALL_CARDS  # bit c - 1 for card c
+    while seen:  # the set bits only: most of the 50 are clear
+        lowest = seen & -seen
+        out[SELF_SEEN + lowest.bit_length() - 1] = 1.0
+        seen ^= lowest
     if game.orb_seen and game.orb_seen[0] == p:
         out[SELF_ORB + game.orb_seen[1] - 1] = 1.0
     # opponents: public facts only
