@@ -209,6 +209,26 @@ def test_a_missing_model_file_is_named_before_torch_is_imported(tmp_path) -> Non
     assert done.stdout.split() == ["True", "False"], done.stdout + done.stderr
 
 
+def test_loading_a_model_does_not_import_torch_s_compiler(tmp_path) -> None:
+    """Checking a file's weights against its config builds the network on torch's meta device: an operation there
+    that imports ``torch._dynamo`` (a number times a tensor did) adds about 1.5 s to every process that loads a
+    model (each arena worker, each bench run). Loading every shipped model and playing a move imports none of it."""
+    check = (
+        "import sys\n"
+        "from seasons_agents import play_game\n"
+        "from seasons_agents.learned import load_cached, shipped_model_path\n"
+        "from seasons_env.registry import make_agent\n"
+        "for version in ('v1', 'v2', 'v3'):\n"
+        "    load_cached(shipped_model_path(version), backend='torch')\n"
+        "play_game([make_agent('learned', seed=0), make_agent('random', seed=1)], level='apprentice', seed=0)\n"
+        "print('torch' in sys.modules, 'torch._dynamo' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check], cwd=tmp_path, env=installed_environment(), capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["True", "False"], done.stdout + done.stderr
+
+
 def test_bad_model_files_are_named_with_their_fault(tmp_path) -> None:
     with pytest.raises(CheckpointError, match="no such model file"):
         load_policy(tmp_path / "missing.pt")
