@@ -192,6 +192,15 @@ def test_policy_checkpoint_round_trip(tmp_path) -> None:
     assert torch.equal(net(obs)[0], loaded(obs)[0]) and info == {"note": "test"}
 
 
+def _printed_in_a_fresh_process(code: str, folder) -> list[str]:
+    """The words ``code`` prints, run by the installed package in a new Python process in ``folder``."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=folder, env=installed_environment(), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.split()
+
+
 def test_a_missing_model_file_is_named_before_torch_is_imported(tmp_path) -> None:
     """``seasons arena --agents learned:typo.pt`` says so at once: torch (seconds to import) is not imported first."""
     check = (
@@ -203,10 +212,7 @@ def test_a_missing_model_file_is_named_before_torch_is_imported(tmp_path) -> Non
         "except CheckpointError as error:\n"
         "    print('no such model file' in str(error), 'torch' in sys.modules)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", check], cwd=tmp_path, env=installed_environment(), capture_output=True, text=True
-    )
-    assert done.stdout.split() == ["True", "False"], done.stdout + done.stderr
+    assert _printed_in_a_fresh_process(check, tmp_path) == ["True", "False"]
 
 
 def test_loading_a_model_does_not_import_torch_s_compiler(tmp_path) -> None:
@@ -223,10 +229,7 @@ def test_loading_a_model_does_not_import_torch_s_compiler(tmp_path) -> None:
         "play_game([make_agent('learned', seed=0), make_agent('random', seed=1)], level='apprentice', seed=0)\n"
         "print('torch' in sys.modules, 'torch._dynamo' in sys.modules)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", check], cwd=tmp_path, env=installed_environment(), capture_output=True, text=True
-    )
-    assert done.stdout.split() == ["True", "False"], done.stdout + done.stderr
+    assert _printed_in_a_fresh_process(check, tmp_path) == ["True", "False"]
 
 
 def test_bad_model_files_are_named_with_their_fault(tmp_path) -> None:
