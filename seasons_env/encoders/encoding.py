@@ -239,7 +239,8 @@ OBSERVATION_LOW.flags.writeable = False
 
 
 def _face_features(face: DieFace) -> tuple[float, ...]:
-    """A rolled die's features from ``rolled`` to ``draw`` (the ``dice`` slice's row up to ``untaken``)."""
+    """A rolled die's features from ``rolled`` to ``draw`` (the ``dice`` slice's row up to ``untaken``): the one
+    place they are written (the compiled observation writer's table is made from ``FACE_FEATURES``)."""
     row = [0.0] * DIE_UNTAKEN
     row[DIE_ROLLED] = 1.0
     row[DIE_PIPS + face.pips - 1] = 1.0
@@ -254,15 +255,16 @@ def _face_features(face: DieFace) -> tuple[float, ...]:
 #: A bit for each card id, 1 to ``NUM_CARDS`` (``draft_seen`` shifted right by one).
 _ALL_CARDS = (1 << NUM_CARDS) - 1
 #: ``_face_features`` of every face, by season, die and face: one slice written a rolled die.
-_FACE_FEATURES = tuple(tuple(tuple(_face_features(face) for face in die) for die in season) for season in DICE)
+FACE_FEATURES = tuple(tuple(tuple(_face_features(face) for face in die) for die in season) for season in DICE)
 
 
 def _rel(seat: int, observer: int, n: int) -> int:
     return (seat - observer) % n
 
 
-#: The slot of each copy of a card that stores tokens: the ``stored`` slices hold 4 values a slot.
-_STORED_SLOT = {inst: k for k, inst in enumerate(AMULET_INSTANCES + CAULDRON_INSTANCES)}
+#: The copies of the cards that store tokens, in the order of the ``stored`` slices' slots (4 values a slot).
+SHOWN_STORES = AMULET_INSTANCES + CAULDRON_INSTANCES
+_STORED_SLOT = {inst: k for k, inst in enumerate(SHOWN_STORES)}
 
 
 def _player_stored(game: Game, player: int, out: np.ndarray, at: int) -> None:
@@ -307,7 +309,7 @@ def encode_observation(game: Game, observer: int, out: np.ndarray | None = None)
     out[FIRST + _rel(game.first_player, observer, n)] = 1.0
     if game.turn_player >= 0:
         out[TURN + _rel(game.turn_player, observer, n)] = 1.0
-    season_faces = _FACE_FEATURES[game.dice_season]
+    season_faces = FACE_FEATURES[game.dice_season]
     for die, face_index, owner in game.rolled:
         at = DICE_SLICE + die * DIE_FEATURES
         out[at : at + DIE_UNTAKEN] = season_faces[die][face_index]

@@ -15,7 +15,7 @@ import numpy as np
 from seasons_env.encoders import encoding as E
 from seasons_env.engine import steps
 from seasons_env.engine.data import DICE, DICE_PER_SEASON, NUM_CARDS
-from seasons_env.engine.state import AMULET_INSTANCES, TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
+from seasons_env.engine.state import TRANSMUTE_ABILITY, TRANSMUTE_BONUS_USED
 
 from ..state.arrays import STORING_INSTANCES
 from ..state.step_codes import ARG_COLUMNS, NO_VALUE
@@ -38,20 +38,14 @@ for _kind, _k in E.DECISION_INDEX.items():
 
 
 def _die_table() -> np.ndarray:
-    """``[season, die, face, DIE_FEATURES]``: a rolled die's row of the ``dice`` slice, but ``untaken``/``taken_by``."""
+    """``[season, die, face, DIE_FEATURES]``: a rolled die's row of the ``dice`` slice, but ``untaken``/``taken_by``
+    (the reference encoder's ``FACE_FEATURES``)."""
     faces = max(len(faces) for dice in DICE for faces in dice)
     table = np.zeros((len(DICE), DICE_PER_SEASON, faces, E.DIE_FEATURES), dtype=np.float32)
-    for season, dice in enumerate(DICE):
+    for season, dice in enumerate(E.FACE_FEATURES):
         for die, die_faces in enumerate(dice):
-            for f, face in enumerate(die_faces):
-                row = table[season, die, f]
-                row[E.DIE_ROLLED] = 1.0
-                row[E.DIE_PIPS + face.pips - 1] = 1.0
-                row[E.DIE_ENERGY : E.DIE_ENERGY + 4] = face.energy
-                row[E.DIE_CRYSTALS] = face.crystals / 10.0
-                row[E.DIE_TRANSMUTE] = face.transmute
-                row[E.DIE_GAUGE] = face.gauge
-                row[E.DIE_DRAW] = face.draw
+            for f, features in enumerate(die_faces):
+                table[season, die, f, : E.DIE_UNTAKEN] = features
     return table
 
 
@@ -60,7 +54,7 @@ if DICE_PER_SEASON > 7:  # the game dice are read as a uint8 bit mask whose bit 
     raise RuntimeError(f"the observation kernel reads at most 7 dice per season; the data has {DICE_PER_SEASON}")
 
 # The token stores the observation shows, in its order, as rows of the array state's ``stored``.
-_SHOWN_STORES = AMULET_INSTANCES + E.CAULDRON_INSTANCES
+_SHOWN_STORES = E.SHOWN_STORES
 SHOWN_STORED_ROW = np.array([STORING_INSTANCES.index(inst) for inst in _SHOWN_STORES], dtype=np.intp)
 SHOWN_STORE_INSTANCES = np.array(_SHOWN_STORES, dtype=np.intp)
 
