@@ -23,6 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
@@ -32,6 +33,18 @@ from seasons_env.engine.validate import invariant_violations
 PLAYER_COUNTS = (2, 3, 4)
 GOAL_DECISIONS = 50_000  # decisions/s for 2 players, with legal_actions() at every step
 GOAL_CLONES = 100_000  # clones/s of a 2-player mid-game position
+
+
+class Row(NamedTuple):
+    """One player count and level's figures."""
+
+    num_players: int
+    level: str
+    numpy_rate: dict[str, float]  # random play through legal_actions()
+    list_rate: dict[str, float]  # random play through legal_action_list()
+    clones: float
+    loads: float  # Game.from_dict of the position's to_dict()
+    checks: float  # validate.invariant_violations of the position
 
 
 def play_numpy(num_players: int, level: str, seed: int) -> int:
@@ -139,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             data = position.to_dict()
             loads = ops_per_second(lambda data=data: Game.from_dict(data), seconds, batch=20)
             checks = ops_per_second(lambda position=position: invariant_violations(position), seconds, batch=50)
-            rows.append((num_players, level, numpy_rate, list_rate, clones, loads, checks))
+            rows.append(Row(num_players, level, numpy_rate, list_rate, clones, loads, checks))
     ref_end = reference_rate(seconds)
     ref = (ref_start + ref_end) / 2
 
@@ -154,9 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'':>7}  {'':<10}  {'(legal_actions)':>20}  {'(legal_action_list)':>20}")
     print(header)
     print("-" * len(header))
-    for num_players, level, numpy_rate, list_rate, clones, _, _ in rows:
+    for row in rows:
+        numpy_rate, list_rate, clones = row.numpy_rate, row.list_rate, row.clones
         print(
-            f"{num_players:>7}  {level:<10}"
+            f"{row.num_players:>7}  {row.level:<10}"
             f"  {fmt(numpy_rate['decisions_per_s']):>11}  {numpy_rate['decisions_per_s'] / ref:>7.1f}"
             f"  {fmt(list_rate['decisions_per_s']):>11}  {list_rate['decisions_per_s'] / ref:>7.1f}"
             f"  {fmt(numpy_rate['games_per_s']):>8}  {numpy_rate['games_per_s'] / ref:>7.3f}"
@@ -172,19 +186,19 @@ def main(argv: list[str] | None = None) -> int:
     print("position checks of the same mid-game positions: Game.from_dict(to_dict()), validate.invariant_violations")
     print(header)
     print("-" * len(header))
-    for num_players, level, _, _, _, loads, checks in rows:
-        loads_cells = f"{fmt(loads):>11}  {loads / ref:>7.2f}"
-        print(f"{num_players:>7}  {level:<10}  {loads_cells}  {fmt(checks):>22}  {checks / ref:>7.1f}")
+    for row in rows:
+        loads_cells = f"{fmt(row.loads):>11}  {row.loads / ref:>7.2f}"
+        print(f"{row.num_players:>7}  {row.level:<10}  {loads_cells}  {fmt(row.checks):>22}  {row.checks / ref:>7.1f}")
 
-    two = [r for r in rows if r[0] == 2]
+    two = [row for row in rows if row.num_players == 2]
     if two:
         print()
         print(f"goals (2 players): decisions/s with legal_actions() >= {GOAL_DECISIONS:,}, clones/s >= {GOAL_CLONES:,}")
-        for _, level, numpy_rate, _, clones, _, _ in two:
-            d, ok_d = numpy_rate["decisions_per_s"], numpy_rate["decisions_per_s"] >= GOAL_DECISIONS
-            c, ok_c = clones, clones >= GOAL_CLONES
+        for row in two:
+            d, ok_d = row.numpy_rate["decisions_per_s"], row.numpy_rate["decisions_per_s"] >= GOAL_DECISIONS
+            c, ok_c = row.clones, row.clones >= GOAL_CLONES
             print(
-                f"  {level:<10}  decisions/s {fmt(d):>8}  {'MET' if ok_d else 'MISSED':<6}"
+                f"  {row.level:<10}  decisions/s {fmt(d):>8}  {'MET' if ok_d else 'MISSED':<6}"
                 f"  clones/s {fmt(c):>9}  {'MET' if ok_c else 'MISSED'}"
             )
     return 0

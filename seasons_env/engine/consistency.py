@@ -13,6 +13,7 @@ of types without being named). A Crystal Orb's look names the draw pile's top ca
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from functools import cache
 from itertools import chain
 
@@ -76,8 +77,6 @@ NEEDS_AN_OPTION: dict[int, str] = {
 }
 MIRROR_FROM = steps.kind("mirror_from")
 DREAMS = steps.kind("potion_of_dreams")
-#: The steps ``_precondition_problems`` checks.
-WITH_PRECONDITION = frozenset(NEEDS_AN_OPTION) | {MIRROR_FROM, DREAMS, ORB_SEEN}
 DRAFT_PICK = steps.kind("draft_pick")
 DRAFT_PASS = steps.kind("draft_pass")
 LIBRARY_SPLIT = steps.kind("library_split")
@@ -278,8 +277,10 @@ def pending_problems(game: State) -> list[str]:
                 problems.append(f"{where}: recipients {list(recipients)} must be distinct opponents of player {player}")
         if kind in NEXT_ONLY:
             problems.extend(_next_step_problems(game, index))
-        if kind in WITH_PRECONDITION:
-            problems.extend(_precondition_problems(game, task, where))
+        for precondition in PRECONDITIONS.get(kind, ()):
+            if problem := precondition(game, task):
+                problems.append(f"{where}: {problem}")
+                break
     for inst, count in sorted(stored_gains.items()):
         held = sum(game.stored.get(inst, ()))
         most = MAX_STORED[Card.AMULET_OF_WATER]
@@ -294,18 +295,34 @@ def pending_problems(game: State) -> list[str]:
     return problems + _draft_problems(game)
 
 
-def _precondition_problems(game: State, task: tuple, where: object) -> list[str]:
-    """What must hold for ``task`` to be pending at all (what the engine checked when it pushed it)."""
-    kind, p = task[0], task[1]
-    if kind in NEEDS_AN_OPTION and not steps.OPTIONS[kind](game, task):
-        return [f"{where}: player {p} has no option: it needs {NEEDS_AN_OPTION[kind]}"]
-    if kind == MIRROR_FROM and game.crystals[p] < 1:
-        return [f"{where}: player {p} has no crystal to pay Mirror of the Seasons with"]
-    if kind == DREAMS and not game.has_room(p):
-        return [f"{where}: player {p} has no room in play for the card Potion of Dreams puts there"]
-    if kind == ORB_SEEN and game.orb_seen != (p, _arg(task, "card")):
-        return [f"{where}: orb_seen must record player {p}'s look at card {_arg(task, 'card')}"]
-    return []
+def _has_an_option(game: State, task: tuple) -> str | None:
+    if steps.OPTIONS[task[0]](game, task):
+        return None
+    return f"player {task[1]} has no option: it needs {NEEDS_AN_OPTION[task[0]]}"
+
+
+def _has_a_crystal(game: State, task: tuple) -> str | None:
+    return None if game.crystals[task[1]] >= 1 else f"player {task[1]} has no crystal to pay Mirror of the Seasons with"
+
+
+def _has_room(game: State, task: tuple) -> str | None:
+    if game.has_room(task[1]):
+        return None
+    return f"player {task[1]} has no room in play for the card Potion of Dreams puts there"
+
+
+def _orb_look_recorded(game: State, task: tuple) -> str | None:
+    card = _arg(task, "card")
+    return None if game.orb_seen == (task[1], card) else f"orb_seen must record player {task[1]}'s look at card {card}"
+
+
+#: What must hold for a step to be pending at all (what the engine checked when it pushed it), by kind: checks in
+#: order, each giving the problem or None; the first problem is the one reported (the later checks assume it holds).
+PRECONDITIONS: dict[int, tuple[Callable[[State, tuple], str | None], ...]] = {
+    kind: (_has_an_option,) for kind in NEEDS_AN_OPTION
+}
+for _kind, _check in ((MIRROR_FROM, _has_a_crystal), (DREAMS, _has_room), (ORB_SEEN, _orb_look_recorded)):
+    PRECONDITIONS[_kind] = (*PRECONDITIONS.get(_kind, ()), _check)
 
 
 def _draft_problems(game: State) -> list[str]:
